@@ -1,0 +1,39 @@
+# The two set-up commands (README):
+#   make run    installs dependencies, builds, and runs executor_runner on a generated sample program
+#   make test   installs dependencies, builds, and runs the whole test suite
+# Other targets: build, asan (sanitizer build + tests), bench, clean.
+
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: deps configure build run test asan bench fuzz clean
+
+deps:
+	@./scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/examples/make_sample_programs $(BUILD)/samples
+	$(BUILD)/executor_runner/executor_runner $(BUILD)/samples/add_mul.pte --num_executions 10
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+asan: deps
+	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVKRT_SANITIZE=address,undefined -DVKRT_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@ls $(BUILD)/bench
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz

@@ -1,0 +1,130 @@
+// The embedding API: load a program, inspect its methods, run them.
+//
+//   auto module = vkrt::Module::load("model.pte");          // Result<std::unique_ptr<Module>>
+//   if (!module.ok()) { puts(module.status().to_string().c_str()); return 1; }
+//   auto method = (*module)->load_method("forward");         // Result<Method*>, cached
+//   (*method)->set_input(0, input_tensor_evalue);
+//   (*method)->execute();
+//   const vkrt::EValue& out = (*method)->output(0);
+//
+// Load does the work: the file is memory-mapped, verified, every table index and offset is
+// checked, memory is planned, delegates are initialised and kernels resolved. Execute trusts
+// that work and does not allocate.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vkrt/backend.h"
+#include "vkrt/error.h"
+#include "vkrt/evalue.h"
+#include "vkrt/tensor.h"
+
+namespace vkrt {
+
+struct LoadOptions {
+  // Optional .ptd file holding EXTERNAL tensors and extra named data.
+  std::string data_path;
+  // Scratch memory for kernels and delegates, reset after every instruction.
+  size_t temp_pool_bytes = 1 << 20;
+  // Threads for CPU kernels that parallelise (1 = run on the calling thread).
+  int num_threads = 1;
+  // Options passed to every backend ("VgfBackend.executor" = "cpu", ...).
+  BackendOptions backend_options;
+};
+
+// Describes one input or output of a method, before anything is allocated.
+struct ValueInfo {
+  Tag tag = Tag::None;
+  // For tensors:
+  ScalarType dtype = ScalarType::Float;
+  std::vector<int32_t> sizes;       // upper bound for DYNAMIC_BOUND
+  std::vector<uint8_t> dim_order;
+  ShapeDynamism dynamism = ShapeDynamism::Static;
+  size_t nbytes = 0;                // at the sizes above
+  bool memory_planned = false;      // data copied in by set_input (else shared)
+};
+
+struct MethodMeta {
+  std::string name;
+  std::vector<ValueInfo> inputs;
+  std::vector<ValueInfo> outputs;
+  std::vector<int64_t> planned_buffer_sizes;  // one per planned buffer (memory_id 1, 2, ...)
+  size_t num_instructions = 0;
+  std::vector<std::string> operators;         // "aten::add.out", ...
+  std::vector<std::string> backends;          // delegate ids, e.g. "VgfBackend"
+};
+
+// Wall-clock figures for one load_method call, in milliseconds.
+struct MethodLoadStats {
+  double total_ms = 0;
+  double delegate_init_ms = 0;
+};
+
+class Program;
+class MethodImpl;
+
+class Method {
+ public:
+  ~Method();
+  const MethodMeta& meta() const;
+
+  // Sets input i. Tensor inputs must match dtype and dim order; sizes must match exactly
+  // (STATIC) or fit the upper bound (DYNAMIC_BOUND). Data of a memory-planned input is
+  // copied; otherwise the caller's memory is used in place and must outlive execute().
+  // Int/Bool/String inputs must equal the traced value, Double within 1e-4 + 1e-5*|v|.
+  Status set_input(size_t index, const EValue& value);
+  // The method's own value for input i (its planned tensor, to fill in place).
+  EValue& input(size_t index);
+  size_t num_inputs() const;
+
+  // Runs the method once. InvalidArgument if an input was never set.
+  Status execute();
+
+  size_t num_outputs() const;
+  // Valid until the next execute(); tensor data aliases method memory.
+  const EValue& output(size_t index) const;
+  // For outputs that are not memory-planned: where execute() should write them.
+  Status set_output_data_ptr(size_t index, void* data, size_t nbytes);
+
+  const MethodLoadStats& load_stats() const;
+  // Bytes of the temp pool used at most so far.
+  size_t temp_high_water() const;
+
+ private:
+  friend class Module;
+  explicit Method(std::unique_ptr<MethodImpl> impl);
+  std::unique_ptr<MethodImpl> impl_;
+};
+
+class Module {
+ public:
+  // Maps the file (and options.data_path if set) and parses the program. Methods are loaded
+  // on first use.
+  static Result<std::unique_ptr<Module>> load(const std::string& path, LoadOptions options = {});
+  // Same from memory the caller keeps alive for the Module's lifetime (copied once if it is
+  // not 16-byte aligned).
+  static Result<std::unique_ptr<Module>> load_from_buffer(std::span<const uint8_t> program,
+                                                          LoadOptions options = {},
+                                                          std::span<const uint8_t> data_file = {});
+  ~Module();
+
+  std::vector<std::string> method_names() const;
+  Result<MethodMeta> method_meta(std::string_view name) const;
+  // Loads (once) and returns the method; later calls return the same object.
+  Result<Method*> load_method(std::string_view name);
+
+  const LoadOptions& options() const { return options_; }
+
+ private:
+  Module(std::unique_ptr<Program> program, LoadOptions options);
+  std::unique_ptr<Program> program_;
+  LoadOptions options_;
+  std::vector<std::pair<std::string, std::unique_ptr<Method>>> methods_;
+};
+
+}  // namespace vkrt
