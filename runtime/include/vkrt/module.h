@@ -33,6 +33,9 @@ struct LoadOptions {
   size_t temp_pool_bytes = 1 << 20;
   // Threads for CPU kernels that parallelise (1 = run on the calling thread).
   int num_threads = 1;
+  // Upper bound on each planned buffer a program may ask for; larger requests fail the load
+  // with MemoryAllocationFailed instead of exhausting the machine.
+  uint64_t max_planned_bytes = uint64_t(64) << 30;
   // Options passed to every backend ("VgfBackend.executor" = "cpu", ...).
   BackendOptions backend_options;
 };
@@ -95,6 +98,16 @@ class Method {
   // Bytes of the temp pool used at most so far.
   size_t temp_high_water() const;
 
+  // Per-instruction wall-clock profiling (off by default; costs two clock reads per instruction).
+  void set_profiling(bool enabled);
+  struct InstructionProfile {
+    std::string name;   // kernel name, "delegate:<BackendId>", "move", "jump_false" or "free"
+    uint64_t calls = 0;
+    double total_ms = 0;
+  };
+  // One entry per instruction of the method, accumulated over the executions since enabled.
+  std::vector<InstructionProfile> profile() const;
+
  private:
   friend class Module;
   explicit Method(std::unique_ptr<MethodImpl> impl);
@@ -124,6 +137,7 @@ class Module {
   Module(std::unique_ptr<Program> program, LoadOptions options);
   std::unique_ptr<Program> program_;
   LoadOptions options_;
+  std::unique_ptr<ParallelRunner> threads_;  // when options_.num_threads > 1
   std::vector<std::pair<std::string, std::unique_ptr<Method>>> methods_;
 };
 
