@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "file_data.h"
+#include "headers.h"
 #include "vkrt/error.h"
 #include "vkrt/scalar_type.h"
 
@@ -32,6 +34,7 @@ class ExternalData {
   const std::vector<ExternalEntry>& entries() const { return entries_; }
 
  private:
+  Status parse_v0(const FlatTensorHeader& header, const std::string& name);
   std::shared_ptr<FileData> file_;
   std::vector<ExternalEntry> entries_;
 };

@@ -1,0 +1,386 @@
+// executor_runner: runs one method of an ExecuTorch program (.pte) or checks a bundled program
+// (.bpte), with the flags of ExecuTorch's reference runner plus vkrt's own (see --help and
+// docs/executor_runner.md).
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "inputs.h"
+#include "vkrt/bundled_program.h"
+#include "vkrt/evalue_format.h"
+#include "vkrt/kernel.h"
+#include "vkrt/module.h"
+
+namespace {
+
+using namespace vkrt;
+using Clock = std::chrono::steady_clock;
+
+struct Flags {
+  std::string model_path = "model.pte";
+  std::string positional_model;
+  std::string data_path;
+  std::string inputs;
+  std::string method_name;
+  std::string print_output = "summary";
+  std::string output_file;
+  uint32_t num_executions = 1;
+  int num_threads = 1;
+  bool bundled = false;
+  double bundleio_rtol = 0.01, bundleio_atol = 0.01;
+  std::vector<std::string> backend_options;
+  std::string vgf_executor;
+  std::string device;
+  std::string ethosu_driver;
+  bool profile = false;
+  bool list = false;
+  size_t temp_pool_bytes = 1 << 20;
+};
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// Prints "error: ..." and returns the process exit code 1.
+int fail(const std::string& what, const Status& s) {
+  fprintf(stderr, "error: %s: %s\n", what.c_str(), s.to_string().c_str());
+  return 1;
+}
+
+// gflags accepts -flag and -flag=value; CLI11 wants --flag. Rewrite single-dash long flags.
+std::vector<std::string> normalise_args(int argc, char** argv) {
+  std::vector<std::string> out;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (i > 0 && a.size() > 2 && a[0] == '-' && a[1] != '-' && std::isalpha(static_cast<unsigned char>(a[1])) &&
+        (a.find('=') != std::string::npos ? a.find('=') > 2 : true) && a.find('_') != std::string::npos)
+      a = "-" + a;
+    out.push_back(a);
+  }
+  return out;
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > start) parts.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return parts;
+}
+
+// Bytes of the value 1 in a dtype (the reference runner fills missing inputs with ones).
+std::vector<uint8_t> one_of(ScalarType t) {
+  std::vector<uint8_t> b(element_size(t), 0);
+  switch (t) {
+    case ScalarType::Float: { float f = 1; memcpy(b.data(), &f, 4); break; }
+    case ScalarType::Double: { double d = 1; memcpy(b.data(), &d, 8); break; }
+    case ScalarType::Half: b[1] = 0x3c; break;
+    case ScalarType::BFloat16: b[1] = 0x3f; b[0] = 0x80; break;
+    default: if (!b.empty()) b[0] = 1; break;
+  }
+  return b;
+}
+
+struct InputStore {
+  std::vector<std::vector<uint8_t>> buffers;
+  std::vector<Tensor> tensors;
+};
+
+Status set_inputs(Method& method, const Flags& flags, InputStore& store) {
+  const MethodMeta& meta = method.meta();
+  auto files = split_commas(flags.inputs);
+  store.buffers.resize(meta.inputs.size());
+  store.tensors.resize(meta.inputs.size());
+  if (!flags.inputs.empty() && files.size() != meta.inputs.size())
+    return make_error(Error::InvalidArgument, "--inputs names ", files.size(), " files, method ", meta.name,
+                      " has ", meta.inputs.size(), " inputs");
+  for (size_t i = 0; i < meta.inputs.size(); ++i) {
+    const ValueInfo& info = meta.inputs[i];
+    if (flags.inputs.empty()) {
+      if (info.tag != Tag::Tensor) continue;  // as upstream: only tensors get default ones
+      auto one = one_of(info.dtype);
+      store.buffers[i].resize(info.nbytes);
+      for (size_t k = 0; k + one.size() <= info.nbytes; k += one.size()) memcpy(&store.buffers[i][k], one.data(), one.size());
+      VKRT_ASSIGN_OR_RETURN(store.tensors[i], Tensor::make(info.dtype, info.sizes, info.dim_order, store.buffers[i].data()));
+      VKRT_RETURN_IF_ERROR(method.set_input(i, EValue::from_tensor(&store.tensors[i])));
+      continue;
+    }
+    VKRT_ASSIGN_OR_RETURN(auto data, runner::read_input_file(files[i], info, i));
+    store.buffers[i] = std::move(data.bytes);
+    auto& bytes = store.buffers[i];
+    EValue ev;
+    switch (info.tag) {
+      case Tag::Tensor: {
+        std::vector<int32_t> sizes = data.is_npy ? data.npy_shape : info.sizes;
+        if (data.is_npy && sizes.size() != info.sizes.size() && info.dynamism == ShapeDynamism::Static) sizes = info.sizes;
+        VKRT_ASSIGN_OR_RETURN(store.tensors[i], Tensor::make(info.dtype, sizes, info.dim_order, bytes.data()));
+        if (bytes.size() != store.tensors[i].nbytes())
+          return make_error(Error::InvalidArgument, "input ", i, " (", files[i], "): input size (", bytes.size(),
+                            ") and tensor size (", store.tensors[i].nbytes(), ") mismatch!");
+        ev = EValue::from_tensor(&store.tensors[i]);
+        break;
+      }
+      case Tag::Int: case Tag::Double: case Tag::Bool: {
+        size_t want = info.tag == Tag::Bool ? 1 : 8;
+        if (bytes.size() != want)
+          return make_error(Error::InvalidArgument, "input ", i, " (", files[i], "): a ", tag_name(info.tag),
+                            " input needs a ", want, "-byte file, got ", bytes.size());
+        if (info.tag == Tag::Int) { int64_t v; memcpy(&v, bytes.data(), 8); ev = EValue::from_int(v); }
+        if (info.tag == Tag::Double) { double v; memcpy(&v, bytes.data(), 8); ev = EValue::from_double(v); }
+        if (info.tag == Tag::Bool) ev = EValue::from_bool(bytes[0] != 0);
+        break;
+      }
+      case Tag::None: break;
+      default:
+        return make_error(Error::NotSupported, "input ", i, ": ", tag_name(info.tag), " inputs cannot be read from files");
+    }
+    VKRT_RETURN_IF_ERROR(method.set_input(i, ev));
+  }
+  return Status::ok();
+}
+
+void print_outputs(const Method& method, const std::string& mode) {
+  if (mode == "none") return;
+  for (size_t i = 0; i < method.num_outputs(); ++i) {
+    const EValue& v = method.output(i);
+    if (mode == "all") {
+      if (!v.is_tensor()) {
+        printf("Output[%zu]: Not Tensor\n", i);
+        continue;
+      }
+      const Tensor& t = v.to_tensor();
+      const char* kind = t.dtype() == ScalarType::Float || t.dtype() == ScalarType::Double ? "float"
+                         : t.dtype() == ScalarType::Char                                    ? "char"
+                         : t.dtype() == ScalarType::Bool                                    ? "bool"
+                                                                                            : "int";
+      for (int64_t k = 0; k < t.numel(); ++k)
+        printf("Output[%zu][%lld]: (%s) %s\n", i, static_cast<long long>(k), kind, format_element(t, k).c_str());
+    } else {
+      printf("OutputX %zu: %s\n", i, format_evalue(v).c_str());
+    }
+  }
+}
+
+Status write_outputs(const Method& method, const std::string& base) {
+  for (size_t i = 0; i < method.num_outputs(); ++i) {
+    const EValue& v = method.output(i);
+    if (!v.is_tensor()) continue;
+    std::string path = base + "-" + std::to_string(i) + ".bin";
+    std::ofstream out(path, std::ios::binary);
+    const Tensor& t = v.to_tensor();
+    out.write(static_cast<const char*>(t.data()), std::streamsize(t.nbytes()));
+    if (!out) return make_error(Error::AccessFailed, "cannot write ", path);
+    fprintf(stderr, "Wrote output %zu to %s (%zu bytes)\n", i, path.c_str(), t.nbytes());
+  }
+  return Status::ok();
+}
+
+void print_timing(const std::vector<double>& runs) {
+  if (runs.empty()) return;
+  std::vector<double> s = runs;
+  std::sort(s.begin(), s.end());
+  double mean = 0;
+  for (double r : s) mean += r;
+  mean /= double(s.size());
+  auto pct = [&](double p) { return s[std::min(s.size() - 1, size_t(p * double(s.size() - 1) + 0.5))]; };
+  fprintf(stderr, "Executions: %zu; first %.3f ms; p50 %.3f ms, p90 %.3f ms, min %.3f ms, mean %.3f ms\n", runs.size(),
+          runs[0], pct(0.5), pct(0.9), s[0], mean);
+}
+
+void print_profile(const Method& method) {
+  auto rows = method.profile();
+  fprintf(stderr, "%-5s %-48s %8s %12s %12s\n", "#", "instruction", "calls", "total ms", "mean us");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    fprintf(stderr, "%-5zu %-48s %8llu %12.3f %12.2f\n", i, r.name.c_str(), static_cast<unsigned long long>(r.calls),
+            r.total_ms, r.calls ? 1000.0 * r.total_ms / double(r.calls) : 0.0);
+  }
+}
+
+void print_method_list(Module& module) {
+  for (const auto& name : module.method_names()) {
+    auto meta = module.method_meta(name);
+    if (!meta.ok()) {
+      printf("method %s: %s\n", name.c_str(), meta.status().to_string().c_str());
+      continue;
+    }
+    printf("method %s: %zu inputs, %zu outputs, %zu instructions\n", name.c_str(), meta->inputs.size(),
+           meta->outputs.size(), meta->num_instructions);
+    auto describe = [](const char* role, size_t i, const ValueInfo& v) {
+      std::string s = std::string("  ") + role + " " + std::to_string(i) + ": " + tag_name(v.tag);
+      if (v.tag == Tag::Tensor) {
+        s += std::string(" ") + scalar_type_name(v.dtype) + " [";
+        for (size_t d = 0; d < v.sizes.size(); ++d) s += (d ? ", " : "") + std::to_string(v.sizes[d]);
+        s += "]";
+        if (v.dynamism == ShapeDynamism::DynamicBound) s += " (upper bound)";
+      }
+      printf("%s\n", s.c_str());
+    };
+    for (size_t i = 0; i < meta->inputs.size(); ++i) describe("input", i, meta->inputs[i]);
+    for (size_t i = 0; i < meta->outputs.size(); ++i) describe("output", i, meta->outputs[i]);
+    for (const auto& op : meta->operators) printf("  operator %s\n", op.c_str());
+    for (const auto& b : meta->backends) printf("  delegate %s\n", b.c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  CLI::App app{
+      "executor_runner: run a method of an ExecuTorch program (.pte) with vkrt, or check a bundled program (.bpte).\n"
+      "Inputs default to tensors filled with ones. Outputs print in ExecuTorch's format on stdout; logs and\n"
+      "timings go to stderr. Exit status is 0 on success and 1 with a one-line reason on any error.\n"
+      "Single-dash long flags (-model_path x, -inputs=a.bin) are accepted as in the reference runner."};
+  app.add_option("model", flags.positional_model, "Program file (same as --model_path)");
+  app.add_option("--model_path", flags.model_path, "Program file (.pte, or .bpte with --bundled)")->capture_default_str();
+  app.add_option("--data_path", flags.data_path, "External data file (.ptd) for EXTERNAL tensors and named data");
+  app.add_option("--inputs", flags.inputs,
+                 "Comma-separated input files, one per method input, in order: raw little-endian bytes (size must\n"
+                 "equal the tensor's byte size; Int/Double inputs 8 bytes, Bool 1 byte) or NumPy .npy arrays");
+  app.add_option("--method_name", flags.method_name, "Method to run (default: the first method)");
+  app.add_option("--num_executions", flags.num_executions, "How many times to run the method")->capture_default_str();
+  app.add_option("--print_output", flags.print_output,
+                 "none | summary (one line per output, reference format) | all (one line per element)")
+      ->check(CLI::IsMember({"none", "summary", "all"}))
+      ->capture_default_str();
+  app.add_option("--output_file", flags.output_file, "Write each tensor output's raw bytes to <base>-<i>.bin");
+  app.add_flag("--bundled", flags.bundled,
+               "Treat the model as a bundled program and check every test case of the method (also detected\n"
+               "automatically from the 'BP08' identifier). Exits 1 if any case fails");
+  app.add_option("--bundleio_rtol", flags.bundleio_rtol, "Relative tolerance for float outputs in bundled mode")
+      ->capture_default_str();
+  app.add_option("--bundleio_atol", flags.bundleio_atol, "Absolute tolerance for float outputs in bundled mode")
+      ->capture_default_str();
+  app.add_option("--num_threads,--cpu_threads", flags.num_threads, "Threads for CPU kernels")->capture_default_str();
+  app.add_option("--backend_option", flags.backend_options,
+                 "Backend option KEY=VALUE, repeatable (e.g. VgfBackend.executor=cpu)");
+  app.add_option("--vgf_executor", flags.vgf_executor,
+                 "VgfBackend executor: vulkan | cpu | auto (default auto: Vulkan when a device exists)");
+  app.add_option("--device", flags.device, "Vulkan device for VgfBackend: index or name substring");
+  app.add_option("--ethosu_driver", flags.ethosu_driver, "Ethos-U driver: ethosu-char | drm-accel | recording");
+  app.add_option("--temp_pool_bytes", flags.temp_pool_bytes, "Scratch memory for kernels and delegates")
+      ->capture_default_str();
+  app.add_flag("--profile", flags.profile, "Print a per-instruction time table after the runs");
+  app.add_flag("--list", flags.list, "List the program's methods, their inputs/outputs, operators and delegates");
+
+  auto args = normalise_args(argc, argv);
+  std::vector<const char*> cargs;
+  for (auto& a : args) cargs.push_back(a.c_str());
+  try {
+    app.parse(int(cargs.size()), const_cast<char**>(cargs.data()));
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (!flags.positional_model.empty()) flags.model_path = flags.positional_model;
+
+  LoadOptions options;
+  options.data_path = flags.data_path;
+  options.num_threads = std::max(1, flags.num_threads);
+  options.temp_pool_bytes = flags.temp_pool_bytes;
+  for (const auto& kv : flags.backend_options) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      fprintf(stderr, "error: --backend_option '%s' is not KEY=VALUE\n", kv.c_str());
+      return 1;
+    }
+    options.backend_options.set(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  if (!flags.vgf_executor.empty()) options.backend_options.set("VgfBackend.executor", flags.vgf_executor);
+  if (!flags.device.empty()) options.backend_options.set("VgfBackend.device", flags.device);
+  if (!flags.ethosu_driver.empty()) options.backend_options.set("EthosUBackend.driver", flags.ethosu_driver);
+
+  auto t_load = Clock::now();
+  std::unique_ptr<BundledProgram> bundled;
+  {
+    std::ifstream probe(flags.model_path, std::ios::binary);
+    char head[8] = {};
+    probe.read(head, 8);
+    if (probe.gcount() == 8 && memcmp(head + 4, "BP08", 4) == 0) flags.bundled = true;
+  }
+  Result<std::unique_ptr<Module>> module = Status(Error::Internal, "not loaded");
+  if (flags.bundled) {
+    auto b = BundledProgram::load(flags.model_path);
+    if (!b.ok()) return fail("cannot load bundled program " + flags.model_path, b.status());
+    bundled = std::move(b).value();
+    module = Module::load_from_buffer(bundled->program(), options);
+  } else {
+    module = Module::load(flags.model_path, options);
+  }
+  if (!module.ok()) return fail("cannot load " + flags.model_path, module.status());
+  fprintf(stderr, "Model file %s is loaded.\n", flags.model_path.c_str());
+  if (flags.list) {
+    print_method_list(**module);
+    return 0;
+  }
+
+  std::string method_name = flags.method_name;
+  if (method_name.empty()) method_name = (*module)->method_names().front();
+  fprintf(stderr, "Using method %s\n", method_name.c_str());
+  auto method = (*module)->load_method(method_name);
+  if (!method.ok()) return fail("loading of method " + method_name + " failed", method.status());
+  Method& m = **method;
+  for (size_t i = 0; i < m.meta().planned_buffer_sizes.size(); ++i)
+    fprintf(stderr, "Setting up planned buffer %zu, size %lld.\n", i,
+            static_cast<long long>(m.meta().planned_buffer_sizes[i]));
+  fprintf(stderr, "Model loaded in %.3f ms (delegate init %.3f ms).\n", ms_between(t_load, Clock::now()),
+          m.load_stats().delegate_init_ms);
+  m.set_profiling(flags.profile);
+
+  if (bundled) {
+    const BundledTestSuite* suite = bundled->find_suite(method_name);
+    if (!suite) {
+      fprintf(stderr, "error: the bundled program has no test suite for method %s\n", method_name.c_str());
+      return 1;
+    }
+    size_t failed = 0;
+    for (size_t c = 0; c < suite->test_cases.size(); ++c) {
+      const auto& tc = suite->test_cases[c];
+      Status s = load_bundled_inputs(m, tc);
+      if (s.is_ok()) s = m.execute();
+      if (!s.is_ok()) return fail("bundled test case " + std::to_string(c), s);
+      auto cmp = verify_bundled_outputs(m, tc, flags.bundleio_rtol, flags.bundleio_atol);
+      if (!cmp.ok()) return fail("bundled test case " + std::to_string(c), cmp.status());
+      printf("mean_absolute_error %g, max_absolute_error %g, mean_relative_error %g, max_relative_error %g\n",
+             cmp->mean_abs_error, cmp->max_abs_error, cmp->mean_rel_error, cmp->max_rel_error);
+      printf("TEST: BundleIO index[%zu] Test_result: %s%s%s\n", c, cmp->pass ? "PASS" : "FAIL",
+             cmp->pass ? "" : " — ", cmp->message.c_str());
+      failed += cmp->pass ? 0 : 1;
+    }
+    print_outputs(m, flags.print_output);
+    printf("%zu passed, %zu failed\n", suite->test_cases.size() - failed, failed);
+    return failed ? 1 : 0;
+  }
+
+  InputStore store;
+  Status s = set_inputs(m, flags, store);
+  if (!s.is_ok()) return fail("setting inputs of method " + method_name, s);
+
+  std::vector<double> runs;
+  for (uint32_t i = 0; i < flags.num_executions; ++i) {
+    auto t0 = Clock::now();
+    s = m.execute();
+    runs.push_back(ms_between(t0, Clock::now()));
+    if (!s.is_ok()) return fail("execution of method " + method_name + " failed", s);
+  }
+  fprintf(stderr, "Model executed successfully %u time(s).\n", flags.num_executions);
+  print_timing(runs);
+  fprintf(stderr, "%zu outputs:\n", m.num_outputs());
+  print_outputs(m, flags.print_output);
+  if (!flags.output_file.empty()) {
+    s = write_outputs(m, flags.output_file);
+    if (!s.is_ok()) return fail("writing outputs", s);
+  }
+  if (flags.profile) print_profile(m);
+  return 0;
+}

@@ -1,0 +1,198 @@
+#include "vkrt/bundled_program.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "bundled_program_generated.h"
+#include "file_data.h"
+
+namespace vkrt {
+
+namespace bp = bundled_program_flatbuffer;
+
+bool BundledProgram::is_bundled(std::span<const uint8_t> bytes) {
+  return bytes.size() >= 8 && memcmp(bytes.data() + 4, "BP08", 4) == 0;
+}
+
+Result<std::unique_ptr<BundledProgram>> BundledProgram::load(const std::string& path) {
+  VKRT_ASSIGN_OR_RETURN(auto file, FileData::map(path));
+  VKRT_ASSIGN_OR_RETURN(auto bundled, parse(file->bytes()));
+  bundled->owner_ = file;
+  return bundled;
+}
+
+static Result<BundledValue> parse_value(const bp::Value* v, const char* role, size_t index) {
+  BundledValue out;
+  if (!v) return make_error(Error::InvalidProgram, "bundled ", role, " ", index, " is null");
+  switch (v->val_type()) {
+    case bp::ValueUnion::Tensor: {
+      const auto* t = v->val_as_Tensor();
+      if (!is_valid_scalar_type(t->scalar_type()))
+        return make_error(Error::InvalidProgram, "bundled ", role, " ", index, ": unknown scalar type ",
+                          int(t->scalar_type()));
+      out.tag = Tag::Tensor;
+      out.dtype = static_cast<ScalarType>(t->scalar_type());
+      if (t->sizes()) out.sizes.assign(t->sizes()->begin(), t->sizes()->end());
+      if (t->dim_order()) out.dim_order.assign(t->dim_order()->begin(), t->dim_order()->end());
+      if (out.dim_order.empty())
+        for (size_t i = 0; i < out.sizes.size(); ++i) out.dim_order.push_back(uint8_t(i));
+      if (t->data()) out.data = {t->data()->data(), t->data()->size()};
+      auto layout = Tensor::make(out.dtype, out.sizes, out.dim_order, nullptr);
+      if (!layout.ok())
+        return make_error(Error::InvalidProgram, "bundled ", role, " ", index, ": ", layout.status().message());
+      if (layout->nbytes() != out.data.size())
+        return make_error(Error::InvalidProgram, "bundled ", role, " ", index, ": ", out.data.size(),
+                          " data bytes for a tensor of ", layout->nbytes());
+      break;
+    }
+    case bp::ValueUnion::Int: out.tag = Tag::Int; out.int_value = v->val_as_Int()->int_val(); break;
+    case bp::ValueUnion::Bool: out.tag = Tag::Bool; out.bool_value = v->val_as_Bool()->bool_val(); break;
+    case bp::ValueUnion::Double: out.tag = Tag::Double; out.double_value = v->val_as_Double()->double_val(); break;
+    default:
+      return make_error(Error::InvalidProgram, "bundled ", role, " ", index, " has unknown value type ",
+                        int(v->val_type()));
+  }
+  return out;
+}
+
+Result<std::unique_ptr<BundledProgram>> BundledProgram::parse(std::span<const uint8_t> bytes) {
+  if (!is_bundled(bytes)) return make_error(Error::InvalidProgram, "not a bundled program (no 'BP08' identifier)");
+  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
+  if (!verifier.VerifyBuffer<bp::BundledProgram>("BP08"))
+    return make_error(Error::InvalidProgram, "bundled program FlatBuffer failed verification");
+  const auto* root = bp::GetBundledProgram(bytes.data());
+  std::unique_ptr<BundledProgram> out(new BundledProgram());
+  if (!root->program() || root->program()->size() == 0)
+    return make_error(Error::InvalidProgram, "bundled program holds no program");
+  out->program_ = {root->program()->data(), root->program()->size()};
+  if (const auto* suites = root->method_test_suites()) {
+    for (const auto* s : *suites) {
+      BundledTestSuite suite;
+      suite.method_name = s->method_name() ? s->method_name()->str() : "";
+      if (const auto* cases = s->test_cases()) {
+        for (const auto* c : *cases) {
+          BundledTestCase tc;
+          size_t i = 0;
+          if (c->inputs())
+            for (const auto* v : *c->inputs()) {
+              VKRT_ASSIGN_OR_RETURN(auto bv, parse_value(v, "input", i++));
+              tc.inputs.push_back(std::move(bv));
+            }
+          i = 0;
+          if (c->expected_outputs())
+            for (const auto* v : *c->expected_outputs()) {
+              VKRT_ASSIGN_OR_RETURN(auto bv, parse_value(v, "expected output", i++));
+              tc.expected_outputs.push_back(std::move(bv));
+            }
+          suite.test_cases.push_back(std::move(tc));
+        }
+      }
+      out->suites_.push_back(std::move(suite));
+    }
+  }
+  return out;
+}
+
+const BundledTestSuite* BundledProgram::find_suite(const std::string& method) const {
+  for (const auto& s : suites_)
+    if (s.method_name == method) return &s;
+  return nullptr;
+}
+
+Status load_bundled_inputs(Method& method, const BundledTestCase& tc) {
+  if (tc.inputs.size() != method.num_inputs())
+    return make_error(Error::InvalidArgument, "test case has ", tc.inputs.size(), " inputs, method ",
+                      method.meta().name, " takes ", method.num_inputs());
+  for (size_t i = 0; i < tc.inputs.size(); ++i) {
+    const BundledValue& v = tc.inputs[i];
+    EValue ev;
+    Tensor t;
+    switch (v.tag) {
+      case Tag::Tensor: {
+        VKRT_ASSIGN_OR_RETURN(t, Tensor::make(v.dtype, v.sizes, v.dim_order, const_cast<uint8_t*>(v.data.data())));
+        ev = EValue::from_tensor(&t);
+        break;
+      }
+      case Tag::Int: ev = EValue::from_int(v.int_value); break;
+      case Tag::Bool: ev = EValue::from_bool(v.bool_value); break;
+      case Tag::Double: ev = EValue::from_double(v.double_value); break;
+      default: break;
+    }
+    // Planned inputs are copied; unplanned ones keep pointing into the .bpte, which outlives the run.
+    VKRT_RETURN_IF_ERROR(method.set_input(i, ev));
+  }
+  return Status::ok();
+}
+
+static double element_as_double(ScalarType t, const uint8_t* p) {
+  switch (t) {
+    case ScalarType::Float: { float f; memcpy(&f, p, 4); return f; }
+    case ScalarType::Double: { double d; memcpy(&d, p, 8); return d; }
+    case ScalarType::Half: {
+      uint16_t h; memcpy(&h, p, 2);
+      int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+      double v = exp == 0 ? std::ldexp(mant, -24) : exp == 31 ? (mant ? NAN : INFINITY) : std::ldexp(mant + 1024, exp - 25);
+      return (h & 0x8000) ? -v : v;
+    }
+    default: return 0;
+  }
+}
+
+Result<BundledComparison> verify_bundled_outputs(const Method& method, const BundledTestCase& tc, double rtol,
+                                                 double atol) {
+  BundledComparison r;
+  if (tc.expected_outputs.size() != method.num_outputs())
+    return make_error(Error::InvalidArgument, "test case expects ", tc.expected_outputs.size(), " outputs, method has ",
+                      method.num_outputs());
+  double sum_abs = 0, sum_rel = 0;
+  int64_t count = 0;
+  auto fail = [&](std::string msg) {
+    if (r.pass) r.message = std::move(msg);
+    r.pass = false;
+  };
+  for (size_t o = 0; o < tc.expected_outputs.size(); ++o) {
+    const BundledValue& want = tc.expected_outputs[o];
+    const EValue& got = method.output(o);
+    const std::string name = "output " + std::to_string(o);
+    if (want.tag != got.tag()) {
+      fail(name + ": expected " + tag_name(want.tag) + ", got " + tag_name(got.tag()));
+      continue;
+    }
+    if (want.tag == Tag::Int && want.int_value != got.to_int()) fail(name + ": Int differs");
+    if (want.tag == Tag::Bool && want.bool_value != got.to_bool()) fail(name + ": Bool differs");
+    if (want.tag == Tag::Double && std::fabs(want.double_value - got.to_double()) > atol + rtol * std::fabs(want.double_value))
+      fail(name + ": Double differs");
+    if (want.tag != Tag::Tensor) continue;
+    const Tensor& t = got.to_tensor();
+    bool same_sizes = t.rank() == int(want.sizes.size());
+    for (int d = 0; same_sizes && d < t.rank(); ++d) same_sizes = t.size(d) == want.sizes[size_t(d)];
+    if (t.dtype() != want.dtype || !same_sizes) {
+      fail(name + ": dtype or sizes differ from the expected tensor");
+      continue;
+    }
+    const auto* got_bytes = static_cast<const uint8_t*>(t.data());
+    const size_t es = t.element_size();
+    if (is_floating(t.dtype()) && t.dtype() != ScalarType::BFloat16) {
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        double a = element_as_double(t.dtype(), got_bytes + i * int64_t(es));
+        double b = element_as_double(t.dtype(), want.data.data() + i * int64_t(es));
+        bool ok;
+        if (std::isnan(a) || std::isnan(b)) ok = std::isnan(a) && std::isnan(b);
+        else if (std::isinf(a) || std::isinf(b)) ok = a == b;
+        else ok = (rtol == 0 && atol == 0) ? a == b : std::fabs(a - b) <= atol + std::fabs(rtol * b);
+        double abs_err = std::isfinite(a - b) ? std::fabs(a - b) : 0;
+        double rel_err = b != 0 ? abs_err / std::fabs(b) : 0;
+        sum_abs += abs_err, sum_rel += rel_err, ++count;
+        r.max_abs_error = std::max(r.max_abs_error, abs_err);
+        r.max_rel_error = std::max(r.max_rel_error, rel_err);
+        if (!ok) fail(name + "[" + std::to_string(i) + "]: got " + std::to_string(a) + ", expected " + std::to_string(b));
+      }
+    } else if (t.nbytes() != want.data.size() || memcmp(got_bytes, want.data.data(), t.nbytes()) != 0) {
+      fail(name + ": bytes differ from the expected tensor");
+    }
+  }
+  if (count) r.mean_abs_error = sum_abs / double(count), r.mean_rel_error = sum_rel / double(count);
+  return r;
+}
+
+}  // namespace vkrt
