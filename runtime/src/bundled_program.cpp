@@ -24,6 +24,8 @@ Result<std::unique_ptr<BundledProgram>> BundledProgram::load(const std::string& 
 static Result<BundledValue> parse_value(const bp::Value* v, const char* role, size_t index) {
   BundledValue out;
   if (!v) return make_error(Error::InvalidProgram, "bundled ", role, " ", index, " is null");
+  if (v->val_type() != bp::ValueUnion::NONE && !v->val())
+    return make_error(Error::InvalidProgram, "bundled ", role, " ", index, " has a type tag but no value");
   switch (v->val_type()) {
     case bp::ValueUnion::Tensor: {
       const auto* t = v->val_as_Tensor();

@@ -185,6 +185,9 @@ Status MethodImpl::parse_values(const LoadOptions&) {
 
   for (size_t i = 0; i < n; ++i) {
     const auto* ev = fvalues->Get(flatbuffers::uoffset_t(i));
+    // The verifier accepts a union tag without its table; every case below needs the table.
+    if (ev->val_type() != fb::KernelTypes::NONE && !ev->val())
+      return make_error(Error::InvalidProgram, "value ", i, " has type tag ", int(ev->val_type()), " but no value");
     switch (ev->val_type()) {
       case fb::KernelTypes::NONE:
       case fb::KernelTypes::Null:
@@ -297,6 +300,8 @@ Status MethodImpl::resolve_instructions() {
   auto value_ok = [&](int32_t v) { return v >= 0 && size_t(v) < num_values; };
   for (size_t i = 0; i < count; ++i) {
     const auto* in = instrs->Get(flatbuffers::uoffset_t(i));
+    if (!in->instr_args())
+      return make_error(Error::InvalidProgram, "instruction ", i, " has no arguments table");
     InstructionEntry e;
     Status err;
     switch (in->instr_args_type()) {

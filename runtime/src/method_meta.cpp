@@ -51,6 +51,8 @@ static Result<ValueInfo> value_info(const fb::ExecutionPlan& plan, int32_t index
                       values ? values->size() : 0);
   const auto* ev = values->Get(flatbuffers::uoffset_t(index));
   ValueInfo info;
+  if (ev->val_type() != fb::KernelTypes::NONE && !ev->val())
+    return make_error(Error::InvalidProgram, "value ", index, " has type tag ", int(ev->val_type()), " but no value");
   switch (ev->val_type()) {
     case fb::KernelTypes::NONE:
     case fb::KernelTypes::Null: info.tag = Tag::None; break;

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for a bounded time,
+# seeded with the shared conformance files. Usage: scripts/run-fuzzers.sh [seconds-per-target]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+build=build-fuzz
+conformance=${VKRT_CONFORMANCE_DIR:-$(pwd)/../shared/conformance}
+
+CC=clang CXX=clang++ cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DVKRT_BUILD_FUZZ=ON -DVKRT_SANITIZE=address,undefined -DVKRT_BUILD_TESTS=OFF -DVKRT_BUILD_BENCH=OFF \
+  -DVKRT_WITH_VULKAN=OFF >/dev/null
+targets=$(find runtime vgf ethosu -path '*/fuzz/*.cpp' 2>/dev/null | xargs -r -n1 basename | sed 's/\.cpp$//' | sort -u)
+cmake --build $build -j "$(nproc)" --target $targets
+
+status=0
+for t in $targets; do
+  bin=$(find $build -type f -name "$t" -perm -u+x | head -n1)
+  [ -n "$bin" ] || { echo "fuzz: $t was not built"; status=1; continue; }
+  corpus=$(mktemp -d)
+  case "$t" in
+    program_fuzzer) seeds="$conformance/pte" ;;
+    vgf_fuzzer) seeds="$conformance/vgf" ;;
+    *) seeds="$conformance" ;;
+  esac
+  if [ -d "$seeds" ]; then find "$seeds" -type f -size -1M -exec cp {} "$corpus/" \; ; fi
+  echo "== fuzz $t for ${seconds}s (seeds: $(ls "$corpus" | wc -l))"
+  if ! "$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
+       -artifact_prefix="$build/$t-" "$corpus" 2>&1 | tail -n 15; then
+    echo "fuzz: $t found a crash; see $build/$t-*"
+    status=1
+  fi
+  rm -rf "$corpus"
+done
+exit $status

@@ -1,0 +1,127 @@
+// Tensor, EValue printing, the temp allocator, the thread pool and KernelArgs, checked against
+// hand-computed values.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "../../runtime/src/thread_pool.h"
+#include "vkrt/evalue_format.h"
+#include "vkrt/kernel_args.h"
+#include "vkrt/tensor.h"
+
+namespace vkrt {
+namespace {
+
+TEST(Tensor, StridesFollowDimOrder) {
+  // sizes [N=1, C=64, H=25, W=5] with dim_order [0,2,3,1] is NHWC in memory (pte-format.md §9.2).
+  int32_t sizes[] = {1, 64, 25, 5};
+  uint8_t order[] = {0, 2, 3, 1};
+  auto t = Tensor::make(ScalarType::Char, sizes, order, nullptr);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(std::vector<int64_t>(t->strides().begin(), t->strides().end()), (std::vector<int64_t>{8000, 1, 320, 64}));
+  EXPECT_EQ(t->nbytes(), 8000u);
+  EXPECT_FALSE(t->is_default_dim_order());
+  auto c = Tensor::make(ScalarType::Float, sizes, nullptr);
+  EXPECT_EQ(std::vector<int64_t>(c->strides().begin(), c->strides().end()), (std::vector<int64_t>{8000, 125, 5, 1}));
+}
+
+TEST(Tensor, RejectsBadLayouts) {
+  int32_t sizes[] = {2, 3};
+  uint8_t dup[] = {0, 0};
+  EXPECT_EQ(Tensor::make(ScalarType::Float, sizes, dup, nullptr).error(), Error::InvalidArgument);
+  int32_t neg[] = {2, -1};
+  EXPECT_EQ(Tensor::make(ScalarType::Float, neg, nullptr).error(), Error::InvalidArgument);
+  std::vector<int32_t> huge(17, 1);
+  EXPECT_EQ(Tensor::make(ScalarType::Float, huge, nullptr).error(), Error::InvalidArgument);
+  int32_t overflow[] = {INT32_MAX, INT32_MAX, INT32_MAX};
+  EXPECT_EQ(Tensor::make(ScalarType::Float, overflow, nullptr).error(), Error::InvalidArgument);
+}
+
+TEST(Tensor, ResizeWithinUpperBoundOnly) {
+  int32_t bound[] = {8};
+  auto t = Tensor::make(ScalarType::Float, bound, nullptr, ShapeDynamism::DynamicBound);
+  int32_t smaller[] = {3}, bigger[] = {9};
+  EXPECT_TRUE(t->resize(smaller).is_ok());
+  EXPECT_EQ(t->numel(), 3);
+  EXPECT_TRUE(t->resize(bound).is_ok());
+  EXPECT_EQ(t->resize(bigger).code(), Error::InvalidArgument);
+  auto s = Tensor::make(ScalarType::Float, bound, nullptr);
+  EXPECT_EQ(s->resize(smaller).code(), Error::NotSupported);
+  EXPECT_TRUE(s->resize(bound).is_ok());
+}
+
+TEST(EValueFormat, ReferenceRunnerFormat) {
+  float v[3] = {2, 2, 2};
+  int32_t sizes[] = {3};
+  auto t = Tensor::make(ScalarType::Float, sizes, v);
+  EXPECT_EQ(format_evalue(EValue::from_tensor(&*t)), "tensor(sizes=[3], [2., 2., 2.])");
+  float frac[2] = {0.5f, -1.25f};
+  int32_t s2[] = {1, 2};
+  auto t2 = Tensor::make(ScalarType::Float, s2, frac);
+  EXPECT_EQ(format_evalue(EValue::from_tensor(&*t2)), "tensor(sizes=[1, 2], [0.5, -1.25])");
+  EXPECT_EQ(format_evalue(EValue::from_int(128)), "128");
+  EXPECT_EQ(format_evalue(EValue::from_double(2.5)), "2.5");
+  EXPECT_EQ(format_evalue(EValue::from_bool(true)), "True");
+  EXPECT_EQ(format_evalue(EValue()), "None");
+}
+
+TEST(EValueFormat, WrapsAndElides) {
+  std::vector<int32_t> data(12);
+  for (int i = 0; i < 12; ++i) data[size_t(i)] = i;
+  int32_t sizes[] = {12};
+  auto t = Tensor::make(ScalarType::Int, sizes, data.data());
+  EXPECT_EQ(format_evalue(EValue::from_tensor(&*t)),
+            "tensor(sizes=[12], [\n  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, \n  10, 11, \n])");
+  std::vector<int8_t> big(250, 7);
+  int32_t bs[] = {250};
+  auto tb = Tensor::make(ScalarType::Char, bs, big.data());
+  std::string s = format_evalue(EValue::from_tensor(&*tb));
+  EXPECT_NE(s.find("..., "), std::string::npos);
+  EXPECT_EQ(std::count(s.begin(), s.end(), '7'), 200);  // first and last 100
+}
+
+TEST(TempAllocator, AlignsAndRefusesOverflow) {
+  alignas(64) uint8_t pool[256];
+  TempAllocator a(pool, sizeof(pool));
+  void* p = a.allocate(10, 16);
+  void* q = a.allocate(10, 64);
+  EXPECT_EQ(p, pool);
+  EXPECT_EQ(q, pool + 64);
+  EXPECT_EQ(a.allocate(200, 16), nullptr);
+  EXPECT_EQ(a.allocate(SIZE_MAX, 16), nullptr);
+  EXPECT_EQ(a.allocate(8, 3), nullptr);  // not a power of two
+  a.reset();
+  EXPECT_EQ(a.allocate(256, 1), pool);
+  EXPECT_EQ(a.high_water(), 256u);
+}
+
+TEST(ThreadPool, RunsEveryTaskOnceRepeatedly) {
+  ThreadPool pool(3);
+  EXPECT_EQ(pool.num_threads(), 3);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<std::atomic<int>> hits(57);
+    pool.run(57, [&](int i) { hits[size_t(i)].fetch_add(1); });
+    for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+  }
+}
+
+TEST(KernelArgs, ErrorsNameOpAndArgument) {
+  float v = 1;
+  int32_t sizes[] = {1};
+  auto t = Tensor::make(ScalarType::Float, sizes, &v);
+  EValue tensor = EValue::from_tensor(&*t), one = EValue::from_int(1), none;
+  EValue* list[] = {&tensor, &one, &none};
+  KernelArgs args("aten::add.out", list);
+  EXPECT_TRUE(args.tensor(0, "self").ok());
+  auto bad = args.tensor(1, "other");
+  EXPECT_EQ(bad.error(), Error::InvalidType);
+  EXPECT_EQ(bad.status().message(), "aten::add.out: argument 1 (other): expected Tensor, got Int");
+  EXPECT_EQ(*args.double_value(1, "alpha"), 1.0);
+  EXPECT_EQ(*args.optional_tensor(2, "bias"), nullptr);
+  EXPECT_NE(args.tensor(5, "out").status().message().find("missing"), std::string::npos);
+  EXPECT_EQ(args.expect_count(4, 4).code(), Error::InvalidArgument);
+}
+
+}  // namespace
+}  // namespace vkrt
