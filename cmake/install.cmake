@@ -1,0 +1,42 @@
+# Installs the libraries, public headers and a CMake package so applications can
+#   find_package(vkrt REQUIRED)
+#   target_link_libraries(app PRIVATE vkrt::vkrt)
+# vkrt::vkrt is the runtime plus every kernel library and backend that was built, linked whole
+# so their self-registration runs.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(vkrt_component_libraries)
+foreach(lib vkrt_arith vkrt_portable vkrt_cortex_m vkrt_tosa_kernels vkrt_vgf vkrt_vgf_backend
+            vkrt_vgf_vulkan vkrt_shaders vkrt_ethosu)
+  if(TARGET ${lib})
+    list(APPEND vkrt_component_libraries ${lib})
+  endif()
+endforeach()
+
+add_library(vkrt INTERFACE)
+target_link_libraries(vkrt INTERFACE vkrt_runtime)
+foreach(lib ${vkrt_component_libraries})
+  get_target_property(kind ${lib} TYPE)
+  if(kind STREQUAL "STATIC_LIBRARY")
+    target_link_libraries(vkrt INTERFACE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${lib}>")
+  else()
+    target_link_libraries(vkrt INTERFACE ${lib})
+  endif()
+endforeach()
+add_library(vkrt::vkrt ALIAS vkrt)
+
+install(TARGETS vkrt vkrt_runtime ${vkrt_component_libraries}
+  EXPORT vkrtTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY runtime/include/vkrt DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT vkrtTargets NAMESPACE vkrt:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/vkrt)
+
+configure_package_config_file(cmake/vkrtConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/vkrtConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/vkrt)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/vkrtConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/vkrtConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/vkrtConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/vkrt)
