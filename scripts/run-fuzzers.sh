@@ -8,6 +8,7 @@ build=build-fuzz
 conformance=${VKRT_CONFORMANCE_DIR:-$(pwd)/../shared/conformance}
 
 CC=clang CXX=clang++ cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link -DVKRT_INSTALL=OFF \
   -DVKRT_BUILD_FUZZ=ON -DVKRT_SANITIZE=address,undefined -DVKRT_BUILD_TESTS=OFF -DVKRT_BUILD_BENCH=OFF \
   -DVKRT_WITH_VULKAN=OFF >/dev/null
 targets=$(find runtime vgf ethosu -path '*/fuzz/*.cpp' 2>/dev/null | xargs -r -n1 basename | sed 's/\.cpp$//' | sort -u)

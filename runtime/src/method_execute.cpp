@@ -66,6 +66,9 @@ Status MethodImpl::set_input(size_t index, const EValue& value) {
                           " do not fit the program's ", sizes_str(dst.sizes()), ": ", rs.message());
       if (src.nbytes() > 0 && !src.data())
         return make_error(Error::InvalidArgument, "input ", index, ": tensor has no data");
+      if (!meta.inputs[index].memory_planned && reinterpret_cast<uintptr_t>(src.data()) % src.element_size() != 0)
+        return make_error(Error::InvalidArgument, "input ", index, ": data is not aligned to its ",
+                          src.element_size(), "-byte elements");
       if (meta.inputs[index].memory_planned) {
         if (src.data() != dst.data() && src.nbytes() > 0) memcpy(dst.data(), src.data(), src.nbytes());
       } else {

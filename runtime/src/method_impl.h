@@ -52,6 +52,7 @@ class MethodImpl {
  private:
   Status parse_values(const LoadOptions& options);
   Status parse_tensor(size_t index, const fb::Tensor& t, Tensor& out);
+  Status place_tensor_data(size_t index, const fb::Tensor& t, Tensor& out);
   Status check_lists();
   Status plan_buffers(const LoadOptions& options);
   Status resolve_instructions();

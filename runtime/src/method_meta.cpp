@@ -99,10 +99,10 @@ Result<MethodMeta> build_method_meta(const Program& program, const fb::Execution
   }
   const auto* sizes = plan.non_const_buffer_sizes();
   for (flatbuffers::uoffset_t i = 1; i < sizes->size(); ++i) {
-    if (sizes->Get(i) < 0)
-      return make_error(Error::InvalidProgram, "method ", meta.name, ": planned buffer ", i - 1, " has size ",
-                        sizes->Get(i));
-    meta.planned_buffer_sizes.push_back(sizes->Get(i));
+    int64_t size = load_element(sizes, i);
+    if (size < 0)
+      return make_error(Error::InvalidProgram, "method ", meta.name, ": planned buffer ", i - 1, " has size ", size);
+    meta.planned_buffer_sizes.push_back(size);
   }
   if (plan.chains() && plan.chains()->size() > 0 && plan.chains()->Get(0)->instructions())
     meta.num_instructions = plan.chains()->Get(0)->instructions()->size();

@@ -121,7 +121,7 @@ Result<const uint8_t*> Program::constant_data(uint32_t idx, size_t nbytes) const
     if (idx >= offsets->size())
       return make_error(Error::InvalidProgram, name(), ": constant index ", idx, " out of range (",
                         offsets->size(), " constants)");
-    uint64_t off = offsets->Get(idx), end = 0;
+    uint64_t off = load_element(offsets, idx), end = 0;
     if (__builtin_add_overflow(off, uint64_t(nbytes), &end) || end > constant_segment_.size())
       return make_error(Error::InvalidProgram, name(), ": constant ", idx, " (", nbytes, " bytes at offset ",
                         off, ") runs past the constant segment (", constant_segment_.size(), " bytes)");
@@ -148,7 +148,7 @@ Result<std::span<const uint8_t>> Program::mutable_data(uint32_t idx, size_t nbyt
   VKRT_ASSIGN_OR_RETURN(auto seg, segment(sub->segment_index()));
   if (!sub->offsets() || idx >= sub->offsets()->size())
     return make_error(Error::InvalidProgram, name(), ": mutable data index ", idx, " out of range");
-  uint64_t off = sub->offsets()->Get(idx), end = 0;
+  uint64_t off = load_element(sub->offsets(), idx), end = 0;
   if (__builtin_add_overflow(off, uint64_t(nbytes), &end) || end > seg.size())
     return make_error(Error::InvalidProgram, name(), ": mutable data ", idx, " runs past its segment");
   return seg.subspan(size_t(off), nbytes);

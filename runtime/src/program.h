@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <memory>
 #include <span>
 #include <string>
@@ -19,6 +21,17 @@
 namespace vkrt {
 
 namespace fb = executorch_flatbuffer;
+
+// Element i of a FlatBuffers vector of 8-byte scalars. The verifier checks only the 4-byte
+// alignment of a vector's length, so 8-byte elements of a hostile file may be misaligned:
+// read them with memcpy rather than a typed load.
+template <typename T>
+T load_element(const flatbuffers::Vector<T>* v, size_t i) {
+  static_assert(std::is_arithmetic_v<T>);
+  T x;
+  std::memcpy(&x, v->Data() + i * sizeof(T), sizeof(T));
+  return x;
+}
 
 class Program;
 

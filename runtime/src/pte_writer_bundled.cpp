@@ -12,10 +12,10 @@ namespace bp = bundled_program_flatbuffer;
 
 constexpr uint32_t kBundledProgramVersion = 2;  // BundledProgram.version written today (§1)
 
-Status check_value(const BundledValue& v, const std::string& where) {
-  if (v.kind != BundledValue::Kind::Tensor) {
-    VKRT_CHECK_OR_RETURN(v.kind == BundledValue::Kind::Int || v.kind == BundledValue::Kind::Bool ||
-                             v.kind == BundledValue::Kind::Double,
+Status check_value(const BundledValueSpec& v, const std::string& where) {
+  if (v.kind != BundledValueSpec::Kind::Tensor) {
+    VKRT_CHECK_OR_RETURN(v.kind == BundledValueSpec::Kind::Int || v.kind == BundledValueSpec::Kind::Bool ||
+                             v.kind == BundledValueSpec::Kind::Double,
                          InvalidArgument, where, "unknown value kind ", int(v.kind));
     return Status::ok();
   }
@@ -30,9 +30,9 @@ Status check_value(const BundledValue& v, const std::string& where) {
   return Status::ok();
 }
 
-flatbuffers::Offset<bp::Value> encode_value(flatbuffers::FlatBufferBuilder& fbb, const BundledValue& v) {
+flatbuffers::Offset<bp::Value> encode_value(flatbuffers::FlatBufferBuilder& fbb, const BundledValueSpec& v) {
   switch (v.kind) {
-    case BundledValue::Kind::Tensor: {
+    case BundledValueSpec::Kind::Tensor: {
       std::vector<uint8_t> order = v.dim_order;
       for (size_t d = order.size(); d < v.sizes.size(); ++d) order.push_back(uint8_t(d));
       auto sizes = fbb.CreateVector(v.sizes);
@@ -43,11 +43,11 @@ flatbuffers::Offset<bp::Value> encode_value(flatbuffers::FlatBufferBuilder& fbb,
       auto t = bp::CreateTensor(fbb, int8_t(v.dtype), sizes, data, dim_order);
       return bp::CreateValue(fbb, bp::ValueUnion::Tensor, t.Union());
     }
-    case BundledValue::Kind::Int:
+    case BundledValueSpec::Kind::Int:
       return bp::CreateValue(fbb, bp::ValueUnion::Int, bp::CreateInt(fbb, v.int_val).Union());
-    case BundledValue::Kind::Bool:
+    case BundledValueSpec::Kind::Bool:
       return bp::CreateValue(fbb, bp::ValueUnion::Bool, bp::CreateBool(fbb, v.bool_val).Union());
-    case BundledValue::Kind::Double:
+    case BundledValueSpec::Kind::Double:
       return bp::CreateValue(fbb, bp::ValueUnion::Double, bp::CreateDouble(fbb, v.double_val).Union());
   }
   return bp::CreateValue(fbb);
@@ -55,8 +55,8 @@ flatbuffers::Offset<bp::Value> encode_value(flatbuffers::FlatBufferBuilder& fbb,
 
 }  // namespace
 
-BundledValue BundledValue::tensor(ScalarType dtype, std::vector<int32_t> sizes, std::vector<uint8_t> data) {
-  BundledValue v;
+BundledValueSpec BundledValueSpec::tensor(ScalarType dtype, std::vector<int32_t> sizes, std::vector<uint8_t> data) {
+  BundledValueSpec v;
   v.kind = Kind::Tensor;
   v.dtype = dtype;
   v.sizes = std::move(sizes);
@@ -64,35 +64,35 @@ BundledValue BundledValue::tensor(ScalarType dtype, std::vector<int32_t> sizes, 
   return v;
 }
 
-BundledValue BundledValue::integer(int64_t x) {
-  BundledValue v;
+BundledValueSpec BundledValueSpec::integer(int64_t x) {
+  BundledValueSpec v;
   v.kind = Kind::Int;
   v.int_val = x;
   return v;
 }
 
-BundledValue BundledValue::boolean(bool x) {
-  BundledValue v;
+BundledValueSpec BundledValueSpec::boolean(bool x) {
+  BundledValueSpec v;
   v.kind = Kind::Bool;
   v.bool_val = x;
   return v;
 }
 
-BundledValue BundledValue::real(double x) {
-  BundledValue v;
+BundledValueSpec BundledValueSpec::real(double x) {
+  BundledValueSpec v;
   v.kind = Kind::Double;
   v.double_val = x;
   return v;
 }
 
-void BundledProgramBuilder::add_test_case(std::string method_name, BundledTestCase test_case) {
+void BundledProgramBuilder::add_test_case(std::string method_name, BundledTestCaseSpec test_case) {
   for (auto& [name, cases] : suites_) {
     if (name == method_name) {
       cases.push_back(std::move(test_case));
       return;
     }
   }
-  suites_.emplace_back(std::move(method_name), std::vector<BundledTestCase>{std::move(test_case)});
+  suites_.emplace_back(std::move(method_name), std::vector<BundledTestCaseSpec>{std::move(test_case)});
 }
 
 Result<std::vector<uint8_t>> BundledProgramBuilder::build() const {
@@ -115,7 +115,7 @@ Result<std::vector<uint8_t>> BundledProgramBuilder::build() const {
   std::vector<flatbuffers::Offset<bp::BundledMethodTestSuite>> suites;
   for (const auto& [name, cases] : suites_) {
     std::vector<flatbuffers::Offset<bp::BundledMethodTestCase>> encoded_cases;
-    for (const BundledTestCase& tc : cases) {
+    for (const BundledTestCaseSpec& tc : cases) {
       std::vector<flatbuffers::Offset<bp::Value>> inputs, outputs;
       for (const auto& v : tc.inputs) inputs.push_back(encode_value(fbb, v));
       for (const auto& v : tc.expected_outputs) outputs.push_back(encode_value(fbb, v));

@@ -41,7 +41,7 @@ Status ProgramBuilder::check_program() const {
     VKRT_CHECK_OR_RETURN(names.insert(m->name_).second, InvalidArgument, "duplicate method name '",
                          m->name_, "'");
     Status s = check_method(*m);
-    if (!s.is_ok()) return std::move(s).with_context("method '" + m->name_ + "': ");
+    if (!s.is_ok()) return std::move(s).with_context("method '" + m->name_ + "'");
   }
   std::set<std::string> keys;
   for (const auto& [key, data] : named_data_) {

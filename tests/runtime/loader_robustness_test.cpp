@@ -84,6 +84,31 @@ TEST(LoaderRobustness, RandomByteMutations) {
   }
 }
 
+// Regression (found by program_fuzzer): one changed byte moves a vector of int64 items off its
+// 8-byte alignment, which the FlatBuffers verifier does not check; reading it must not be a
+// misaligned load (UBSan).
+TEST(LoaderRobustness, MisalignedInt64VectorFromFuzzer) {
+  VKRT_REQUIRE_CONFORMANCE(path, "pte/corey-cole_djl-executorch-engine__src_test_resources_models_named_priced.pte");
+  auto bytes = testing::read_file(path);
+  ASSERT_EQ(bytes.size(), 1272u);
+  ASSERT_EQ(bytes[128], 36);
+  bytes[128] = 216;
+  exercise(bytes);
+}
+
+// Regression (program_fuzzer): two changed bytes give a constant an odd offset; the loader must
+// refuse the misaligned tensor instead of handing kernels a misaligned float pointer.
+TEST(LoaderRobustness, MisalignedConstantFromFuzzer) {
+  VKRT_REQUIRE_CONFORMANCE(path, "pte/executorch_hist_fbba1cbc54__extension_runner_module_test_resources_model.pte");
+  auto bytes = testing::read_file(path);
+  ASSERT_EQ(bytes.size(), 1600u);
+  ASSERT_EQ(bytes[828], 48);
+  ASSERT_EQ(bytes[958], 0);
+  bytes[828] = 49;
+  bytes[958] = 128;
+  exercise(bytes);
+}
+
 TEST(LoaderRobustness, UnalignedBufferIsCopiedNotRejected) {
   VKRT_REQUIRE_CONFORMANCE(path, "pte/executorch__examples_arduino_examples_AddModel_model.pte");
   auto bytes = testing::read_file(path);
