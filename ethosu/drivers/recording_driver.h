@@ -1,0 +1,70 @@
+// A driver for tests: checks everything the runtime hands over (buffer alignment, region sizes,
+// the command-stream header, regions the stream uses), records copies of the region contents at
+// each invoke and writes the outputs a test set into the regions, as an NPU would.
+//
+// Selected with EthosUBackend.driver=recording; all recording drivers share the process-wide
+// recording_driver_state(), which tests configure before loading and inspect after executing.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "ethosu/driver.h"
+
+namespace vkrt::ethosu {
+
+inline constexpr const char* kRecordingDriverName = "recording";
+
+struct RecordedInvocation {
+  std::vector<uint8_t> cmd_data;                           // the network's payload
+  std::array<std::vector<uint8_t>, kMaxRegions> regions;   // contents of each bound region (size bytes)
+  std::array<bool, kMaxRegions> bound{};
+  InvokeOptions options;
+};
+
+struct RecordingOutputWrite {
+  int region = kRegionScratch;
+  size_t offset = 0;
+  std::vector<uint8_t> bytes;
+};
+
+class RecordingDriverState {
+ public:
+  RecordingDriverState() { reset(); }
+  // Back to defaults: an Ethos-U55-128 (the conformance program's target), no writes, no records.
+  void reset();
+
+  // Configuration (set before the driver is opened / invoked).
+  DriverCapabilities capabilities;
+  std::vector<RecordingOutputWrite> output_writes;  // applied at every invoke
+  Status invoke_status;                            // returned by invoke after the checks (Ok default)
+  uint64_t cycle_count = 1234;                     // reported when the cycle counter is enabled
+
+  // Records.
+  std::vector<RecordedInvocation> invocations;
+  std::vector<size_t> buffer_sizes;  // every create_buffer request, in order
+  int networks_created = 0;
+  int drivers_opened = 0;
+
+  std::mutex mutex;  // guards everything above while a driver uses it
+};
+
+RecordingDriverState& recording_driver_state();
+
+class RecordingDriver final : public Driver {
+ public:
+  explicit RecordingDriver(RecordingDriverState& state);
+  const DriverCapabilities& capabilities() const override { return caps_; }
+  Result<std::unique_ptr<DriverBuffer>> create_buffer(size_t bytes) override;
+  Result<std::unique_ptr<DriverNetwork>> create_network(const NetworkDescription& network) override;
+  Status invoke(DriverNetwork& network, const RegionTable& regions, const InvokeOptions& options,
+                InvokeResult* result) override;
+
+ private:
+  RecordingDriverState& state_;
+  DriverCapabilities caps_;  // copied at open
+};
+
+}  // namespace vkrt::ethosu
