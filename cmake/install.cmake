@@ -14,12 +14,33 @@ foreach(lib vkrt_arith vkrt_portable vkrt_cortex_m vkrt_tosa_kernels vkrt_vgf vk
   endif()
 endforeach()
 
+# Component libraries point their include paths into the source tree; those paths are for the
+# build only (installed applications include the public headers under include/vkrt).
+foreach(lib ${vkrt_component_libraries})
+  get_target_property(dirs ${lib} INTERFACE_INCLUDE_DIRECTORIES)
+  if(dirs)
+    set(wrapped)
+    foreach(dir ${dirs})
+      if(dir MATCHES "^\\$<")
+        list(APPEND wrapped "${dir}")
+      else()
+        list(APPEND wrapped "$<BUILD_INTERFACE:${dir}>")
+      endif()
+    endforeach()
+    set_target_properties(${lib} PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${wrapped}")
+  endif()
+endforeach()
+
 add_library(vkrt INTERFACE)
 target_link_libraries(vkrt INTERFACE vkrt_runtime)
+# Only the libraries with kernel or backend registrars are linked whole (as executor_runner does);
+# the others come in through their users' normal link dependencies.
+set(vkrt_registering_libraries vkrt_portable vkrt_cortex_m vkrt_vgf_backend vkrt_vgf_vulkan vkrt_ethosu)
 foreach(lib ${vkrt_component_libraries})
-  get_target_property(kind ${lib} TYPE)
-  if(kind STREQUAL "STATIC_LIBRARY")
-    target_link_libraries(vkrt INTERFACE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${lib}>")
+  if(lib IN_LIST vkrt_registering_libraries)
+    # Exported link items keep their spelling, so the installed package names the namespaced target.
+    target_link_libraries(vkrt INTERFACE "$<BUILD_INTERFACE:$<LINK_LIBRARY:WHOLE_ARCHIVE,${lib}>>"
+                                         "$<INSTALL_INTERFACE:$<LINK_LIBRARY:WHOLE_ARCHIVE,vkrt::${lib}>>")
   else()
     target_link_libraries(vkrt INTERFACE ${lib})
   endif()

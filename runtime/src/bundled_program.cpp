@@ -5,6 +5,7 @@
 
 #include "bundled_program_generated.h"
 #include "file_data.h"
+#include "vkrt/half.h"
 
 namespace vkrt {
 
@@ -130,12 +131,7 @@ static double element_as_double(ScalarType t, const uint8_t* p) {
   switch (t) {
     case ScalarType::Float: { float f; memcpy(&f, p, 4); return f; }
     case ScalarType::Double: { double d; memcpy(&d, p, 8); return d; }
-    case ScalarType::Half: {
-      uint16_t h; memcpy(&h, p, 2);
-      int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-      double v = exp == 0 ? std::ldexp(mant, -24) : exp == 31 ? (mant ? NAN : INFINITY) : std::ldexp(mant + 1024, exp - 25);
-      return (h & 0x8000) ? -v : v;
-    }
+    case ScalarType::Half: { uint16_t h; memcpy(&h, p, 2); return half_to_float(h); }
     default: return 0;
   }
 }

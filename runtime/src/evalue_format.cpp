@@ -1,5 +1,7 @@
 #include "vkrt/evalue_format.h"
 
+#include "vkrt/half.h"
+
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -9,26 +11,6 @@ namespace vkrt {
 namespace {
 constexpr int64_t kEdgeItems = 100;    // the reference runner's setting
 constexpr int64_t kItemsPerLine = 10;
-
-float half_to_float(uint16_t h) {
-  uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {  // subnormal: renormalise
-      exp = 127 - 15 + 1;
-      while (!(mant & 0x400)) mant <<= 1, --exp;
-      bits = sign | (exp << 23) | ((mant & 0x3ff) << 13);
-    }
-  } else if (exp == 31) {
-    bits = sign | 0x7f800000u | (mant << 13);
-  } else {
-    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-  }
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
 
 std::string format_double(double v) {
   std::ostringstream os;
@@ -81,12 +63,7 @@ std::string format_element(const Tensor& t, int64_t i) {
     case ScalarType::Float: return format_double(load<float>(d, i));
     case ScalarType::Double: return format_double(load<double>(d, i));
     case ScalarType::Half: return format_double(half_to_float(load<uint16_t>(d, i)));
-    case ScalarType::BFloat16: {
-      uint32_t bits = uint32_t(load<uint16_t>(d, i)) << 16;
-      float f;
-      memcpy(&f, &bits, 4);
-      return format_double(f);
-    }
+    case ScalarType::BFloat16: return format_double(bfloat16_to_float(load<uint16_t>(d, i)));
     case ScalarType::Bool: return load<uint8_t>(d, i) ? "True" : "False";
     case ScalarType::Byte: case ScalarType::QUInt8: return std::to_string(load<uint8_t>(d, i));
     case ScalarType::Char: case ScalarType::QInt8: return std::to_string(load<int8_t>(d, i));

@@ -310,6 +310,55 @@ class ProgramBuilder {
 };
 
 // ---------------------------------------------------------------------------------------------
+// One-kernel programs, for kernel tests
+// ---------------------------------------------------------------------------------------------
+
+// One argument of a one-kernel program, in the operator's schema order (pte-format §9.3).
+struct OpArg {
+  enum class Kind : uint8_t {
+    Input, Output, Constant, None, Int, Double, Bool, String, IntList, DoubleList, BoolList,
+  };
+  Kind kind = Kind::None;
+  TensorSpec tensor;                 // Input / Output / Constant
+  std::vector<uint8_t> data;         // Constant
+  int64_t int_val = 0;
+  double double_val = 0;
+  bool bool_val = false;
+  std::string string_val;
+  std::vector<int64_t> int_items;
+  std::vector<double> double_items;
+  std::vector<bool> bool_items;
+
+  // A memory-planned tensor that becomes the next method input.
+  static OpArg input(ScalarType dtype, std::vector<int32_t> sizes);
+  // A memory-planned tensor that becomes the next method output.
+  static OpArg output(ScalarType dtype, std::vector<int32_t> sizes);
+  // A constant tensor (any TensorSpec fields other than data placement are honoured).
+  static OpArg constant(TensorSpec spec, std::vector<uint8_t> data);
+  template <typename T>
+  static OpArg constant_of(std::vector<int32_t> sizes, const std::vector<T>& values) {
+    return constant(TensorSpec::make(CppTypeToScalar<T>::value, std::move(sizes)), to_bytes(values));
+  }
+  static OpArg none();
+  static OpArg integer(int64_t v);  // also ScalarType / MemoryFormat arguments
+  static OpArg real(double v);
+  static OpArg boolean(bool v);
+  static OpArg string(std::string v);
+  static OpArg int_list(std::vector<int64_t> v);  // boxed IntList
+  static OpArg double_list(std::vector<double> v);
+  static OpArg bool_list(std::vector<bool> v);
+};
+
+// A program with one method "forward" holding one KernelCall of `kernel_name`
+// ("aten::add.out") over `args`, then the return slot: the output itself when there is one
+// output, else a TensorList of the outputs. Inputs and outputs are memory-planned in buffer 1
+// in order; the method's inputs/outputs are the Input/Output args in order. E.g. add:
+//   make_one_op_program("aten::add.out", {OpArg::input(F, {3}), OpArg::input(F, {3}),
+//                                         OpArg::integer(1), OpArg::output(F, {3})});
+Result<std::vector<uint8_t>> make_one_op_program(std::string_view kernel_name, std::vector<OpArg> args,
+                                                 PteWriteOptions options = {});
+
+// ---------------------------------------------------------------------------------------------
 // Container layer (used by the builders; public so tests can rebuild real files byte for byte)
 // ---------------------------------------------------------------------------------------------
 
@@ -379,7 +428,7 @@ Result<std::vector<uint8_t>> assemble_ptd(std::span<const uint8_t> flatbuffer,
 // ---------------------------------------------------------------------------------------------
 
 // One input or expected output of a test case.
-struct BundledValue {
+struct BundledValueSpec {
   enum class Kind : uint8_t { Tensor = 1, Int = 2, Bool = 3, Double = 4 };  // = ValueUnion
   Kind kind = Kind::Int;
   // Tensor:
@@ -392,19 +441,19 @@ struct BundledValue {
   bool bool_val = false;
   double double_val = 0;
 
-  static BundledValue tensor(ScalarType dtype, std::vector<int32_t> sizes, std::vector<uint8_t> data);
+  static BundledValueSpec tensor(ScalarType dtype, std::vector<int32_t> sizes, std::vector<uint8_t> data);
   template <typename T>
-  static BundledValue tensor_of(std::vector<int32_t> sizes, const std::vector<T>& values) {
+  static BundledValueSpec tensor_of(std::vector<int32_t> sizes, const std::vector<T>& values) {
     return tensor(CppTypeToScalar<T>::value, std::move(sizes), to_bytes(values));
   }
-  static BundledValue integer(int64_t v);
-  static BundledValue boolean(bool v);
-  static BundledValue real(double v);
+  static BundledValueSpec integer(int64_t v);
+  static BundledValueSpec boolean(bool v);
+  static BundledValueSpec real(double v);
 };
 
-struct BundledTestCase {
-  std::vector<BundledValue> inputs;
-  std::vector<BundledValue> expected_outputs;
+struct BundledTestCaseSpec {
+  std::vector<BundledValueSpec> inputs;
+  std::vector<BundledValueSpec> expected_outputs;
 };
 
 class BundledProgramBuilder {
@@ -412,13 +461,13 @@ class BundledProgramBuilder {
   // `program`: a whole .pte file (e.g. from ProgramBuilder::build()).
   explicit BundledProgramBuilder(std::vector<uint8_t> program) : program_(std::move(program)) {}
   // Test cases are grouped into one suite per method, suites in first-use order.
-  void add_test_case(std::string method_name, BundledTestCase test_case);
+  void add_test_case(std::string method_name, BundledTestCaseSpec test_case);
   Result<std::vector<uint8_t>> build() const;  // BundledProgram version 2, identifier BP08
   Status write_file(const std::string& path) const;
 
  private:
   std::vector<uint8_t> program_;
-  std::vector<std::pair<std::string, std::vector<BundledTestCase>>> suites_;
+  std::vector<std::pair<std::string, std::vector<BundledTestCaseSpec>>> suites_;
 };
 
 // Writes bytes to a file (NotFound/AccessFailed naming the path on failure).

@@ -1,0 +1,312 @@
+// cortex_m_bench: speed of the cortex_m int8 kernels on MobileNetV2 and DS-CNN layer shapes.
+//
+// For every layer: our kernel on 1 and 2 threads, the reference loops of the test tree (the
+// oracle), and XNNPACK's QS8 operator (a speed peer, not bit-exact: it requantizes in float)
+// on 1 and 2 threads. Each benchmark reports GMAC/s (pooling: GAdd/s); a summary table with the
+// ratios is printed after the run. Scratch is allocated once per layer, outside the timing, as
+// the runtime plans it ahead. Run: build-*/bench/cortex_m/cortex_m_bench [--benchmark_filter=...]
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cortex_m/avg_pool2d.h"
+#include "cortex_m/conv2d.h"
+#include "cortex_m/cpu_features.h"
+#include "cortex_m/depthwise_conv2d.h"
+#include "cortex_m/linear.h"
+#include "cortex_m/reference/reference_ops.h"
+#include "cortex_m/support/thread_runner.h"
+
+#if VKRT_BENCH_XNNPACK
+#include <pthreadpool.h>
+#include <xnnpack.h>
+#endif
+
+namespace vkrt::cortex_m {
+namespace {
+
+namespace ref = vkrt::testing::reference;
+
+enum class Kind { kConv, kDepthwise, kFullyConnected, kAvgPool };
+
+struct Layer {
+  const char* name;
+  Kind kind;
+  int h, w, cin, cout, k, stride, pad;
+  int out_h() const { return kind == Kind::kAvgPool ? 1 : (h + 2 * pad - k) / stride + 1; }
+  int out_w() const { return kind == Kind::kAvgPool ? 1 : (w + 2 * pad - k) / stride + 1; }
+  double macs() const {
+    switch (kind) {
+      case Kind::kConv: return double(out_h()) * out_w() * cout * k * k * cin;
+      case Kind::kDepthwise: return double(out_h()) * out_w() * cout * k * k;
+      case Kind::kFullyConnected: return double(cin) * cout;
+      case Kind::kAvgPool: return double(h) * w * cin;
+    }
+    return 0;
+  }
+};
+
+// MobileNetV2 (224x224) and DS-CNN keyword spotting (49x10 MFCC, S: 64 and L: 276 channels).
+const Layer kLayers[] = {
+    {"mnv2/pw_56x56_24to144", Kind::kConv, 56, 56, 24, 144, 1, 1, 0},
+    {"mnv2/pw_28x28_192to32", Kind::kConv, 28, 28, 192, 32, 1, 1, 0},
+    {"mnv2/pw_14x14_96to576", Kind::kConv, 14, 14, 96, 576, 1, 1, 0},
+    {"mnv2/pw_7x7_320to1280", Kind::kConv, 7, 7, 320, 1280, 1, 1, 0},
+    {"mnv2/dw3x3_112x112x96_s2", Kind::kDepthwise, 112, 112, 96, 96, 3, 2, 1},
+    {"mnv2/dw3x3_56x56x144", Kind::kDepthwise, 56, 56, 144, 144, 3, 1, 1},
+    {"mnv2/dw3x3_14x14x576", Kind::kDepthwise, 14, 14, 576, 576, 3, 1, 1},
+    {"mnv2/fc_1280to1000", Kind::kFullyConnected, 1, 1, 1280, 1000, 1, 1, 0},
+    {"mnv2/avgpool_7x7x1280", Kind::kAvgPool, 7, 7, 1280, 1280, 7, 1, 0},
+    {"dscnn_s/pw_25x5_64to64", Kind::kConv, 25, 5, 64, 64, 1, 1, 0},
+    {"dscnn_s/dw3x3_25x5x64", Kind::kDepthwise, 25, 5, 64, 64, 3, 1, 1},
+    {"dscnn_s/fc_64to12", Kind::kFullyConnected, 1, 1, 64, 12, 1, 1, 0},
+    {"dscnn_s/avgpool_25x5x64", Kind::kAvgPool, 25, 5, 64, 64, 25, 1, 0},
+    {"dscnn_l/pw_25x5_276to276", Kind::kConv, 25, 5, 276, 276, 1, 1, 0},
+    {"dscnn_l/dw3x3_25x5x276", Kind::kDepthwise, 25, 5, 276, 276, 3, 1, 1},
+    {"dscnn_l/avgpool_25x5x276", Kind::kAvgPool, 25, 5, 276, 276, 25, 1, 0},
+};
+
+// Inputs, weights and requantization parameters of one layer (random but typical ranges).
+struct LayerData {
+  const Layer& layer;
+  std::vector<int8_t> input, weight, output;
+  std::vector<int32_t> bias, mult, shift;
+  Conv2dParams conv;
+  DepthwiseConv2dParams dw;
+  LinearParams fc;
+  PoolParams pool;
+
+  explicit LayerData(const Layer& l) : layer(l) {
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<int> byte(-128, 127), b32(-20000, 20000);
+    input.resize(size_t(l.h) * l.w * l.cin);
+    for (auto& v : input) v = int8_t(byte(rng));
+    const size_t weights = l.kind == Kind::kConv ? size_t(l.cout) * l.k * l.k * l.cin
+                           : l.kind == Kind::kDepthwise ? size_t(l.k) * l.k * l.cout
+                                                        : size_t(l.cout) * l.cin;
+    weight.resize(weights);
+    for (auto& v : weight) v = int8_t(byte(rng));
+    bias.resize(l.cout);
+    mult.resize(l.cout);
+    shift.resize(l.cout);
+    for (int c = 0; c < l.cout; ++c) {
+      bias[c] = b32(rng);
+      mult[c] = 1200000000 + int32_t(rng() % 800000000);
+      shift[c] = -9 - int32_t(c % 3);
+    }
+    output.resize(size_t(l.out_h()) * l.out_w() * l.cout);
+    conv.in_h = l.h, conv.in_w = l.w, conv.in_ch = l.cin, conv.out_ch = l.cout, conv.out_h = l.out_h(),
+    conv.out_w = l.out_w(), conv.kernel_h = conv.kernel_w = l.k, conv.stride_h = conv.stride_w = l.stride,
+    conv.pad_h = conv.pad_w = l.pad, conv.input_offset = 128, conv.output_offset = -5;
+    dw.in_h = l.h, dw.in_w = l.w, dw.in_ch = l.cin, dw.ch_mult = 1, dw.out_h = l.out_h(), dw.out_w = l.out_w(),
+    dw.kernel_h = dw.kernel_w = l.k, dw.stride_h = dw.stride_w = l.stride, dw.pad_h = dw.pad_w = l.pad,
+    dw.input_offset = 128, dw.output_offset = -5;
+    fc.batches = 1, fc.in_features = l.cin, fc.out_features = l.cout, fc.input_offset = 128,
+    fc.output_offset = -5, fc.multiplier = mult[0], fc.shift = shift[0];
+    pool.in_h = l.h, pool.in_w = l.w, pool.channels = l.cin, pool.out_h = pool.out_w = 1,
+    pool.kernel_h = l.h, pool.kernel_w = l.w;
+  }
+
+  size_t scratch_bytes(int threads) const {
+    switch (layer.kind) {
+      case Kind::kConv: return conv2d_s8_scratch_bytes(conv, threads);
+      case Kind::kDepthwise: return depthwise_conv2d_s8_scratch_bytes(dw, threads);
+      case Kind::kFullyConnected: return linear_s8_scratch_bytes(fc, threads);
+      case Kind::kAvgPool: return avg_pool2d_scratch_bytes(pool, threads);
+    }
+    return 0;
+  }
+
+  void run_kernel(const Exec& exec) {
+    switch (layer.kind) {
+      case Kind::kConv:
+        conv2d_s8(conv, input.data(), weight.data(), bias.data(), mult.data(), shift.data(), output.data(), exec);
+        break;
+      case Kind::kDepthwise:
+        depthwise_conv2d_s8(dw, input.data(), weight.data(), bias.data(), mult.data(), shift.data(), output.data(), exec);
+        break;
+      case Kind::kFullyConnected:
+        linear_s8(fc, input.data(), weight.data(), bias.data(), nullptr, output.data(), exec);
+        break;
+      case Kind::kAvgPool:
+        (void)avg_pool2d_s8(pool, input.data(), output.data(), exec);
+        break;
+    }
+  }
+
+  void run_reference() {
+    switch (layer.kind) {
+      case Kind::kConv:
+        ref::conv2d_s8(conv, input.data(), weight.data(), bias.data(), mult.data(), shift.data(), output.data());
+        break;
+      case Kind::kDepthwise:
+        ref::depthwise_conv2d_s8(dw, input.data(), weight.data(), bias.data(), mult.data(), shift.data(), output.data());
+        break;
+      case Kind::kFullyConnected:
+        ref::fully_connected_s8(fc, input.data(), weight.data(), bias.data(), mult.data(), shift.data(), false,
+                                output.data());
+        break;
+      case Kind::kAvgPool:
+        ref::avg_pool2d_s8(pool, input.data(), output.data());
+        break;
+    }
+  }
+};
+
+void set_rate(benchmark::State& state, const Layer& layer) {
+  state.counters["GMAC/s"] = benchmark::Counter(layer.macs() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void bench_kernel(benchmark::State& state, const Layer* layer, int threads) {
+  LayerData data(*layer);
+  testing::ThreadRunner runner(threads);
+  std::vector<uint8_t> scratch(data.scratch_bytes(threads) + 64);
+  Exec exec;
+  exec.scratch = scratch;
+  exec.runner = &runner;
+  for (auto _ : state) {
+    data.run_kernel(exec);
+    benchmark::DoNotOptimize(data.output.data());
+  }
+  set_rate(state, *layer);
+}
+
+void bench_reference(benchmark::State& state, const Layer* layer) {
+  LayerData data(*layer);
+  for (auto _ : state) {
+    data.run_reference();
+    benchmark::DoNotOptimize(data.output.data());
+  }
+  set_rate(state, *layer);
+}
+
+#if VKRT_BENCH_XNNPACK
+void bench_xnnpack(benchmark::State& state, const Layer* layer, int threads) {
+  LayerData data(*layer);
+  const Layer& l = *layer;
+  pthreadpool_t pool = pthreadpool_create(size_t(threads));
+  xnn_operator_t op = nullptr;
+  xnn_status status = xnn_status_success;
+  const float in_scale = 0.05f, w_scale = 0.01f, out_scale = 0.2f;
+  switch (l.kind) {
+    case Kind::kConv:
+      status = xnn_create_convolution2d_nhwc_qs8(l.pad, l.pad, l.pad, l.pad, l.k, l.k, l.stride, l.stride, 1, 1, 1,
+                                                 l.cin, l.cout, l.cin, l.cout, -128, in_scale, w_scale,
+                                                 data.weight.data(), data.bias.data(), -5, out_scale, -128, 127, 0, &op);
+      if (status == xnn_status_success)
+        status = xnn_setup_convolution2d_nhwc_qs8(op, 1, l.h, l.w, data.input.data(), data.output.data(), pool);
+      break;
+    case Kind::kDepthwise: {
+      // XNNPACK's depthwise weights are [1, kh, kw, channels] for groups = channels, as ours.
+      status = xnn_create_convolution2d_nhwc_qs8(l.pad, l.pad, l.pad, l.pad, l.k, l.k, l.stride, l.stride, 1, 1,
+                                                 uint32_t(l.cin), 1, 1, l.cin, l.cout, -128, in_scale, w_scale,
+                                                 data.weight.data(), data.bias.data(), -5, out_scale, -128, 127,
+                                                 XNN_FLAG_DEPTHWISE_CONVOLUTION, &op);
+      if (status == xnn_status_success)
+        status = xnn_setup_convolution2d_nhwc_qs8(op, 1, l.h, l.w, data.input.data(), data.output.data(), pool);
+      break;
+    }
+    case Kind::kFullyConnected:
+      status = xnn_create_fully_connected_nc_qs8(l.cin, l.cout, l.cin, l.cout, -128, in_scale, w_scale,
+                                                 data.weight.data(), data.bias.data(), -5, out_scale, -128, 127, 0, &op);
+      if (status == xnn_status_success)
+        status = xnn_setup_fully_connected_nc_qs8(op, 1, data.input.data(), data.output.data(), pool);
+      break;
+    case Kind::kAvgPool:
+      status = xnn_create_global_average_pooling_nwc_qs8(l.cin, l.cin, l.cin, -128, in_scale, -128, in_scale, -128,
+                                                         127, 0, &op);
+      if (status == xnn_status_success)
+        status = xnn_setup_global_average_pooling_nwc_qs8(op, 1, size_t(l.h) * l.w, data.input.data(),
+                                                          data.output.data(), pool);
+      break;
+  }
+  if (status != xnn_status_success) {
+    state.SkipWithError("XNNPACK operator setup failed");
+  } else {
+    for (auto _ : state) {
+      xnn_run_operator(op, pool);
+      benchmark::DoNotOptimize(data.output.data());
+    }
+    set_rate(state, l);
+  }
+  if (op) xnn_delete_operator(op);
+  pthreadpool_destroy(pool);
+}
+#endif
+
+// Collects GMAC/s per "layer/variant" for the summary.
+class CollectingReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs) {
+      const auto it = r.counters.find("GMAC/s");
+      std::string name = r.benchmark_name();
+      const std::string suffix = "/real_time";
+      if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+        name.resize(name.size() - suffix.size());
+      if (it != r.counters.end() && !r.error_occurred) rates[name] = it->second.value;
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  std::map<std::string, double> rates;
+};
+
+void print_summary(const std::map<std::string, double>& rates) {
+  auto get = [&](const std::string& name) {
+    const auto it = rates.find(name);
+    return it == rates.end() ? 0.0 : it->second;
+  };
+  std::printf("\nSummary (GMAC/s; pooling counts additions). CPU: avx512vnni=%d avx512bw=%d avx2=%d\n",
+              cpu_features().avx512vnni, cpu_features().avx512bw, cpu_features().avx2);
+  double load[3] = {0, 0, 0};
+  if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) load[0] = 0;
+    std::fclose(f);
+  }
+  std::printf("1-thread columns: CPU time; 2-thread columns: wall time. Load average %.1f on %u cores.\n", load[0],
+              std::thread::hardware_concurrency());
+  std::printf("%-28s %9s %9s %9s %9s %9s %9s %8s %7s %8s\n", "layer", "MMAC", "ours_1t", "ours_2t", "ref_1t",
+              "xnn_1t", "xnn_2t", "ours/ref", "2t/1t", "ours/xnn");
+  for (const Layer& l : kLayers) {
+    const std::string n = l.name;
+    const double k1 = get(n + "/ours/threads:1"), k2 = get(n + "/ours/threads:2"), r = get(n + "/reference");
+    const double x1 = get(n + "/xnnpack/threads:1"), x2 = get(n + "/xnnpack/threads:2");
+    if (k1 == 0 && r == 0) continue;
+    std::printf("%-28s %9.2f %9.2f %9.2f %9.3f %9.2f %9.2f %8.1f %7.2f %8.2f\n", l.name, l.macs() / 1e6, k1, k2, r, x1, x2,
+                r > 0 ? k1 / r : 0.0, k1 > 0 ? k2 / k1 : 0.0, x1 > 0 ? k1 / x1 : 0.0);
+  }
+}
+
+}  // namespace
+}  // namespace vkrt::cortex_m
+
+int main(int argc, char** argv) {
+  using namespace vkrt::cortex_m;
+#if VKRT_BENCH_XNNPACK
+  if (xnn_initialize(nullptr) != xnn_status_success) std::fprintf(stderr, "xnn_initialize failed\n");
+#endif
+  for (const Layer& l : kLayers) {
+    const std::string n = l.name;
+    // Single-thread rates use the thread's CPU time (robust on a shared, loaded machine);
+    // two-thread rates use wall time (the only fair measure across threads).
+    benchmark::RegisterBenchmark((n + "/ours/threads:1").c_str(), bench_kernel, &l, 1);
+    benchmark::RegisterBenchmark((n + "/ours/threads:2").c_str(), bench_kernel, &l, 2)->UseRealTime();
+    benchmark::RegisterBenchmark((n + "/reference").c_str(), bench_reference, &l);
+#if VKRT_BENCH_XNNPACK
+    benchmark::RegisterBenchmark((n + "/xnnpack/threads:1").c_str(), bench_xnnpack, &l, 1);
+    benchmark::RegisterBenchmark((n + "/xnnpack/threads:2").c_str(), bench_xnnpack, &l, 2)->UseRealTime();
+#endif
+  }
+  benchmark::Initialize(&argc, argv);
+  CollectingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  print_summary(reporter.rates);
+  benchmark::Shutdown();
+  return 0;
+}

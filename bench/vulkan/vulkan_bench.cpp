@@ -1,0 +1,276 @@
+// Vulkan executor benchmarks (Google Benchmark; not a test).
+//
+//   vulkan_bench [--gemm_sizes=128,256,512] [--mnv2_res=224] [--mnv2_batches=1] [benchmark flags]
+//
+// * GEMM throughput (MATMUL through the IR and the executor): int8 (int32 accumulate), fp32,
+//   fp16 (fp16 storage, fp32 accumulate). Counters: GOP/s from wall time (upload + submit +
+//   wait + download inside the timed region) and gpu_GOPs from GPU timestamps.
+// * An int8 MobileNetV2-shaped graph: latency per inference, op count vs dispatch count (with
+//   and without fusion), arena / constant / peak-live memory.
+// * Init: cold (empty pipeline cache directory) vs warm (cache file from a previous init).
+// Defaults are small because lavapipe (the CPU Vulkan device) is slow; on a GPU pass
+// --gemm_sizes=4096 --mnv2_batches=1,16.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mobilenet_v2_graph.h"
+#include "vgf/vulkan/vulkan_executor.h"
+
+namespace vkrt::bench {
+namespace {
+
+using vulkan::VulkanExecutor;
+
+std::vector<int64_t> g_gemm_sizes{128, 256, 512};
+std::vector<int64_t> g_mnv2_batches{1};
+int64_t g_mnv2_res = 224;
+
+std::vector<int64_t> parse_list(const char* text) {
+  std::vector<int64_t> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (!item.empty()) out.push_back(std::stoll(item));
+  }
+  return out;
+}
+
+// Host-side buffers for one graph input or output.
+struct HostBuffer {
+  std::vector<uint8_t> bytes;
+  std::vector<int32_t> sizes;
+  Tensor tensor;
+};
+
+HostBuffer host_buffer(const vgf::Graph& g, vgf::TensorId id, std::mt19937& rng) {
+  HostBuffer h;
+  const auto& info = g.tensor(id);
+  int64_t n = 1;
+  for (int64_t d : info.shape) {
+    n *= d;
+    h.sizes.push_back(int32_t(d));
+  }
+  h.bytes.resize(size_t(n) * vgf::dtype_storage_bytes(info.dtype));
+  for (auto& b : h.bytes) b = uint8_t(rng());
+  if (info.dtype == vgf::DType::Fp32) {  // finite floats in [-1, 1]
+    std::uniform_real_distribution<float> d(-1, 1);
+    for (int64_t i = 0; i < n; ++i) {
+      float f = d(rng);
+      std::memcpy(&h.bytes[size_t(i) * 4], &f, 4);
+    }
+  } else if (info.dtype == vgf::DType::Fp16) {
+    for (int64_t i = 0; i < n; ++i) {  // fp16 values in [-1, 1): sign, exponent <= 14
+      uint16_t v = uint16_t((rng() & 0x83FF) | ((rng() % 15) << 10));
+      std::memcpy(&h.bytes[size_t(i) * 2], &v, 2);
+    }
+  }
+  h.tensor = *Tensor::make(vgf::dtype_to_scalar_type(info.dtype), h.sizes, h.bytes.data());
+  return h;
+}
+
+struct Prepared {
+  std::unique_ptr<VulkanExecutor> executor;
+  std::vector<HostBuffer> inputs, outputs;
+  std::vector<const Tensor*> in_ptrs;
+  std::vector<Tensor*> out_ptrs;
+};
+
+Result<Prepared> prepare(const vgf::Graph& g, const BackendOptions& options) {
+  Prepared p;
+  p.executor = std::make_unique<VulkanExecutor>();
+  vgf::ExecutorOptions eo{&options};
+  VKRT_RETURN_IF_ERROR(p.executor->prepare(g, eo));
+  std::mt19937 rng(3);
+  for (const auto& io : g.inputs) p.inputs.push_back(host_buffer(g, io.tensor, rng));
+  for (const auto& io : g.outputs) p.outputs.push_back(host_buffer(g, io.tensor, rng));
+  for (auto& h : p.inputs) p.in_ptrs.push_back(&h.tensor);
+  for (auto& h : p.outputs) p.out_ptrs.push_back(&h.tensor);
+  return p;
+}
+
+vgf::Graph gemm_graph(vgf::DType t, int64_t m, int64_t k, int64_t n) {
+  vgf::Graph g;
+  auto add = [&](vgf::DType dt, vgf::Shape s) {
+    vgf::TensorInfo info;
+    info.name = "t" + std::to_string(g.tensors.size());
+    info.dtype = dt;
+    info.shape = std::move(s);
+    return g.add_tensor(std::move(info));
+  };
+  vgf::TensorId a = add(t, {1, m, k});
+  vgf::TensorId b = add(t, {1, k, n});
+  vgf::DType acc = t == vgf::DType::Int8 ? vgf::DType::Int32 : t;
+  vgf::TensorId c = add(acc, {1, m, n});
+  vgf::Op op;
+  op.kind = vgf::OpKind::MATMUL;
+  op.inputs = {a, b};
+  op.outputs = {c};
+  op.attr = vgf::MatmulAttr{};
+  g.ops.push_back(op);
+  g.inputs = {{a, "a", 0, 0}, {b, "b", 1, 0}};
+  g.outputs = {{c, "c", 2, 0}};
+  return g;
+}
+
+BackendOptions base_options() {
+  BackendOptions o;
+  o.set("VgfBackend.profile", "1");
+  return o;
+}
+
+double gpu_seconds(const VulkanExecutor& ex) {
+  double ns = 0;
+  for (const auto& t : ex.last_profile()) ns += t.gpu_ns;
+  return ns * 1e-9;
+}
+
+void BM_Gemm(benchmark::State& state, vgf::DType t) {
+  const int64_t n = state.range(0);
+  vgf::Graph g = gemm_graph(t, n, n, n);
+  auto p = prepare(g, base_options());
+  if (!p.ok()) {
+    state.SkipWithError(p.status().message().c_str());
+    return;
+  }
+  double gpu = 0;
+  for (auto _ : state) {
+    Status s = p->executor->run(p->in_ptrs, p->out_ptrs, nullptr);
+    if (!s.is_ok()) {
+      state.SkipWithError(s.message().c_str());
+      return;
+    }
+    gpu += gpu_seconds(*p->executor);
+  }
+  const double ops = 2.0 * double(n) * double(n) * double(n);
+  state.counters["GOP/s"] = benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["gpu_GOP/s"] = gpu > 0 ? ops * 1e-9 * double(state.iterations()) / gpu : 0.0;
+  state.counters["gpu_ms"] = gpu > 0 ? 1e3 * gpu / double(state.iterations()) : 0.0;
+}
+
+void BM_MobileNetV2Int8(benchmark::State& state, bool fusion) {
+  MobileNetV2Options mo;
+  mo.batch = state.range(0);
+  mo.resolution = g_mnv2_res;
+  vgf::Graph g = build_mobilenet_v2_int8(mo);
+  BackendOptions options = base_options();
+  if (!fusion) options.set("VgfBackend.fusion", "0");
+  auto p = prepare(g, options);
+  if (!p.ok()) {
+    state.SkipWithError(p.status().message().c_str());
+    return;
+  }
+  double gpu = 0;
+  for (auto _ : state) {
+    Status s = p->executor->run(p->in_ptrs, p->out_ptrs, nullptr);
+    if (!s.is_ok()) {
+      state.SkipWithError(s.message().c_str());
+      return;
+    }
+    gpu += gpu_seconds(*p->executor);
+  }
+  const auto& st = p->executor->stats();
+  state.counters["ops"] = double(st.op_count);
+  state.counters["dispatches"] = double(st.dispatch_count);
+  state.counters["barriers"] = double(st.barrier_count);
+  state.counters["gpu_ms"] = 1e3 * gpu / double(std::max<int64_t>(1, state.iterations()));
+  state.counters["arena_MB"] = double(st.arena_bytes) / 1e6;
+  state.counters["peak_live_MB"] = double(st.peak_live_bytes) / 1e6;
+  state.counters["consts_MB"] = double(st.constant_bytes) / 1e6;
+}
+
+// Init (prepare) time with the pipeline cache cold (fresh directory) or warm (file present).
+void BM_Init(benchmark::State& state, bool warm) {
+  MobileNetV2Options mo;
+  mo.resolution = 32;  // init cost is per pipeline and per op, not per pixel
+  vgf::Graph g = build_mobilenet_v2_int8(mo);
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("vkrt-bench-cache-" + std::to_string(::getpid()));
+  BackendOptions options;
+  options.set("VgfBackend.pipeline_cache_dir", dir.string());
+  if (warm) {  // populate once
+    VulkanExecutor ex;
+    vgf::ExecutorOptions eo{&options};
+    (void)ex.prepare(g, eo);
+  }
+  double pipeline_s = 0;
+  vulkan::CacheLoadResult cache = vulkan::CacheLoadResult::Disabled;
+  for (auto _ : state) {
+    if (!warm) {
+      state.PauseTiming();
+      std::filesystem::remove_all(dir);
+      state.ResumeTiming();
+    }
+    VulkanExecutor ex;
+    vgf::ExecutorOptions eo{&options};
+    Status s = ex.prepare(g, eo);
+    if (!s.is_ok()) {
+      state.SkipWithError(s.message().c_str());
+      break;
+    }
+    pipeline_s += ex.stats().pipeline_seconds;
+    cache = ex.stats().cache;
+  }
+  std::filesystem::remove_all(dir);
+  state.counters["pipeline_ms"] = 1e3 * pipeline_s / double(std::max<int64_t>(1, state.iterations()));
+  state.SetLabel(std::string("cache ") + vulkan::cache_load_result_name(cache));
+}
+
+void register_benchmarks() {
+  for (int64_t n : g_gemm_sizes) {
+    benchmark::RegisterBenchmark("GemmInt8", BM_Gemm, vgf::DType::Int8)->Arg(n)->Unit(benchmark::kMillisecond)->UseRealTime();
+    benchmark::RegisterBenchmark("GemmFp16", BM_Gemm, vgf::DType::Fp16)->Arg(n)->Unit(benchmark::kMillisecond)->UseRealTime();
+    benchmark::RegisterBenchmark("GemmFp32", BM_Gemm, vgf::DType::Fp32)->Arg(n)->Unit(benchmark::kMillisecond)->UseRealTime();
+  }
+  for (int64_t b : g_mnv2_batches) {
+    benchmark::RegisterBenchmark("MobileNetV2Int8/fused", BM_MobileNetV2Int8, true)
+        ->Arg(b)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
+    benchmark::RegisterBenchmark("MobileNetV2Int8/unfused", BM_MobileNetV2Int8, false)
+        ->Arg(b)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
+  }
+  benchmark::RegisterBenchmark("InitCold", BM_Init, false)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+  benchmark::RegisterBenchmark("InitWarm", BM_Init, true)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+}
+
+}  // namespace
+}  // namespace vkrt::bench
+
+int main(int argc, char** argv) {
+  using namespace vkrt::bench;
+  std::vector<char*> rest;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--gemm_sizes=", 0) == 0) {
+      g_gemm_sizes = parse_list(argv[i] + 13);
+    } else if (a.rfind("--mnv2_batches=", 0) == 0) {
+      g_mnv2_batches = parse_list(argv[i] + 15);
+    } else if (a.rfind("--mnv2_res=", 0) == 0) {
+      g_mnv2_res = std::stoll(a.substr(11));
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  int rest_argc = int(rest.size());
+  benchmark::Initialize(&rest_argc, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 1;
+  auto ctx = vkrt::vulkan::Context::shared({});
+  if (!ctx.ok()) {
+    std::fprintf(stderr, "no Vulkan device: %s\n", ctx.status().message().c_str());
+    return 1;
+  }
+  std::printf("device: %s\n", (*ctx)->describe().c_str());
+  std::printf("timed region: copy-in + submit + wait + copy-out per iteration; gpu_* counters from timestamps\n");
+  if ((*ctx)->info().type == VK_PHYSICAL_DEVICE_TYPE_CPU) {
+    std::printf("note: CPU Vulkan implementation (lavapipe): figures show overheads, not GPU speed\n");
+  }
+  register_benchmarks();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

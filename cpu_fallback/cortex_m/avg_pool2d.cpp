@@ -1,0 +1,155 @@
+// cortex_m::quantized_avg_pool2d.out
+//   sum = Σ in[taps]; cnt = |taps|; avg = sum > 0 ? (sum + cnt/2)/cnt : (sum − cnt/2)/cnt  (C division)
+//   out = clamp(avg, act_min, act_max)
+// The per-channel division is exact in double precision (|sum| < 2^31, so the quotient's
+// distance to the next integer, ≥ 1/cnt, is far above the rounding error) and vectorizes.
+#include "cortex_m/avg_pool2d.h"
+
+#include <algorithm>
+
+#include "arith/fixed_point.h"
+#include "cortex_m/cpu_features.h"
+#include "cortex_m/kernel_util.h"
+
+namespace vkrt::cortex_m {
+namespace {
+
+template <typename T>
+VKRT_CLONES
+void add_tap(int32_t* acc, const T* in, int32_t channels) {
+  for (int32_t c = 0; c < channels; ++c) acc[c] += in[c];
+}
+
+template <typename T>
+VKRT_CLONES
+void divide_row(const int32_t* sum, int32_t count, int32_t lo, int32_t hi, int32_t channels, T* out) {
+  const int32_t half = count / 2;
+  const double inv_count = double(count);
+  for (int32_t c = 0; c < channels; ++c) {
+    const int32_t s = sum[c];
+    const int32_t rounded = s > 0 ? s + half : s - half;
+    int32_t avg = int32_t(double(rounded) / inv_count);  // truncation = C integer division
+    avg = avg < lo ? lo : avg;
+    out[c] = T(avg > hi ? hi : avg);
+  }
+}
+
+template <typename T>
+Status avg_pool(const PoolParams& p, const T* input, T* output, const Exec& exec) {
+  // A window without taps exists iff some output coordinate has none along an axis.
+  for (int32_t oy = 0; oy < p.out_h; ++oy) {
+    int32_t b, e;
+    pool_window(oy, p.stride_h, p.pad_h, p.kernel_h, p.in_h, &b, &e);
+    if (b >= e && p.batches > 0 && p.out_w > 0 && p.channels > 0)
+      return Status(Error::InvalidArgument, "output row " + std::to_string(oy) + " has no input taps");
+  }
+  for (int32_t ox = 0; ox < p.out_w; ++ox) {
+    int32_t b, e;
+    pool_window(ox, p.stride_w, p.pad_w, p.kernel_w, p.in_w, &b, &e);
+    if (b >= e && p.batches > 0 && p.out_h > 0 && p.channels > 0)
+      return Status(Error::InvalidArgument, "output column " + std::to_string(ox) + " has no input taps");
+  }
+  // Sums of fewer than 2^16 taps of int16 (plus the rounding half) stay in int32; bigger windows are rejected.
+  if (int64_t(p.kernel_h) * p.kernel_w >= (int64_t(1) << 16))
+    return Status(Error::InvalidArgument, "pooling window too large");
+  const double adds = double(p.batches) * p.out_h * p.out_w * p.channels * p.kernel_h * p.kernel_w;
+  const int threads = std::max(1, std::min(exec.num_threads(), int(adds / 524288.0) + 1));
+  const size_t per_task = align_up(size_t(p.channels) * 4);
+  const bool vector = exec.scratch.size() >= avg_pool2d_scratch_bytes(p, threads);
+  uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(exec.scratch.data())));
+  const int64_t rows = int64_t(p.batches) * p.out_h;
+  auto run_rows = [&](int t) {
+    int64_t r0, r1;
+    split_range(rows, vector ? threads : 1, t, &r0, &r1);
+    int32_t one_sum;
+    int32_t* acc = vector ? reinterpret_cast<int32_t*>(base + size_t(t) * per_task) : &one_sum;
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t b = r / p.out_h;
+      const int32_t oy = int32_t(r % p.out_h);
+      int32_t ky0, ky1;
+      pool_window(oy, p.stride_h, p.pad_h, p.kernel_h, p.in_h, &ky0, &ky1);
+      const int64_t iy0 = int64_t(oy) * p.stride_h - p.pad_h;
+      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+        int32_t kx0, kx1;
+        pool_window(ox, p.stride_w, p.pad_w, p.kernel_w, p.in_w, &kx0, &kx1);
+        const int64_t ix0 = int64_t(ox) * p.stride_w - p.pad_w;
+        const int32_t count = (ky1 - ky0) * (kx1 - kx0);
+        T* out = output + ((b * p.out_h + oy) * p.out_w + ox) * p.channels;
+        const int32_t c_step = vector ? p.channels : 1;
+        for (int32_t c0 = 0; c0 < p.channels; c0 += c_step) {
+          std::fill(acc, acc + c_step, 0);
+          for (int32_t ky = ky0; ky < ky1; ++ky)
+            for (int32_t kx = kx0; kx < kx1; ++kx)
+              add_tap(acc, input + ((b * p.in_h + iy0 + ky) * p.in_w + ix0 + kx) * p.channels + c0, c_step);
+          divide_row(acc, count, p.activation_min, p.activation_max, c_step, out + c0);
+        }
+      }
+    }
+  };
+  if (vector)
+    exec.parallel_for(threads, run_rows);
+  else
+    run_rows(0);
+  return Status::ok();
+}
+
+}  // namespace
+
+size_t avg_pool2d_scratch_bytes(const PoolParams& p, int threads) {
+  return size_t(std::max(threads, 1)) * align_up(size_t(p.channels) * 4) + 64;
+}
+
+Status avg_pool2d_s8(const PoolParams& p, const int8_t* input, int8_t* output, const Exec& exec) {
+  return avg_pool(p, input, output, exec);
+}
+Status avg_pool2d_s16(const PoolParams& p, const int16_t* input, int16_t* output, const Exec& exec) {
+  return avg_pool(p, input, output, exec);
+}
+
+namespace {
+
+// quantized_avg_pool2d(input, kernel_size, stride, padding, ceil_mode, zero_point, multiplier,
+//   shift, [scratch], out) + return: 11 arguments (10 without scratch). zero_point, multiplier
+// and shift are ignored (input and output share qparams, §2); ceil_mode only changed the
+// output size, which comes from `out`.
+Status quantized_avg_pool2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args("cortex_m::quantized_avg_pool2d.out", argv);
+  VKRT_RETURN_IF_ERROR(args.expect_count(10, 11));
+  const size_t out_index = args.size() - 2;
+  VKRT_ASSIGN_OR_RETURN(Tensor * input, args.tensor(0, "input"));
+  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(out_index, "out"));
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", *input, {ScalarType::Char, ScalarType::Short}));
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, out_index, "out", *out, {input->dtype()}));
+  VKRT_ASSIGN_OR_RETURN(Nhwc in, nhwc_of(args, 0, "input", *input));
+  VKRT_ASSIGN_OR_RETURN(Nhwc o, nhwc_of(args, out_index, "out", *out));
+  int32_t kernel[2], stride[2], padding[2];
+  VKRT_RETURN_IF_ERROR(int_list_arg(args, 1, "kernel_size", kernel, 1, INT32_MAX));
+  VKRT_RETURN_IF_ERROR(int_list_arg(args, 2, "stride", stride, 1, INT32_MAX));
+  VKRT_RETURN_IF_ERROR(int_list_arg(args, 3, "padding", padding, 0, INT32_MAX));
+  VKRT_RETURN_IF_ERROR(args.bool_value(4, "ceil_mode").status());
+  VKRT_RETURN_IF_ERROR(args.int_value(5, "zero_point").status());
+  VKRT_RETURN_IF_ERROR(args.int_value(6, "multiplier").status());
+  VKRT_RETURN_IF_ERROR(args.int_value(7, "shift").status());
+  if (o.n != in.n || o.c != in.c) return args.error(out_index, "out", "batch/channels do not match input");
+  const bool s16 = input->dtype() == ScalarType::Short;
+  PoolParams p;
+  p.batches = in.n, p.in_h = in.h, p.in_w = in.w, p.channels = in.c, p.out_h = o.h, p.out_w = o.w;
+  p.kernel_h = kernel[0], p.kernel_w = kernel[1], p.stride_h = stride[0], p.stride_w = stride[1];
+  p.pad_h = padding[0], p.pad_w = padding[1];
+  p.activation_min = s16 ? -32768 : -128, p.activation_max = s16 ? 32767 : 127;
+  if (Status s = check_pool(p, s16); !s.is_ok()) return args.op_error(s.code(), s.message());
+  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *input));
+  VKRT_RETURN_IF_ERROR(expect_data(args, out_index, "out", *out));
+  ContextRunner runner(ctx);
+  const Exec exec = make_exec(ctx, runner, avg_pool2d_scratch_bytes(p, runner.num_threads()));
+  Status s = s16 ? avg_pool2d_s16(p, input->data_as<int16_t>(), out->data_as<int16_t>(), exec)
+                 : avg_pool2d_s8(p, input->data_as<int8_t>(), out->data_as<int8_t>(), exec);
+  if (!s.is_ok()) return args.op_error(s.code(), s.message());
+  return s;
+}
+
+}  // namespace
+
+VKRT_REGISTER_KERNEL("cortex_m::quantized_avg_pool2d.out", quantized_avg_pool2d_out);
+
+}  // namespace vkrt::cortex_m

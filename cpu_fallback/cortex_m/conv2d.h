@@ -1,0 +1,43 @@
+// cortex_m::quantized_conv2d — CMSIS-NN arm_convolve_wrapper_s8 / arm_convolve_wrapper_s16
+// (cortex-m-ops.md §4.3, §4.8). Activations NHWC, weights OHWI [out_ch][kh][kw][in_ch/groups].
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cortex_m/exec.h"
+#include "vkrt/error.h"
+
+namespace vkrt::cortex_m {
+
+struct Conv2dParams {
+  int32_t batches = 1, in_h = 0, in_w = 0, in_ch = 0;
+  int32_t out_h = 0, out_w = 0, out_ch = 0;
+  int32_t kernel_h = 1, kernel_w = 1;
+  int32_t stride_h = 1, stride_w = 1;
+  int32_t pad_h = 0, pad_w = 0;  // top = bottom, left = right (taps outside contribute 0)
+  int32_t dilation_h = 1, dilation_w = 1;
+  int32_t groups = 1;            // in_ch / weight's last dim
+  int32_t input_offset = 0;      // = -input zero point (ignored by the s16 kernel)
+  int32_t output_offset = 0;     // = +output zero point (ignored by the s16 kernel)
+  int32_t activation_min = -128, activation_max = 127;
+};
+
+// InvalidArgument describing the first inconsistency (sizes, strides, groups, bounds).
+Status check_conv2d(const Conv2dParams& p, bool int16_activations);
+
+size_t conv2d_s8_scratch_bytes(const Conv2dParams& p, int threads);
+// int8 x int8 → int8; bias int32 [out_ch] or null; multiplier/shift [out_ch].
+void conv2d_s8(const Conv2dParams& p, const int8_t* input, const int8_t* weight, const int32_t* bias,
+               const int32_t* multiplier, const int32_t* shift, int8_t* output, const Exec& exec);
+// The plain loop (no scratch, no threads): what conv2d_s8 falls back to.
+void conv2d_s8_portable(const Conv2dParams& p, const int8_t* input, const int8_t* weight,
+                        const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                        int8_t* output);
+// int16 x int8 → int16 (A16W8). Offsets ignored. bias: int32 (bias32) or int64 (bias64) or none:
+// int64 bias uses CMSIS's 64-bit requantization with the reduced multiplier.
+void conv2d_s16(const Conv2dParams& p, const int16_t* input, const int8_t* weight,
+                const int32_t* bias32, const int64_t* bias64, const int32_t* multiplier,
+                const int32_t* shift, int16_t* output);
+
+}  // namespace vkrt::cortex_m

@@ -1,0 +1,297 @@
+// cortex_m::quantized_depthwise_conv2d.out
+//   acc[b,oy,ox,oc] = bias[oc] + Σ_{valid ky,kx} (in[b,iy,ix,oc / ch_mult] + in_off)·w[0,ky,kx,oc]
+//   out = clamp(requantize(acc, mult[oc], shift[oc]) + out_off, act_min, act_max)        (§4.4)
+// Channels are innermost in memory, so one output pixel is a vector over channels: the
+// accumulation loop below is compiled for AVX-512/AVX2 as well (target_clones) and the
+// output stage is requantize_row_s8. Work is split over output rows.
+#include "cortex_m/depthwise_conv2d.h"
+
+#include <algorithm>
+#include <string>
+
+#include "arith/fixed_point.h"
+#include "cortex_m/cpu_features.h"
+#include "cortex_m/kernel_util.h"
+#include "cortex_m/requantize_row.h"
+#include "cortex_m/simd_avx512.h"
+
+namespace vkrt::cortex_m {
+
+using arith::wrap_add;
+using arith::wrap_mul;
+
+Status check_depthwise_conv2d(const DepthwiseConv2dParams& p, bool int16_activations) {
+  auto bad = [](const std::string& what) { return Status(Error::InvalidArgument, what); };
+  if (p.batches < 0 || p.in_h < 0 || p.in_w < 0 || p.in_ch < 0 || p.out_h < 0 || p.out_w < 0)
+    return bad("negative size");
+  if (p.ch_mult < 1) return bad("depth_multiplier must be >= 1");
+  if (int64_t(p.in_ch) * p.ch_mult > INT32_MAX) return bad("too many output channels");
+  if (p.kernel_h < 1 || p.kernel_w < 1) return bad("kernel size must be >= 1");
+  if (p.stride_h < 1 || p.stride_w < 1) return bad("stride must be >= 1");
+  if (p.dilation_h < 1 || p.dilation_w < 1) return bad("dilation must be >= 1");
+  if (p.pad_h < 0 || p.pad_w < 0) return bad("padding must be >= 0");
+  const int32_t lo = int16_activations ? -32768 : -128, hi = int16_activations ? 32767 : 127;
+  if (p.activation_min < lo || p.activation_max > hi || p.activation_min > p.activation_max)
+    return bad("activation range [" + std::to_string(p.activation_min) + ", " + std::to_string(p.activation_max) +
+               "] invalid");
+  return Status::ok();
+}
+
+namespace {
+
+// acc[c] += (in[c] + offset) · w[c] for one tap, channel multiplier 1.
+VKRT_CLONES
+void accumulate_tap(int32_t* acc, const int8_t* in, const int8_t* w, int32_t offset, int32_t channels) {
+  for (int32_t c = 0; c < channels; ++c)
+    acc[c] = int32_t(uint32_t(acc[c]) + uint32_t((int32_t(in[c]) + offset) * int32_t(w[c])));
+}
+
+#if defined(__x86_64__)
+// Channel multiplier 1 with (x + in_off) in int16 range: each product fits int16 exactly
+// (|x + off| <= 255, |w| <= 128), so 32 channels are multiplied with one VPMULLW and widened
+// into two int32 accumulators that stay in registers across all taps of the pixel.
+bool avx512_row_usable(const DepthwiseConv2dParams& p) {
+  return cpu_features().avx512bw && p.ch_mult == 1 && p.input_offset >= -127 && p.input_offset <= 128;
+}
+
+VKRT_TARGET_AVX512 void output_row_avx512(const DepthwiseConv2dParams& p, int64_t b, int32_t oy,
+                                          const int8_t* input, const int8_t* weight, const int32_t* bias,
+                                          const int32_t* multiplier, const int32_t* shift, int8_t* output) {
+  const int32_t channels = p.in_ch;
+  const __m512i offset16 = _mm512_set1_epi16(int16_t(p.input_offset));
+  const __m512i out_offset = _mm512_set1_epi32(p.output_offset);
+  const __m512i lo = _mm512_set1_epi32(p.activation_min), hi = _mm512_set1_epi32(p.activation_max);
+  int32_t ky0 = 0, ky1 = 0;
+  {
+    const int64_t iy0 = int64_t(oy) * p.stride_h - p.pad_h;
+    for (ky0 = 0; ky0 < p.kernel_h && iy0 + int64_t(ky0) * p.dilation_h < 0; ++ky0) {}
+    for (ky1 = p.kernel_h; ky1 > ky0 && iy0 + int64_t(ky1 - 1) * p.dilation_h >= p.in_h; --ky1) {}
+  }
+  for (int32_t ox = 0; ox < p.out_w; ++ox) {
+    const int64_t ix0 = int64_t(ox) * p.stride_w - p.pad_w;
+    int32_t kx0 = 0, kx1 = p.kernel_w;
+    while (kx0 < p.kernel_w && ix0 + int64_t(kx0) * p.dilation_w < 0) ++kx0;
+    while (kx1 > kx0 && ix0 + int64_t(kx1 - 1) * p.dilation_w >= p.in_w) --kx1;
+    int8_t* out = output + ((b * p.out_h + oy) * p.out_w + ox) * channels;
+    for (int32_t c = 0; c < channels; c += 32) {
+      const int n = channels - c < 32 ? channels - c : 32;
+      const __mmask32 m = n == 32 ? ~__mmask32(0) : (__mmask32(1) << n) - 1;
+      const __mmask16 m_lo = __mmask16(m & 0xFFFF), m_hi = __mmask16(m >> 16);
+      __m512i acc_lo = bias ? _mm512_maskz_loadu_epi32(m_lo, bias + c) : _mm512_setzero_si512();
+      __m512i acc_hi = bias ? _mm512_maskz_loadu_epi32(m_hi, bias + c + 16) : _mm512_setzero_si512();
+      for (int32_t ky = ky0; ky < ky1; ++ky) {
+        const int64_t iy = int64_t(oy) * p.stride_h - p.pad_h + int64_t(ky) * p.dilation_h;
+        const int8_t* in_row = input + ((b * p.in_h + iy) * p.in_w) * channels + c;
+        const int8_t* w_row = weight + int64_t(ky) * p.kernel_w * channels + c;
+        for (int32_t kx = kx0; kx < kx1; ++kx) {
+          const int64_t ix = ix0 + int64_t(kx) * p.dilation_w;
+          const __m512i x = _mm512_add_epi16(_mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(m, in_row + ix * channels)), offset16);
+          const __m512i w = _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(m, w_row + int64_t(kx) * channels));
+          const __m512i prod = _mm512_mullo_epi16(x, w);
+          acc_lo = _mm512_add_epi32(acc_lo, _mm512_cvtepi16_epi32(_mm512_castsi512_si256(prod)));
+          acc_hi = _mm512_add_epi32(acc_hi, _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(prod, 1)));
+        }
+      }
+      const __m512i mult_lo = _mm512_maskz_loadu_epi32(m_lo, multiplier + c);
+      const __m512i mult_hi = _mm512_maskz_loadu_epi32(m_hi, multiplier + c + 16);
+      const simd::Shifts16 s_lo = simd::split_shift(_mm512_maskz_loadu_epi32(m_lo, shift + c));
+      const simd::Shifts16 s_hi = simd::split_shift(_mm512_maskz_loadu_epi32(m_hi, shift + c + 16));
+      simd::store_s8x16(out + c, simd::requantize_x16(acc_lo, mult_lo, s_lo), out_offset, lo, hi, n < 16 ? n : 16);
+      if (n > 16) simd::store_s8x16(out + c + 16, simd::requantize_x16(acc_hi, mult_hi, s_hi), out_offset, lo, hi, n - 16);
+    }
+  }
+}
+#endif
+
+void output_row(const DepthwiseConv2dParams& p, int64_t b, int32_t oy, const int8_t* input, const int8_t* weight,
+                const int32_t* bias, const RequantizeRow& spec, int32_t* acc, int8_t* output) {
+  const int32_t oc_count = p.out_ch();
+  for (int32_t ox = 0; ox < p.out_w; ++ox) {
+    for (int32_t oc = 0; oc < oc_count; ++oc) acc[oc] = bias ? bias[oc] : 0;
+    for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
+      const int64_t iy = int64_t(oy) * p.stride_h - p.pad_h + int64_t(ky) * p.dilation_h;
+      if (iy < 0 || iy >= p.in_h) continue;
+      for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
+        const int64_t ix = int64_t(ox) * p.stride_w - p.pad_w + int64_t(kx) * p.dilation_w;
+        if (ix < 0 || ix >= p.in_w) continue;
+        const int8_t* in = input + ((b * p.in_h + iy) * p.in_w + ix) * p.in_ch;
+        const int8_t* w = weight + (int64_t(ky) * p.kernel_w + kx) * oc_count;
+        if (p.ch_mult == 1) {
+          accumulate_tap(acc, in, w, p.input_offset, oc_count);
+        } else {
+          for (int32_t ic = 0; ic < p.in_ch; ++ic) {
+            const int32_t x = int32_t(in[ic]) + p.input_offset;
+            for (int32_t m = 0; m < p.ch_mult; ++m) {
+              const int32_t oc = ic * p.ch_mult + m;
+              acc[oc] = wrap_add(acc[oc], wrap_mul(x, w[oc]));
+            }
+          }
+        }
+      }
+    }
+    requantize_row_s8(spec, acc, 0, oc_count, output + ((b * p.out_h + oy) * p.out_w + ox) * oc_count);
+  }
+}
+
+}  // namespace
+
+size_t depthwise_conv2d_s8_scratch_bytes(const DepthwiseConv2dParams& p, int threads) {
+  return size_t(std::max(threads, 1)) * align_up(size_t(p.out_ch()) * 4) + 64;
+}
+
+void depthwise_conv2d_s8(const DepthwiseConv2dParams& p, const int8_t* input, const int8_t* weight,
+                         const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                         int8_t* output, const Exec& exec) {
+  RequantizeRow spec;
+  spec.multiplier = multiplier;
+  spec.shift = shift;
+  spec.per_channel = true;
+  spec.output_offset = p.output_offset;
+  spec.activation_min = p.activation_min;
+  spec.activation_max = p.activation_max;
+  const int64_t rows = int64_t(p.batches) * p.out_h;
+  // Threads only pay off on layers of a few hundred thousand MACs or more.
+  const double macs = double(rows) * p.out_w * p.out_ch() * p.kernel_h * p.kernel_w;
+  const int threads = std::max(1, std::min(exec.num_threads(), int(macs / 262144.0) + 1));
+  const size_t per_task = align_up(size_t(p.out_ch()) * 4);
+  if (exec.scratch.size() < depthwise_conv2d_s8_scratch_bytes(p, threads)) {
+    // No workspace: one accumulator at a time (same arithmetic, no vector accumulation).
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t b = r / p.out_h;
+      const int32_t oy = int32_t(r % p.out_h);
+      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+        for (int32_t oc = 0; oc < p.out_ch(); ++oc) {
+          int32_t acc = bias ? bias[oc] : 0;
+          for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
+            const int64_t iy = int64_t(oy) * p.stride_h - p.pad_h + int64_t(ky) * p.dilation_h;
+            if (iy < 0 || iy >= p.in_h) continue;
+            for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
+              const int64_t ix = int64_t(ox) * p.stride_w - p.pad_w + int64_t(kx) * p.dilation_w;
+              if (ix < 0 || ix >= p.in_w) continue;
+              const int32_t x = input[((b * p.in_h + iy) * p.in_w + ix) * p.in_ch + oc / p.ch_mult];
+              acc = wrap_add(acc, wrap_mul(x + p.input_offset, weight[(int64_t(ky) * p.kernel_w + kx) * p.out_ch() + oc]));
+            }
+          }
+          requantize_row_s8(spec, &acc, oc, 1, output + ((b * p.out_h + oy) * p.out_w + ox) * p.out_ch() + oc);
+        }
+      }
+    }
+    return;
+  }
+  uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(exec.scratch.data())));
+  exec.parallel_for(threads, [&](int t) {
+    int32_t* acc = reinterpret_cast<int32_t*>(base + size_t(t) * per_task);
+    int64_t r0, r1;
+    split_range(rows, threads, t, &r0, &r1);
+#if defined(__x86_64__)
+    if (avx512_row_usable(p)) {
+      for (int64_t r = r0; r < r1; ++r)
+        output_row_avx512(p, r / p.out_h, int32_t(r % p.out_h), input, weight, bias, multiplier, shift, output);
+      return;
+    }
+#endif
+    for (int64_t r = r0; r < r1; ++r)
+      output_row(p, r / p.out_h, int32_t(r % p.out_h), input, weight, bias, spec, acc, output);
+  });
+}
+
+void depthwise_conv2d_s16(const DepthwiseConv2dParams& p, const int16_t* input, const int8_t* weight,
+                          const int32_t* bias32, const int64_t* bias64, const int32_t* multiplier,
+                          const int32_t* shift, int16_t* output) {
+  const int32_t oc_count = p.out_ch();
+  for (int64_t b = 0; b < p.batches; ++b)
+    for (int32_t oy = 0; oy < p.out_h; ++oy)
+      for (int32_t ox = 0; ox < p.out_w; ++ox)
+        for (int32_t oc = 0; oc < oc_count; ++oc) {
+          int64_t acc = 0;
+          for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
+            const int64_t iy = int64_t(oy) * p.stride_h - p.pad_h + int64_t(ky) * p.dilation_h;
+            if (iy < 0 || iy >= p.in_h) continue;
+            for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
+              const int64_t ix = int64_t(ox) * p.stride_w - p.pad_w + int64_t(kx) * p.dilation_w;
+              if (ix < 0 || ix >= p.in_w) continue;
+              acc += int32_t(input[((b * p.in_h + iy) * p.in_w + ix) * p.in_ch + oc / p.ch_mult]) *
+                     weight[(int64_t(ky) * p.kernel_w + kx) * oc_count + oc];
+            }
+          }
+          int32_t v;
+          if (bias64) {
+            v = arith::requantize_s64(arith::wrap_add64(acc, bias64[oc]), arith::reduce_multiplier(multiplier[oc]),
+                                      shift[oc]);
+          } else {
+            const int32_t acc32 = wrap_add(int32_t(uint32_t(uint64_t(acc))), bias32 ? bias32[oc] : 0);
+            v = arith::requantize(acc32, multiplier[oc], shift[oc]);
+          }
+          output[((b * p.out_h + oy) * p.out_w + ox) * oc_count + oc] =
+              int16_t(arith::clamp_activation(v, p.activation_min, p.activation_max));
+        }
+}
+
+namespace {
+
+// quantized_depthwise_conv2d(input, weight, bias?, stride, padding, dilation, depth_multiplier,
+//   input_offset, output_offset, requantize_multipliers, requantize_shifts, activation_min,
+//   activation_max, [scratch], out) + return: 16 arguments (15 without scratch).
+Status quantized_depthwise_conv2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args("cortex_m::quantized_depthwise_conv2d.out", argv);
+  VKRT_RETURN_IF_ERROR(args.expect_count(15, 16));
+  const size_t out_index = args.size() - 2;
+  VKRT_ASSIGN_OR_RETURN(Tensor * input, args.tensor(0, "input"));
+  VKRT_ASSIGN_OR_RETURN(Tensor * weight, args.tensor(1, "weight"));
+  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(out_index, "out"));
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", *input, {ScalarType::Char, ScalarType::Short}));
+  const bool s16 = input->dtype() == ScalarType::Short;
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, 1, "weight", *weight, {ScalarType::Char}));
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, out_index, "out", *out, {input->dtype()}));
+  VKRT_ASSIGN_OR_RETURN(Nhwc in, nhwc_of(args, 0, "input", *input));
+  VKRT_ASSIGN_OR_RETURN(Nhwc o, nhwc_of(args, out_index, "out", *out));
+  if (weight->rank() != 4) return args.error(1, "weight", "expected 4-D [1, KH, KW, C_out] weights");
+  const auto wd = physical_dims4(*weight);
+  DepthwiseConv2dParams p;
+  int32_t stride[2], padding[2], dilation[2];
+  VKRT_RETURN_IF_ERROR(int_list_arg(args, 3, "stride", stride, 1, INT32_MAX));
+  VKRT_RETURN_IF_ERROR(int_list_arg(args, 4, "padding", padding, 0, INT32_MAX));
+  VKRT_RETURN_IF_ERROR(int_list_arg(args, 5, "dilation", dilation, 1, INT32_MAX));
+  VKRT_ASSIGN_OR_RETURN(p.ch_mult, int_arg(args, 6, "depth_multiplier", 1, INT32_MAX));
+  VKRT_ASSIGN_OR_RETURN(p.input_offset, int_arg(args, 7, "input_offset", -65536, 65536));
+  VKRT_ASSIGN_OR_RETURN(p.output_offset, int_arg(args, 8, "output_offset", -65536, 65536));
+  VKRT_ASSIGN_OR_RETURN(p.activation_min, int_arg(args, 11, "activation_min"));
+  VKRT_ASSIGN_OR_RETURN(p.activation_max, int_arg(args, 12, "activation_max"));
+  if (in.n != 1) return args.error(0, "input", "batch must be 1 (CMSIS-NN depthwise)");
+  p.batches = in.n, p.in_h = in.h, p.in_w = in.w, p.in_ch = in.c;
+  p.kernel_h = wd[1], p.kernel_w = wd[2];
+  p.stride_h = stride[0], p.stride_w = stride[1], p.pad_h = padding[0], p.pad_w = padding[1];
+  p.dilation_h = dilation[0], p.dilation_w = dilation[1];
+  p.out_h = o.h, p.out_w = o.w;
+  if (wd[0] != 1 || int64_t(wd[3]) != int64_t(in.c) * p.ch_mult)
+    return args.error(1, "weight", "expected [1, KH, KW, " + std::to_string(int64_t(in.c) * p.ch_mult) + "]");
+  if (o.n != in.n || int64_t(o.c) != int64_t(in.c) * p.ch_mult)
+    return args.error(out_index, "out", "channels do not match input channels x depth_multiplier");
+  if (Status s = check_depthwise_conv2d(p, s16); !s.is_ok()) return args.op_error(s.code(), s.message());
+  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *input));
+  VKRT_RETURN_IF_ERROR(expect_data(args, 1, "weight", *weight));
+  VKRT_RETURN_IF_ERROR(expect_data(args, out_index, "out", *out));
+  VKRT_ASSIGN_OR_RETURN(Tensor * bias, optional_bias(args, 2, "bias", p.out_ch(), s16));
+  VKRT_ASSIGN_OR_RETURN(const int32_t* mult, channel_params(args, 9, "requantize_multipliers", p.out_ch()));
+  VKRT_ASSIGN_OR_RETURN(const int32_t* shift, channel_params(args, 10, "requantize_shifts", p.out_ch()));
+  for (int32_t c = 0; c < p.out_ch(); ++c)
+    VKRT_RETURN_IF_ERROR(expect_range(args, 10, "requantize_shifts", shift[c], -31, 30));
+  if (s16) {
+    const bool b64 = bias && bias->dtype() == ScalarType::Long;
+    depthwise_conv2d_s16(p, input->data_as<int16_t>(), weight->data_as<int8_t>(),
+                         (bias && !b64) ? bias->data_as<int32_t>() : nullptr, b64 ? bias->data_as<int64_t>() : nullptr,
+                         mult, shift, out->data_as<int16_t>());
+    return Status::ok();
+  }
+  ContextRunner runner(ctx);
+  const Exec exec = make_exec(ctx, runner, depthwise_conv2d_s8_scratch_bytes(p, runner.num_threads()));
+  depthwise_conv2d_s8(p, input->data_as<int8_t>(), weight->data_as<int8_t>(), bias ? bias->data_as<int32_t>() : nullptr,
+                      mult, shift, out->data_as<int8_t>(), exec);
+  return Status::ok();
+}
+
+}  // namespace
+
+VKRT_REGISTER_KERNEL("cortex_m::quantized_depthwise_conv2d.out", quantized_depthwise_conv2d_out);
+
+}  // namespace vkrt::cortex_m

@@ -1,0 +1,406 @@
+#include "cortex_m/gemm_s8.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "arith/fixed_point.h"
+#include "cortex_m/cpu_features.h"
+#include "cortex_m/simd_avx512.h"
+
+namespace vkrt::cortex_m {
+namespace {
+
+using arith::wrap_add;
+using arith::wrap_mul;
+
+inline const int8_t* row_of(const GemmS8& g, int64_t r, int8_t* tmp) {
+  return g.a_row ? g.a_row(g.a_ctx, r, tmp) : g.a + r * g.a_stride;
+}
+
+// Rows handled by one VNNI micro-tile and the row block packed at a time.
+constexpr int kTileRows = 8;
+constexpr int kBlockRows = 32;
+// GEMV path below this many rows (packing B would cost as much as the product).
+constexpr int64_t kGemvMaxRows = 4;
+
+int32_t padded_k4(int32_t k) { return (k + 3) / 4 * 4; }
+int32_t padded_k64(int32_t k) { return (k + 63) / 64 * 64; }
+int32_t panels_of(int32_t n) { return (n + 15) / 16; }
+
+}  // namespace
+
+size_t gemm_s8_min_scratch_bytes(const GemmS8& g) { return g.a_row ? size_t(g.k) : 0; }
+
+void gemm_s8_portable(const GemmS8& g, std::span<uint8_t> scratch) {
+  int8_t* tmp = reinterpret_cast<int8_t*>(scratch.data());
+  int32_t acc_stack[64];
+  for (int64_t r = 0; r < g.m; ++r) {
+    const int8_t* a = row_of(g, r, tmp);
+    int8_t* c = g.c + r * g.c_stride;
+    for (int32_t j0 = 0; j0 < g.n; j0 += 64) {
+      const int32_t count = std::min<int32_t>(64, g.n - j0);
+      for (int32_t jj = 0; jj < count; ++jj) {
+        const int8_t* b = g.b + int64_t(j0 + jj) * g.b_stride;
+        int32_t acc = g.bias ? g.bias[j0 + jj] : 0;
+        for (int32_t i = 0; i < g.k; ++i) {
+          acc = wrap_add(acc, wrap_mul(int32_t(a[i]) + g.a_offset, int32_t(b[i]) + g.b_offset));
+        }
+        acc_stack[jj] = acc;
+      }
+      requantize_row_s8(g.out, acc_stack, j0, count, c + j0);
+    }
+  }
+}
+
+#if defined(__x86_64__)
+namespace {
+
+// ---- packed GEMM (m > kGemvMaxRows) -------------------------------------------------------
+// Scratch layout: [packed B][column terms][per-task: packed A block, row sums, row buffer].
+struct PackedLayout {
+  int32_t kp, panels;
+  size_t b_bytes, colterm_bytes, task_bytes, total;
+};
+
+PackedLayout packed_layout(const GemmS8& g, int tasks) {
+  PackedLayout l{};
+  l.kp = padded_k4(g.k);
+  l.panels = panels_of(g.n);
+  l.b_bytes = align_up(size_t(l.panels) * 16 * size_t(l.kp));
+  l.colterm_bytes = align_up(size_t(l.panels) * 16 * 4 * 3);  // colterm, multiplier, shift
+  l.task_bytes = align_up(size_t(kBlockRows) * size_t(l.kp)) + align_up(kBlockRows * 4) +
+                 align_up(size_t(g.k));
+  l.total = l.b_bytes + l.colterm_bytes + size_t(std::max(tasks, 1)) * l.task_bytes + 64;
+  return l;
+}
+
+// B panel p: [kp/4][16 columns][4 bytes]; pads with zeros. Also the column terms:
+// colterm[j] = bias[j] + (a_offset - 128)·Σ_k B[j][k] + k·a_offset·b_offset  (wrapping).
+void pack_b(const GemmS8& g, const PackedLayout& l, int32_t panel, uint8_t* packed_b,
+            int32_t* colterm, int32_t* mult, int32_t* shift) {
+  uint8_t* dst = packed_b + size_t(panel) * 16 * l.kp;
+  std::memset(dst, 0, size_t(16) * l.kp);
+  for (int32_t jj = 0; jj < 16; ++jj) {
+    const int32_t j = panel * 16 + jj;
+    if (j >= g.n) {
+      colterm[j] = 0;
+      mult[j] = 0;
+      shift[j] = 0;
+      continue;
+    }
+    const int8_t* b = g.b + int64_t(j) * g.b_stride;
+    int32_t sum = 0;
+    for (int32_t i = 0; i < g.k; ++i) {
+      dst[size_t(i / 4) * 64 + jj * 4 + (i % 4)] = uint8_t(b[i]);
+      sum = wrap_add(sum, b[i]);
+    }
+    int32_t term = g.bias ? g.bias[j] : 0;
+    term = wrap_add(term, wrap_mul(wrap_add(g.a_offset, -128), sum));
+    term = wrap_add(term, wrap_mul(wrap_mul(g.k, g.a_offset), g.b_offset));
+    colterm[j] = term;
+    mult[j] = g.out.per_channel ? g.out.multiplier[j] : g.out.multiplier[0];
+    shift[j] = g.out.per_channel ? g.out.shift[j] : g.out.shift[0];
+  }
+}
+
+// The same packing with one masked gather per group of 4 depths (16 columns at once) and the
+// column sums from VPDPBUSD against ones; the depth tail (k % 4) is packed by the loop above's rule.
+VKRT_TARGET_AVX512VNNI void pack_b_gather(const GemmS8& g, const PackedLayout& l, int32_t panel, uint8_t* packed_b,
+                                          int32_t* colterm, int32_t* mult, int32_t* shift) {
+  uint8_t* dst = packed_b + size_t(panel) * 16 * l.kp;
+  const int32_t j0 = panel * 16;
+  const int cols = std::min<int32_t>(16, g.n - j0);
+  const __mmask16 valid = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1u);
+  const __m512i column_offsets =
+      _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                         _mm512_set1_epi32(int32_t(g.b_stride)));
+  const int8_t* base = g.b + int64_t(j0) * g.b_stride;
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i sums = _mm512_setzero_si512();
+  const int32_t full = g.k / 4 * 4;
+  for (int32_t i = 0; i < full; i += 4) {
+    const __m512i words = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), valid,
+                                                      _mm512_add_epi32(column_offsets, _mm512_set1_epi32(i)), base, 1);
+    _mm512_storeu_si512(dst + size_t(i) * 16, words);
+    sums = _mm512_dpbusd_epi32(sums, ones, words);
+  }
+  if (full < l.kp) {  // depth tail: zero padded
+    alignas(64) uint8_t tail[64] = {};
+    for (int jj = 0; jj < cols; ++jj)
+      for (int32_t i = full; i < g.k; ++i) tail[jj * 4 + (i - full)] = uint8_t(base[int64_t(jj) * g.b_stride + i]);
+    const __m512i words = _mm512_load_si512(tail);
+    _mm512_storeu_si512(dst + size_t(full) * 16, words);
+    sums = _mm512_dpbusd_epi32(sums, ones, words);
+  }
+  alignas(64) int32_t column_sums[16];
+  _mm512_store_si512(column_sums, sums);
+  for (int jj = 0; jj < 16; ++jj) {
+    const int32_t j = j0 + jj;
+    if (j >= g.n) {
+      colterm[j] = mult[j] = shift[j] = 0;
+      continue;
+    }
+    int32_t term = g.bias ? g.bias[j] : 0;
+    term = wrap_add(term, wrap_mul(wrap_add(g.a_offset, -128), column_sums[jj]));
+    term = wrap_add(term, wrap_mul(wrap_mul(g.k, g.a_offset), g.b_offset));
+    colterm[j] = term;
+    mult[j] = g.out.per_channel ? g.out.multiplier[j] : g.out.multiplier[0];
+    shift[j] = g.out.per_channel ? g.out.shift[j] : g.out.shift[0];
+  }
+}
+
+// 8 rows x (16·P) columns over packed A rows (kp bytes each, unsigned) and P B panels.
+template <int P>
+VKRT_TARGET_AVX512VNNI void tile_8xP(const uint8_t* a_pack, int32_t kp, const int32_t* row_sums,
+                                     const uint8_t* b_panels, const int32_t* colterm,
+                                     const int32_t* mult, const int32_t* shift, const GemmS8& g,
+                                     int64_t row0, int rows, int32_t col0) {
+  __m512i acc[kTileRows][P];
+  for (int r = 0; r < kTileRows; ++r)
+    for (int p = 0; p < P; ++p) acc[r][p] = _mm512_setzero_si512();
+  const size_t panel_stride = size_t(16) * kp;
+  for (int32_t kk = 0; kk < kp; kk += 4) {
+    __m512i b[P];
+    for (int p = 0; p < P; ++p)
+      b[p] = _mm512_loadu_si512(b_panels + p * panel_stride + size_t(kk) * 16);
+    for (int r = 0; r < kTileRows; ++r) {
+      int32_t a4;
+      std::memcpy(&a4, a_pack + size_t(r) * kp + kk, 4);
+      const __m512i a = _mm512_set1_epi32(a4);
+      for (int p = 0; p < P; ++p) acc[r][p] = _mm512_dpbusd_epi32(acc[r][p], a, b[p]);
+    }
+  }
+  const __m512i offset = _mm512_set1_epi32(g.out.output_offset);
+  const __m512i lo = _mm512_set1_epi32(g.out.activation_min);
+  const __m512i hi = _mm512_set1_epi32(g.out.activation_max);
+  const __m512i b_offset = _mm512_set1_epi32(g.b_offset);
+  for (int p = 0; p < P; ++p) {
+    const int32_t col = col0 + p * 16;
+    const int cols = std::min<int32_t>(16, g.n - col);
+    const __m512i term = _mm512_loadu_si512(colterm + col);
+    const __m512i m = _mm512_loadu_si512(mult + col);
+    const simd::Shifts16 s = simd::split_shift(_mm512_loadu_si512(shift + col));
+    for (int r = 0; r < rows; ++r) {
+      __m512i v = _mm512_add_epi32(acc[r][p], term);
+      if (g.b_offset != 0) v = _mm512_add_epi32(v, _mm512_mullo_epi32(b_offset, _mm512_set1_epi32(row_sums[r])));
+      v = simd::requantize_x16(v, m, s);
+      simd::store_s8x16(g.c + (row0 + r) * g.c_stride + col, v, offset, lo, hi, cols);
+    }
+  }
+}
+
+// Packs rows [r0, r0+rows) of A as unsigned (a ^ 0x80), kp bytes each, zero padded, and
+// their signed sums; pads to a multiple of kTileRows rows.
+VKRT_TARGET_AVX512 void pack_a_block(const GemmS8& g, int64_t r0, int rows, int32_t kp,
+                                     uint8_t* a_pack, int32_t* row_sums, int8_t* row_tmp) {
+  const int padded_rows = (rows + kTileRows - 1) / kTileRows * kTileRows;
+  const __m512i flip = _mm512_set1_epi8(int8_t(0x80));
+  for (int r = 0; r < padded_rows; ++r) {
+    uint8_t* dst = a_pack + size_t(r) * kp;
+    if (r >= rows) {
+      std::memset(dst, 0, size_t(kp));
+      row_sums[r] = 0;
+      continue;
+    }
+    const int8_t* src = row_of(g, r0 + r, row_tmp);
+    int32_t sum = 0;
+    // Bytes past k (up to kp) meet zero weights; they are written (as 0x80) but never matter.
+    for (int32_t i = 0; i < kp; i += 64) {
+      const int32_t in_k = std::min<int32_t>(64, g.k - i), in_kp = std::min<int32_t>(64, kp - i);
+      const __mmask64 load = in_k >= 64 ? ~__mmask64(0) : (__mmask64(1) << in_k) - 1;
+      const __mmask64 store = in_kp >= 64 ? ~__mmask64(0) : (__mmask64(1) << in_kp) - 1;
+      const __m512i v = _mm512_maskz_loadu_epi8(load, src + i);
+      _mm512_mask_storeu_epi8(dst + i, store, _mm512_xor_si512(v, flip));
+    }
+    if (g.b_offset != 0)
+      for (int32_t t = 0; t < g.k; ++t) sum = wrap_add(sum, src[t]);
+    row_sums[r] = sum;
+  }
+}
+
+// Workers for a product of `macs` multiply-adds: threads only pay off from ~1M MACs each.
+int useful_tasks(const Exec& exec, double macs) {
+  return std::max(1, std::min(exec.num_threads(), int(macs / 1048576.0) + 1));
+}
+
+void gemm_packed(const GemmS8& g, const Exec& exec) {
+  const int tasks = useful_tasks(exec, double(g.m) * g.n * g.k);
+  const PackedLayout l = packed_layout(g, tasks);
+  uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(exec.scratch.data())));
+  uint8_t* packed_b = base;
+  int32_t* colterm = reinterpret_cast<int32_t*>(base + l.b_bytes);
+  int32_t* mult = colterm + l.panels * 16;
+  int32_t* shift = mult + l.panels * 16;
+  uint8_t* task_base = base + l.b_bytes + l.colterm_bytes;
+
+  exec.parallel_for(tasks, [&](int t) {
+    int64_t p0, p1;
+    split_range(l.panels, tasks, t, &p0, &p1);
+    // Gather offsets are int32: 15 rows of B must stay below 2^31 bytes.
+    const bool gather = g.b_stride > 0 && g.b_stride <= (int64_t(1) << 26);
+    for (int64_t p = p0; p < p1; ++p) {
+      if (gather)
+        pack_b_gather(g, l, int32_t(p), packed_b, colterm, mult, shift);
+      else
+        pack_b(g, l, int32_t(p), packed_b, colterm, mult, shift);
+    }
+  });
+
+  const int64_t blocks = (g.m + kBlockRows - 1) / kBlockRows;
+  exec.parallel_for(tasks, [&](int t) {
+    uint8_t* mine = task_base + size_t(t) * l.task_bytes;
+    uint8_t* a_pack = mine;
+    int32_t* row_sums = reinterpret_cast<int32_t*>(mine + align_up(size_t(kBlockRows) * l.kp));
+    int8_t* row_tmp = reinterpret_cast<int8_t*>(reinterpret_cast<uint8_t*>(row_sums) + align_up(kBlockRows * 4));
+    int64_t b0, b1;
+    split_range(blocks, tasks, t, &b0, &b1);
+    for (int64_t blk = b0; blk < b1; ++blk) {
+      const int64_t r0 = blk * kBlockRows;
+      const int rows = int(std::min<int64_t>(kBlockRows, g.m - r0));
+      pack_a_block(g, r0, rows, l.kp, a_pack, row_sums, row_tmp);
+      for (int32_t p = 0; p < l.panels; p += 2) {
+        const uint8_t* panel = packed_b + size_t(p) * 16 * l.kp;
+        for (int r = 0; r < rows; r += kTileRows) {
+          const int tile_rows = std::min(kTileRows, rows - r);
+          const uint8_t* a = a_pack + size_t(r) * l.kp;
+          if (p + 1 < l.panels)
+            tile_8xP<2>(a, l.kp, row_sums + r, panel, colterm, mult, shift, g, r0 + r, tile_rows, p * 16);
+          else
+            tile_8xP<1>(a, l.kp, row_sums + r, panel, colterm, mult, shift, g, r0 + r, tile_rows, p * 16);
+        }
+      }
+    }
+  });
+}
+
+// ---- GEMV (m <= kGemvMaxRows): B read in place, four columns at a time ----------------------
+size_t gemv_scratch_bytes(const GemmS8& g) {
+  return align_up(size_t(kGemvMaxRows) * padded_k64(g.k)) + align_up(size_t(g.k)) + 64;
+}
+
+// Four int32 horizontal sums at once: lanes 0..3 = Σ a, Σ b, Σ c, Σ d.
+VKRT_TARGET_AVX512 inline __m128i sum_to_128(__m512i v) {
+  const __m256i h = _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+  return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+}
+VKRT_TARGET_AVX512 inline __m128i reduce4(__m512i a, __m512i b, __m512i c, __m512i d) {
+  const __m128i qa = sum_to_128(a), qb = sum_to_128(b), qc = sum_to_128(c), qd = sum_to_128(d);
+  return _mm_hadd_epi32(_mm_hadd_epi32(qa, qb), _mm_hadd_epi32(qc, qd));
+}
+
+// R rows of A (packed unsigned, kp64 bytes each) against columns [j0, j1) of B read in place,
+// four columns at a time; results are requantized 16 columns at a time.
+// acc = Σ a_u·b + colterm, colterm = bias + (a_offset − 128)·Σb + k·a_offset·b_offset + b_offset·Σa.
+// Σb is only accumulated when a_offset != 128 (the common zero point −128 folds it away).
+template <int R>
+VKRT_TARGET_AVX512VNNI void gemv_rows(const GemmS8& g, const uint8_t* a_pack, int32_t kp64,
+                                      const int32_t* row_sums, int32_t j0, int32_t j1) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  const bool need_bsum = g.a_offset != 128;
+  const int32_t k_term = wrap_mul(wrap_mul(g.k, g.a_offset), g.b_offset);
+  alignas(64) int32_t results[R][16];
+  for (int32_t jb = j0; jb < j1; jb += 16) {
+    const int32_t block = std::min<int32_t>(16, j1 - jb);
+    for (int32_t j = jb; j < jb + block; j += 4) {
+      const int cols = std::min<int32_t>(4, jb + block - j);
+      __m512i acc[R][4], bsum[4];
+      for (int c = 0; c < 4; ++c) {
+        bsum[c] = _mm512_setzero_si512();
+        for (int r = 0; r < R; ++r) acc[r][c] = _mm512_setzero_si512();
+      }
+      const int8_t* bcol[4];
+      for (int c = 0; c < 4; ++c) bcol[c] = g.b + int64_t(j + (c < cols ? c : 0)) * g.b_stride;
+      for (int32_t i = 0; i < g.k; i += 64) {
+        const int left = g.k - i;
+        const __mmask64 m = left >= 64 ? ~__mmask64(0) : (__mmask64(1) << left) - 1;
+        __m512i a[R];
+        for (int r = 0; r < R; ++r) a[r] = _mm512_load_si512(a_pack + size_t(r) * kp64 + i);
+        for (int c = 0; c < 4; ++c) {
+          const __m512i b = _mm512_maskz_loadu_epi8(m, bcol[c] + i);
+          if (need_bsum) bsum[c] = _mm512_dpbusd_epi32(bsum[c], ones, b);
+          for (int r = 0; r < R; ++r) acc[r][c] = _mm512_dpbusd_epi32(acc[r][c], a[r], b);
+        }
+      }
+      alignas(16) int32_t sum_b[4] = {0, 0, 0, 0};
+      if (need_bsum) _mm_store_si128(reinterpret_cast<__m128i*>(sum_b), reduce4(bsum[0], bsum[1], bsum[2], bsum[3]));
+      for (int r = 0; r < R; ++r) {
+        alignas(16) int32_t dot[4];
+        _mm_store_si128(reinterpret_cast<__m128i*>(dot), reduce4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]));
+        for (int c = 0; c < cols; ++c) {
+          int32_t v = wrap_add(dot[c], g.bias ? g.bias[j + c] : 0);
+          v = wrap_add(v, wrap_mul(wrap_add(g.a_offset, -128), sum_b[c]));
+          v = wrap_add(v, wrap_add(k_term, wrap_mul(g.b_offset, row_sums[r])));
+          results[r][j - jb + c] = v;
+        }
+      }
+    }
+    for (int r = 0; r < R; ++r) requantize_row_s8(g.out, results[r], jb, block, g.c + r * g.c_stride + jb);
+  }
+}
+
+VKRT_TARGET_AVX512 void gemv(const GemmS8& g, const Exec& exec) {
+  const int32_t kp64 = padded_k64(g.k);
+  uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(exec.scratch.data())));
+  uint8_t* a_pack = base;
+  int8_t* row_tmp = reinterpret_cast<int8_t*>(base + align_up(size_t(kGemvMaxRows) * kp64));
+  int32_t row_sums[kGemvMaxRows] = {};
+  const int rows = int(g.m);
+  const __m512i flip = _mm512_set1_epi8(int8_t(0x80));
+  for (int r = 0; r < rows; ++r) {
+    const int8_t* src = row_of(g, r, row_tmp);
+    uint8_t* dst = a_pack + size_t(r) * kp64;
+    // Unsigned copy (a ^ 0x80); bytes past k meet zero-masked weights, their value is irrelevant.
+    for (int32_t i = 0; i < kp64; i += 64) {
+      const int32_t in_k = std::min<int32_t>(64, g.k - i);
+      const __mmask64 load = in_k >= 64 ? ~__mmask64(0) : in_k <= 0 ? __mmask64(0) : (__mmask64(1) << in_k) - 1;
+      _mm512_storeu_si512(dst + i, _mm512_xor_si512(_mm512_maskz_loadu_epi8(load, src + i), flip));
+    }
+    int32_t sum = 0;
+    if (g.b_offset != 0)
+      for (int32_t i = 0; i < g.k; ++i) sum = wrap_add(sum, src[i]);
+    row_sums[r] = sum;
+  }
+  // Column blocks of 64 (a multiple of 4) spread over the workers.
+  const int32_t blocks = (g.n + 63) / 64;
+  const int tasks = std::max(1, std::min(useful_tasks(exec, double(g.m) * g.n * g.k), int(blocks)));
+  exec.parallel_for(tasks, [&](int t) {
+    int64_t b0, b1;
+    split_range(blocks, tasks, t, &b0, &b1);
+    const int32_t j0 = int32_t(b0 * 64), j1 = int32_t(std::min<int64_t>(b1 * 64, g.n));
+    switch (rows) {
+      case 1: gemv_rows<1>(g, a_pack, kp64, row_sums, j0, j1); break;
+      case 2: gemv_rows<2>(g, a_pack, kp64, row_sums, j0, j1); break;
+      case 3: gemv_rows<3>(g, a_pack, kp64, row_sums, j0, j1); break;
+      default: gemv_rows<4>(g, a_pack, kp64, row_sums, j0, j1); break;
+    }
+  });
+}
+
+}  // namespace
+#endif  // __x86_64__
+
+size_t gemm_s8_scratch_bytes(const GemmS8& g, int threads) {
+#if defined(__x86_64__)
+  if (g.m <= kGemvMaxRows) return gemv_scratch_bytes(g);
+  return packed_layout(g, std::max(threads, 1)).total;
+#else
+  return gemm_s8_min_scratch_bytes(g);
+#endif
+}
+
+void gemm_s8(const GemmS8& g, const Exec& exec) {
+  if (g.m <= 0 || g.n <= 0) return;
+#if defined(__x86_64__)
+  if (cpu_features().avx512vnni && g.k > 0 &&
+      exec.scratch.size() >= gemm_s8_scratch_bytes(g, exec.num_threads())) {
+    if (g.m <= kGemvMaxRows)
+      gemv(g, exec);
+    else
+      gemm_packed(g, exec);
+    return;
+  }
+#endif
+  gemm_s8_portable(g, exec.scratch);
+}
+
+}  // namespace vkrt::cortex_m

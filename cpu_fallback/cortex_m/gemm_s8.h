@@ -1,0 +1,52 @@
+// The int8 matrix engine behind convolution (1x1, im2col, grouped), fully connected and
+// batch matmul:
+//
+//   C[r][j] = clamp(requantize(bias[j] + Σ_k (A[r][k] + a_offset)·(B[j][k] + b_offset),
+//                              mult[j], shift[j]) + out_offset, act_min, act_max)
+//
+// int32 accumulation wraps modulo 2^32, as on the device (CMSIS-NN's MVE form folds the
+// offsets into the bias and is equal to the DSP/scalar form modulo 2^32, cortex-m-ops.md §4.1),
+// so every path here gives the same bytes: the portable loop and the AVX-512 VNNI path
+// (A is fed as unsigned a^0x80 to VPDPBUSD and the offsets are folded into per-column terms).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cortex_m/exec.h"
+#include "cortex_m/requantize_row.h"
+
+namespace vkrt::cortex_m {
+
+struct GemmS8 {
+  int64_t m = 0;  // rows of A and C
+  int32_t n = 0;  // rows of B = columns of C
+  int32_t k = 0;  // depth
+  // Row r of A: `a + r * a_stride` (k contiguous bytes), unless a_row is set: then a_row(a_ctx, r,
+  // tmp) returns a pointer to the row, possibly written into `tmp` (k bytes), e.g. by im2col.
+  const int8_t* a = nullptr;
+  int64_t a_stride = 0;
+  const int8_t* (*a_row)(const void* a_ctx, int64_t r, int8_t* tmp) = nullptr;
+  const void* a_ctx = nullptr;
+  const int8_t* b = nullptr;  // row j at b + j * b_stride
+  int64_t b_stride = 0;
+  const int32_t* bias = nullptr;  // [n] or null
+  int32_t a_offset = 0;
+  int32_t b_offset = 0;
+  RequantizeRow out;  // per_channel: indexed by column j
+  int8_t* c = nullptr;
+  int64_t c_stride = 0;  // elements between rows of C
+};
+
+// Scratch that gemm_s8 needs for its fastest path with `threads` workers.
+size_t gemm_s8_scratch_bytes(const GemmS8& g, int threads);
+// Scratch without which gemm_s8 cannot run at all: k bytes (one row) when a_row is set, else 0.
+size_t gemm_s8_min_scratch_bytes(const GemmS8& g);
+// Computes C: the AVX-512 VNNI path when the CPU has it and exec.scratch holds
+// gemm_s8_scratch_bytes(g, exec.num_threads()), else the portable loop (serial).
+// Precondition: exec.scratch.size() >= gemm_s8_min_scratch_bytes(g).
+void gemm_s8(const GemmS8& g, const Exec& exec);
+// The portable loop only (tests compare the paths); same precondition on scratch.
+void gemm_s8_portable(const GemmS8& g, std::span<uint8_t> scratch);
+
+}  // namespace vkrt::cortex_m

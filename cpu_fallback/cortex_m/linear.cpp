@@ -1,0 +1,156 @@
+// cortex_m::quantized_linear.out
+//   acc[o] = bias[o] + Σ_i (x[i] + in_off)·(w[o][i] + w_off)           (bias form)
+//   acc[o] = kernel_sum[o] + Σ_i x[i]·(w[o][i] + w_off)                (MVE kernel_sum form)
+//   out = clamp(requantize(acc, m, s) + out_off, act_min, act_max)
+// The batches are the rows of one GEMM (gemm_s8.h).
+#include "cortex_m/linear.h"
+
+#include <string>
+
+#include "arith/fixed_point.h"
+#include "cortex_m/gemm_s8.h"
+#include "cortex_m/kernel_util.h"
+
+namespace vkrt::cortex_m {
+
+Status check_linear(const LinearParams& p, bool int16_activations) {
+  if (p.batches < 0 || p.in_features < 0 || p.out_features < 0)
+    return Status(Error::InvalidArgument, "negative size");
+  const int32_t lo = int16_activations ? -32768 : -128, hi = int16_activations ? 32767 : 127;
+  if (p.activation_min < lo || p.activation_max > hi || p.activation_min > p.activation_max)
+    return Status(Error::InvalidArgument, "activation range [" + std::to_string(p.activation_min) + ", " +
+                                              std::to_string(p.activation_max) + "] invalid");
+  if (p.shift < -31 || p.shift > 30) return Status(Error::InvalidArgument, "shift outside [-31, 30]");
+  return Status::ok();
+}
+
+namespace {
+GemmS8 linear_gemm(const LinearParams& p, const int8_t* input, const int8_t* weights, const int32_t* bias,
+                   const int32_t* kernel_sum, const int32_t* mult, const int32_t* shift, int8_t* output) {
+  GemmS8 g;
+  g.m = p.batches;
+  g.n = p.out_features;
+  g.k = p.in_features;
+  g.a = input;
+  g.a_stride = p.in_features;
+  g.b = weights;
+  g.b_stride = p.in_features;
+  // kernel_sum already holds in_off·Σ(w + w_off): the GEMM must not add the input offset again.
+  g.bias = kernel_sum ? kernel_sum : bias;
+  g.a_offset = kernel_sum ? 0 : p.input_offset;
+  g.b_offset = p.filter_offset;
+  g.out.multiplier = mult;
+  g.out.shift = shift;
+  g.out.per_channel = false;
+  g.out.output_offset = p.output_offset;
+  g.out.activation_min = p.activation_min;
+  g.out.activation_max = p.activation_max;
+  g.c = output;
+  g.c_stride = p.out_features;
+  return g;
+}
+}  // namespace
+
+size_t linear_s8_scratch_bytes(const LinearParams& p, int threads) {
+  return gemm_s8_scratch_bytes(linear_gemm(p, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr), threads);
+}
+
+void linear_s8(const LinearParams& p, const int8_t* input, const int8_t* weights, const int32_t* bias,
+               const int32_t* kernel_sum, int8_t* output, const Exec& exec) {
+  gemm_s8(linear_gemm(p, input, weights, bias, kernel_sum, &p.multiplier, &p.shift, output), exec);
+}
+
+void linear_s8_per_channel(const LinearParams& p, const int8_t* input, const int8_t* weights,
+                           const int32_t* bias, const int32_t* multipliers, const int32_t* shifts,
+                           int8_t* output, const Exec& exec) {
+  GemmS8 g = linear_gemm(p, input, weights, bias, nullptr, multipliers, shifts, output);
+  g.out.per_channel = true;
+  gemm_s8(g, exec);
+}
+
+void linear_s16(const LinearParams& p, const int16_t* input, const int8_t* weights, const int64_t* bias64,
+                const int32_t* bias32, int16_t* output) {
+  const int32_t reduced = arith::reduce_multiplier(p.multiplier);
+  for (int64_t b = 0; b < p.batches; ++b) {
+    const int16_t* x = input + b * p.in_features;
+    for (int32_t o = 0; o < p.out_features; ++o) {
+      const int8_t* w = weights + int64_t(o) * p.in_features;
+      int64_t acc = bias64 ? bias64[o] : bias32 ? bias32[o] : 0;
+      for (int32_t i = 0; i < p.in_features; ++i) acc += int32_t(x[i]) * w[i];
+      const int32_t v = arith::requantize_s64(acc, reduced, p.shift);
+      output[b * p.out_features + o] = int16_t(arith::clamp_activation(v, p.activation_min, p.activation_max));
+    }
+  }
+}
+
+namespace {
+
+// quantized_linear(input, weights, bias?, kernel_sum?, input_offset, filter_offset, output_offset,
+//   requantize_multipliers[], requantize_shifts[], activation_max, activation_min, out) + return:
+// 13 arguments. Note activation_max comes before activation_min in the schema.
+Status quantized_linear_out(KernelContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args("cortex_m::quantized_linear.out", argv);
+  VKRT_RETURN_IF_ERROR(args.expect_count(13, 13));
+  const size_t out_index = 11;
+  VKRT_ASSIGN_OR_RETURN(Tensor * input, args.tensor(0, "input"));
+  VKRT_ASSIGN_OR_RETURN(Tensor * weights, args.tensor(1, "weights"));
+  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(out_index, "out"));
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", *input, {ScalarType::Char, ScalarType::Short}));
+  const bool s16 = input->dtype() == ScalarType::Short;
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, 1, "weights", *weights, {ScalarType::Char}));
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, out_index, "out", *out, {input->dtype()}));
+  if (weights->rank() != 2) return args.error(1, "weights", "expected 2-D [out, in] weights");
+  if (input->rank() < 1) return args.error(0, "input", "expected rank >= 1");
+  if (!input->is_default_dim_order()) return args.error(0, "input", "expected contiguous memory");
+  LinearParams p;
+  p.out_features = weights->size(0);
+  p.in_features = weights->size(1);
+  if (input->size(input->rank() - 1) != p.in_features)
+    return args.error(0, "input", "last dim " + std::to_string(input->size(input->rank() - 1)) +
+                                      " != weights in_features " + std::to_string(p.in_features));
+  p.batches = p.in_features ? input->numel() / p.in_features : 0;
+  VKRT_ASSIGN_OR_RETURN(Tensor * bias, optional_bias(args, 2, "bias", p.out_features, s16));
+  VKRT_ASSIGN_OR_RETURN(Tensor * kernel_sum, optional_bias(args, 3, "kernel_sum", p.out_features, false));
+  if (bias && kernel_sum) return args.error(3, "kernel_sum", "bias and kernel_sum are both set");
+  if (s16 && kernel_sum) return args.error(3, "kernel_sum", "not supported with int16 input");
+  VKRT_ASSIGN_OR_RETURN(p.input_offset, int_arg(args, 4, "input_offset", -65536, 65536));
+  VKRT_ASSIGN_OR_RETURN(p.filter_offset, int_arg(args, 5, "filter_offset", -65536, 65536));
+  VKRT_ASSIGN_OR_RETURN(p.output_offset, int_arg(args, 6, "output_offset", -65536, 65536));
+  // Lists with one value per tensor (only element 0 is used, §2).
+  int64_t values[1];
+  VKRT_ASSIGN_OR_RETURN(size_t nm, args.int_list(7, "requantize_multipliers", values));
+  if (nm < 1) return args.error(7, "requantize_multipliers", "empty list");
+  VKRT_RETURN_IF_ERROR(expect_range(args, 7, "requantize_multipliers", values[0], INT32_MIN, INT32_MAX));
+  p.multiplier = int32_t(values[0]);
+  VKRT_ASSIGN_OR_RETURN(size_t ns, args.int_list(8, "requantize_shifts", values));
+  if (ns < 1) return args.error(8, "requantize_shifts", "empty list");
+  VKRT_RETURN_IF_ERROR(expect_range(args, 8, "requantize_shifts", values[0], -31, 30));
+  p.shift = int32_t(values[0]);
+  VKRT_ASSIGN_OR_RETURN(p.activation_max, int_arg(args, 9, "activation_max"));
+  VKRT_ASSIGN_OR_RETURN(p.activation_min, int_arg(args, 10, "activation_min"));
+  if (Status s = check_linear(p, s16); !s.is_ok()) return args.op_error(s.code(), s.message());
+  // Output: the input's leading dims with the last replaced by out_features.
+  int32_t sizes[kMaxRank];
+  for (int i = 0; i < input->rank(); ++i) sizes[i] = input->size(i);
+  sizes[input->rank() - 1] = p.out_features;
+  VKRT_RETURN_IF_ERROR(prepare_output(args, out_index, *out, std::span<const int32_t>(sizes, input->rank())));
+  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *input));
+  VKRT_RETURN_IF_ERROR(expect_data(args, 1, "weights", *weights));
+  if (s16) {
+    const bool b64 = bias && bias->dtype() == ScalarType::Long;
+    linear_s16(p, input->data_as<int16_t>(), weights->data_as<int8_t>(), b64 ? bias->data_as<int64_t>() : nullptr,
+               (bias && !b64) ? bias->data_as<int32_t>() : nullptr, out->data_as<int16_t>());
+    return Status::ok();
+  }
+  ContextRunner runner(ctx);
+  const Exec exec = make_exec(ctx, runner, linear_s8_scratch_bytes(p, runner.num_threads()));
+  linear_s8(p, input->data_as<int8_t>(), weights->data_as<int8_t>(), bias ? bias->data_as<int32_t>() : nullptr,
+            kernel_sum ? kernel_sum->data_as<int32_t>() : nullptr, out->data_as<int8_t>(), exec);
+  return Status::ok();
+}
+
+}  // namespace
+
+VKRT_REGISTER_KERNEL("cortex_m::quantized_linear.out", quantized_linear_out);
+
+}  // namespace vkrt::cortex_m

@@ -1,0 +1,39 @@
+// cortex_m::quantized_linear — CMSIS-NN arm_fully_connected_s8 / _s16 (cortex-m-ops.md §4.1, §4.8).
+// input [batches][in], weights [out][in]; per-tensor multiplier/shift.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cortex_m/exec.h"
+#include "vkrt/error.h"
+
+namespace vkrt::cortex_m {
+
+struct LinearParams {
+  int64_t batches = 1;
+  int32_t in_features = 0, out_features = 0;
+  int32_t input_offset = 0;   // = −input zp
+  int32_t filter_offset = 0;  // = −weight zp
+  int32_t output_offset = 0;  // = +output zp
+  int32_t multiplier = 0, shift = 0;
+  int32_t activation_min = -128, activation_max = 127;
+};
+
+Status check_linear(const LinearParams& p, bool int16_activations);
+size_t linear_s8_scratch_bytes(const LinearParams& p, int threads);
+// bias[out] (scalar/DSP form) or kernel_sum[out] (MVE form: bias + in_off·Σ_i(w + w_off), so the
+// input offset is not applied again), or neither. Both forms are equal modulo 2^32.
+void linear_s8(const LinearParams& p, const int8_t* input, const int8_t* weights, const int32_t* bias,
+               const int32_t* kernel_sum, int8_t* output, const Exec& exec);
+// arm_fully_connected_per_channel_s8: one multiplier/shift per output (not emitted by ExecuTorch,
+// kept for completeness and for CMSIS-NN's per-channel vectors).
+void linear_s8_per_channel(const LinearParams& p, const int8_t* input, const int8_t* weights,
+                           const int32_t* bias, const int32_t* multipliers, const int32_t* shifts,
+                           int8_t* output, const Exec& exec);
+// int16 input, int8 weights, int64 bias (CMSIS's type) or int32 bias or none: 64-bit
+// accumulation, reduced multiplier (arm_nn_requantize_s64).
+void linear_s16(const LinearParams& p, const int16_t* input, const int8_t* weights, const int64_t* bias64,
+                const int32_t* bias32, int16_t* output);
+
+}  // namespace vkrt::cortex_m

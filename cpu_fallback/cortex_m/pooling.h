@@ -1,0 +1,44 @@
+// Shared shape of the two pooling ops (NHWC; windows over in-bounds taps only).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "vkrt/error.h"
+
+namespace vkrt::cortex_m {
+
+struct PoolParams {
+  int32_t batches = 1, in_h = 0, in_w = 0, channels = 0;
+  int32_t out_h = 0, out_w = 0;
+  int32_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+  int32_t activation_min = -128, activation_max = 127;
+};
+
+inline Status check_pool(const PoolParams& p, bool int16) {
+  if (p.batches < 0 || p.in_h < 0 || p.in_w < 0 || p.channels < 0 || p.out_h < 0 || p.out_w < 0)
+    return Status(Error::InvalidArgument, "negative size");
+  if (p.kernel_h < 1 || p.kernel_w < 1) return Status(Error::InvalidArgument, "kernel_size must be >= 1");
+  if (p.stride_h < 1 || p.stride_w < 1) return Status(Error::InvalidArgument, "stride must be >= 1");
+  if (p.pad_h < 0 || p.pad_w < 0) return Status(Error::InvalidArgument, "padding must be >= 0");
+  const int32_t lo = int16 ? -32768 : -128, hi = int16 ? 32767 : 127;
+  if (p.activation_min < lo || p.activation_max > hi || p.activation_min > p.activation_max)
+    return Status(Error::InvalidArgument, "activation range invalid");
+  return Status::ok();
+}
+
+// In-bounds tap range of one output coordinate: kernel indices [begin, end), empty (begin == end)
+// when the whole window lies in the padding.
+inline void pool_window(int64_t o, int32_t stride, int32_t pad, int32_t kernel, int32_t size, int32_t* begin,
+                        int32_t* end) {
+  const int64_t start = o * stride - pad;
+  int64_t b = start < 0 ? -start : 0;
+  int64_t e = int64_t(size) - start;
+  if (e > kernel) e = kernel;
+  if (b > kernel) b = kernel;
+  if (e < b) e = b;
+  *begin = int32_t(b);
+  *end = int32_t(e);
+}
+
+}  // namespace vkrt::cortex_m

@@ -1,0 +1,99 @@
+// cortex_m::quantize_per_tensor.out and cortex_m::dequantize_per_tensor.out (the pair shares
+// parameters and argument parsing).
+#include "cortex_m/quantize.h"
+
+#include <cmath>
+
+#include "cortex_m/kernel_util.h"
+
+namespace vkrt::cortex_m {
+namespace {
+
+template <typename T>
+void quantize(const QuantizeParams& p, const float* input, int64_t count, T* output) {
+  const float inverse = 1.0f / p.scale;
+  for (int64_t i = 0; i < count; ++i) {
+    float v = std::nearbyint(inverse * input[i]);
+    if (std::isnan(v)) v = 0.0f;
+    v = v < -2147483648.0f ? -2147483648.0f : (v > 2147483520.0f ? 2147483520.0f : v);
+    int64_t q = int64_t(p.zero_point) + int64_t(v);
+    q = q < p.quant_min ? p.quant_min : (q > p.quant_max ? p.quant_max : q);
+    output[i] = T(q);
+  }
+}
+
+template <typename T>
+void dequantize(const QuantizeParams& p, const T* input, int64_t count, float* output) {
+  for (int64_t i = 0; i < count; ++i) output[i] = float(int32_t(input[i]) - p.zero_point) * p.scale;
+}
+
+// (input, scale, zero_point, quant_min, quant_max, dtype, out) + return: 8 arguments.
+Status parse(const KernelArgs& args, bool quantizing, Tensor** input, Tensor** out, QuantizeParams* p) {
+  VKRT_RETURN_IF_ERROR(args.expect_count(8, 8));
+  VKRT_ASSIGN_OR_RETURN(*input, args.tensor(0, "input"));
+  VKRT_ASSIGN_OR_RETURN(*out, args.tensor(6, "out"));
+  VKRT_ASSIGN_OR_RETURN(double scale, args.double_value(1, "scale"));
+  if (!(std::fabs(scale) <= 3.4e38) || float(scale) == 0.0f)
+    return args.error(1, "scale", "must be a finite non-zero float32 value");
+  p->scale = float(scale);
+  VKRT_ASSIGN_OR_RETURN(int64_t dtype, args.int_value(5, "dtype"));
+  if (dtype != int64_t(ScalarType::Char) && dtype != int64_t(ScalarType::Short))
+    return args.error(5, "dtype", "expected int8 (1) or int16 (2)");
+  const ScalarType q = ScalarType(dtype);
+  const int32_t lo = q == ScalarType::Short ? -32768 : -128, hi = q == ScalarType::Short ? 32767 : 127;
+  VKRT_ASSIGN_OR_RETURN(p->zero_point, int_arg(args, 2, "zero_point", lo, hi));
+  VKRT_ASSIGN_OR_RETURN(p->quant_min, int_arg(args, 3, "quant_min", lo, hi));
+  VKRT_ASSIGN_OR_RETURN(p->quant_max, int_arg(args, 4, "quant_max", p->quant_min, hi));
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", **input, {quantizing ? ScalarType::Float : q}));
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, 6, "out", **out, {quantizing ? q : ScalarType::Float}));
+  VKRT_RETURN_IF_ERROR(prepare_output(args, 6, **out, (*input)->sizes()));
+  if (!(*out)->same_layout(**input) && (*out)->dtype() == (*input)->dtype())
+    return args.error(6, "out", "expected the input's memory order");
+  if (!std::equal((*out)->dim_order().begin(), (*out)->dim_order().end(), (*input)->dim_order().begin()))
+    return args.error(6, "out", "expected the input's memory order");
+  return expect_data(args, 0, "input", **input);
+}
+
+Status quantize_per_tensor_out(KernelContext&, std::span<EValue* const> argv) {
+  const KernelArgs args("cortex_m::quantize_per_tensor.out", argv);
+  Tensor *input = nullptr, *out = nullptr;
+  QuantizeParams p;
+  VKRT_RETURN_IF_ERROR(parse(args, true, &input, &out, &p));
+  if (out->dtype() == ScalarType::Short)
+    quantize_f32_s16(p, input->data_as<float>(), input->numel(), out->data_as<int16_t>());
+  else
+    quantize_f32_s8(p, input->data_as<float>(), input->numel(), out->data_as<int8_t>());
+  return Status::ok();
+}
+
+Status dequantize_per_tensor_out(KernelContext&, std::span<EValue* const> argv) {
+  const KernelArgs args("cortex_m::dequantize_per_tensor.out", argv);
+  Tensor *input = nullptr, *out = nullptr;
+  QuantizeParams p;
+  VKRT_RETURN_IF_ERROR(parse(args, false, &input, &out, &p));
+  if (input->dtype() == ScalarType::Short)
+    dequantize_s16_f32(p, input->data_as<int16_t>(), input->numel(), out->data_as<float>());
+  else
+    dequantize_s8_f32(p, input->data_as<int8_t>(), input->numel(), out->data_as<float>());
+  return Status::ok();
+}
+
+}  // namespace
+
+void quantize_f32_s8(const QuantizeParams& p, const float* input, int64_t count, int8_t* output) {
+  quantize(p, input, count, output);
+}
+void quantize_f32_s16(const QuantizeParams& p, const float* input, int64_t count, int16_t* output) {
+  quantize(p, input, count, output);
+}
+void dequantize_s8_f32(const QuantizeParams& p, const int8_t* input, int64_t count, float* output) {
+  dequantize(p, input, count, output);
+}
+void dequantize_s16_f32(const QuantizeParams& p, const int16_t* input, int64_t count, float* output) {
+  dequantize(p, input, count, output);
+}
+
+VKRT_REGISTER_KERNEL("cortex_m::quantize_per_tensor.out", quantize_per_tensor_out);
+VKRT_REGISTER_KERNEL("cortex_m::dequantize_per_tensor.out", dequantize_per_tensor_out);
+
+}  // namespace vkrt::cortex_m

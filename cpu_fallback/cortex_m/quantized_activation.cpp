@@ -1,0 +1,36 @@
+// cortex_m::quantized_activation.out: out[i] = lut[in[i] + 128].
+#include "cortex_m/data_movement.h"
+#include "cortex_m/kernel_util.h"
+
+namespace vkrt::cortex_m {
+
+void activation_lut_s8(const int8_t* input, int64_t count, const int8_t* lut, int8_t* output) {
+  for (int64_t i = 0; i < count; ++i) output[i] = lut[int32_t(input[i]) + 128];
+}
+
+namespace {
+
+// quantized_activation(input, lut, out) + return: 4 arguments.
+Status quantized_activation_out(KernelContext&, std::span<EValue* const> argv) {
+  const KernelArgs args("cortex_m::quantized_activation.out", argv);
+  VKRT_RETURN_IF_ERROR(args.expect_count(4, 4));
+  VKRT_ASSIGN_OR_RETURN(Tensor * input, args.tensor(0, "input"));
+  VKRT_ASSIGN_OR_RETURN(Tensor * lut, args.tensor(1, "lut"));
+  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(2, "out"));
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", *input, {ScalarType::Char}));
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, 1, "lut", *lut, {ScalarType::Char}));
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, 2, "out", *out, {ScalarType::Char}));
+  if (lut->numel() != 256) return args.error(1, "lut", "expected 256 entries, got " + std::to_string(lut->numel()));
+  VKRT_RETURN_IF_ERROR(prepare_output(args, 2, *out, input->sizes()));
+  if (!out->same_layout(*input)) return args.error(2, "out", "expected the input's memory order");
+  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *input));
+  VKRT_RETURN_IF_ERROR(expect_data(args, 1, "lut", *lut));
+  activation_lut_s8(input->data_as<int8_t>(), input->numel(), lut->data_as<int8_t>(), out->data_as<int8_t>());
+  return Status::ok();
+}
+
+}  // namespace
+
+VKRT_REGISTER_KERNEL("cortex_m::quantized_activation.out", quantized_activation_out);
+
+}  // namespace vkrt::cortex_m

@@ -1,0 +1,64 @@
+// AVX-512 building blocks shared by the optimized paths (internal header; include only from
+// .cpp files, and call only after cpu_features() reported avx512bw).
+//
+// requantize_x16 is arith::requantize on 16 int32 lanes, bit for bit (cortex-m-ops.md §3):
+// RDBPOT(SRDHM_no_sat(v << left, m), right) with left = clamp(shift, 0, 31), right = clamp(-shift, 0, 31).
+#pragma once
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include <cstdint>
+
+#define VKRT_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
+#define VKRT_TARGET_AVX512VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+
+namespace vkrt::cortex_m::simd {
+
+// SRDHM without saturation: (i64(a)·b + 2^30) >> 31, low 32 bits.
+VKRT_TARGET_AVX512 inline __m512i rounding_doubling_high_mul(__m512i a, __m512i b) {
+  const __m512i round = _mm512_set1_epi64(int64_t(1) << 30);
+  __m512i even = _mm512_mul_epi32(a, b);
+  __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32));
+  even = _mm512_srai_epi64(_mm512_add_epi64(even, round), 31);
+  odd = _mm512_srai_epi64(_mm512_add_epi64(odd, round), 31);
+  return _mm512_mask_blend_epi32(__mmask16(0xAAAA), even, _mm512_slli_epi64(odd, 32));
+}
+
+// Rounding divide by 2^right (right in [0, 31] per lane), ties away from zero.
+VKRT_TARGET_AVX512 inline __m512i rounding_divide_by_pot(__m512i x, __m512i right) {
+  const __m512i one = _mm512_set1_epi32(1);
+  const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
+  const __m512i remainder = _mm512_and_si512(x, mask);
+  const __m512i quotient = _mm512_srav_epi32(x, right);
+  // threshold = (mask >> 1) + (quotient < 0): subtracting (quotient >> 31) adds 1 when negative.
+  const __m512i threshold = _mm512_sub_epi32(_mm512_srli_epi32(mask, 1), _mm512_srai_epi32(quotient, 31));
+  const __mmask16 bump = _mm512_cmpgt_epi32_mask(remainder, threshold);
+  return _mm512_mask_add_epi32(quotient, bump, quotient, one);
+}
+
+// Per-lane shifts from CMSIS shifts.
+struct Shifts16 {
+  __m512i left, right;
+};
+VKRT_TARGET_AVX512 inline Shifts16 split_shift(__m512i shift) {
+  const __m512i zero = _mm512_setzero_si512(), max_shift = _mm512_set1_epi32(31);
+  return {_mm512_min_epi32(_mm512_max_epi32(shift, zero), max_shift),
+          _mm512_min_epi32(_mm512_max_epi32(_mm512_sub_epi32(zero, shift), zero), max_shift)};
+}
+
+VKRT_TARGET_AVX512 inline __m512i requantize_x16(__m512i v, __m512i multiplier, Shifts16 s) {
+  return rounding_divide_by_pot(rounding_doubling_high_mul(_mm512_sllv_epi32(v, s.left), multiplier),
+                                s.right);
+}
+
+// clamp(v + offset, lo, hi) narrowed to int8 and stored to `count` (<= 16) bytes.
+VKRT_TARGET_AVX512 inline void store_s8x16(int8_t* out, __m512i v, __m512i offset, __m512i lo,
+                                           __m512i hi, int count) {
+  v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, offset), lo), hi);
+  const __mmask16 m = count >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << count) - 1u);
+  _mm512_mask_cvtsepi32_storeu_epi8(out, m, v);
+}
+
+}  // namespace vkrt::cortex_m::simd
+#endif  // __x86_64__

@@ -1,0 +1,54 @@
+// Private: what CONV2D, DEPTHWISE_CONV2D and TRANSPOSE_CONV2D share (tosa.md §6): the dtype
+// combinations, the zero-point rules and the per-type accumulate/finalize policy.
+#pragma once
+
+#include <cstdint>
+
+#include "cpu_fallback/tosa/kernel_util.h"
+
+namespace vkrt::tosa::detail {
+
+// Largest pad / stride / dilation / kernel attribute accepted. TOSA's level limits are far
+// lower (MAX_KERNEL 8192, MAX_STRIDE 8192); this bound only keeps window arithmetic in int64.
+inline constexpr int64_t kMaxWindowParam = int64_t(1) << 20;
+
+// Checks the operands' ranks (input, weight and output `rank`, bias 1), the dtype combination,
+// acc_type, the zero points and the bias length against `out_channels`. Channel matching and
+// the output shape are checked by the op. rank is 4 for the 2-D convolutions, 5 for CONV3D.
+Status check_conv_operands(const char* op, const TensorRef& input, const TensorRef& weight,
+                           const TensorRef& bias, const TensorRef& output, DType acc_type,
+                           int64_t input_zp, int64_t weight_zp, int64_t out_channels, int rank = 4);
+
+// Zero point rule of TOSA 1.0 (tosa.md §1): 0 unless the type is Int8, and within Int8's range.
+Status check_zero_point(const char* op, const char* what, DType type, int64_t zp);
+
+// Accumulation policy per input dtype:
+//   Int8 : products (|p| <= 255 * 255) summed in int32 with wrapping adds, exactly the device's
+//          modulo-2^32 accumulator (and vectorisable)
+//   Int16: products summed in int64 (wrapping instead of overflowing on absurd shapes), result
+//          clamped to the int48 range, stored in int64
+//   Fp32 : summed in float
+template <typename TIn> struct ConvPolicy;
+template <> struct ConvPolicy<int8_t> {
+  using Weight = int8_t;
+  using Acc = int32_t;
+  using Out = int32_t;
+  static Acc add(Acc acc, Acc product) { return int32_t(uint32_t(acc) + uint32_t(product)); }
+  static Out finish(Acc acc, Out bias) { return add(acc, bias); }
+};
+template <> struct ConvPolicy<int16_t> {
+  using Weight = int8_t;
+  using Acc = int64_t;
+  using Out = int64_t;  // Int48
+  static Acc add(Acc acc, Acc product) { return int64_t(uint64_t(acc) + uint64_t(product)); }
+  static Out finish(Acc acc, Out bias) { return clamp_int48(clamp_int48(acc) + clamp_int48(bias)); }
+};
+template <> struct ConvPolicy<float> {
+  using Weight = float;
+  using Acc = float;
+  using Out = float;
+  static Acc add(Acc acc, Acc product) { return acc + product; }
+  static Out finish(Acc acc, Out bias) { return acc + bias; }
+};
+
+}  // namespace vkrt::tosa::detail

@@ -1,0 +1,155 @@
+// Private helpers of the TOSA CPU kernels: argument checks with op-named errors, shape
+// arithmetic, broadcasting loops and dtype dispatch. Not part of the public API.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <span>
+#include <string>
+
+#include "cpu_fallback/tosa/tensor_ref.h"
+#include "vkrt/error.h"
+
+namespace vkrt::tosa::detail {
+
+// Upper bound on the elements of one tensor: keeps every index product inside int64 and
+// rejects absurd shapes read from a file before any loop runs.
+inline constexpr int64_t kMaxElements = int64_t(1) << 40;
+
+// "[1,2,3]"; only built on error paths.
+std::string shape_string(std::span<const int64_t> shape);
+
+// Rank <= kMaxRank, dims >= 0, element count <= kMaxElements, supported dtype, data present
+// when the tensor has elements. `what` names the operand ("input", "weight", ...).
+Status check_tensor(const char* op, const char* what, const TensorRef& t);
+Status expect_rank(const char* op, const char* what, const TensorRef& t, int rank);
+Status expect_dtype(const char* op, const char* what, const TensorRef& t, DType dtype);
+Status expect_shape(const char* op, const char* what, const TensorRef& t,
+                    std::span<const int64_t> expected);
+Status expect_same_shape(const char* op, const char* what, const TensorRef& t, const TensorRef& like);
+// dtype_name() for messages.
+inline const char* name(DType t) { return dtype_name(t); }
+
+// Row-major strides (in elements) of a shape.
+inline std::array<int64_t, kMaxRank> row_major_strides(std::span<const int64_t> shape) {
+  std::array<int64_t, kMaxRank> strides{};
+  int64_t s = 1;
+  for (int d = int(shape.size()) - 1; d >= 0; --d) {
+    strides[size_t(d)] = s;
+    s *= shape[size_t(d)];
+  }
+  return strides;
+}
+
+// TOSA 1.0 broadcast (tosa.md §1): equal ranks, each input dim equal to the output dim or 1.
+// Checks `in` against the output shape `out`.
+Status check_broadcast(const char* op, const char* what, const TensorRef& in, const TensorRef& out);
+// The output shape of a broadcast of a and b (equal rank; dims equal or 1) is the dimwise max.
+Status check_broadcast_output(const char* op, const TensorRef& a, const TensorRef& b,
+                              const TensorRef& out);
+
+// Element strides of `in` seen through the output shape: 0 along broadcast dims.
+inline std::array<int64_t, kMaxRank> broadcast_strides(const TensorRef& in, const TensorRef& out) {
+  std::array<int64_t, kMaxRank> strides = row_major_strides(in.shape);
+  for (int d = 0; d < in.rank(); ++d)
+    if (in.dim(d) == 1 && out.dim(d) != 1) strides[size_t(d)] = 0;
+  return strides;
+}
+
+// Calls f(out_index, in_index[0..N)) for every output element in row-major order, where
+// in_index[k] is the flat index of inputs[k] under TOSA broadcasting. Inputs were checked with
+// check_broadcast against `out`.
+template <size_t N, typename F>
+void broadcast_loop(const TensorRef& out, const std::array<const TensorRef*, N>& inputs, F&& f) {
+  const int rank = out.rank();
+  const int64_t total = out.num_elements();
+  if (total == 0) return;
+  std::array<std::array<int64_t, kMaxRank>, N> strides;
+  for (size_t k = 0; k < N; ++k) strides[k] = broadcast_strides(*inputs[k], out);
+  std::array<int64_t, kMaxRank> counter{};
+  std::array<int64_t, N> index{};
+  for (int64_t o = 0; o < total; ++o) {
+    f(o, index);
+    // Advance the multi-index (innermost first) and the input indices with it.
+    for (int d = rank - 1; d >= 0; --d) {
+      const size_t du = size_t(d);
+      if (++counter[du] < out.dim(d)) {
+        for (size_t k = 0; k < N; ++k) index[k] += strides[k][du];
+        break;
+      }
+      for (size_t k = 0; k < N; ++k) index[k] -= strides[k][du] * (counter[du] - 1);
+      counter[du] = 0;
+    }
+  }
+}
+
+// Output size of a windowed op along one axis: (in - 1 + pad_a + pad_b - (k - 1) * dil) / stride + 1,
+// with the TOSA rule that the division is exact (tosa.md §6, §7). Returns -1 when the numerator
+// is negative or the division is not exact.
+inline int64_t window_output_size(int64_t in, int64_t pad_a, int64_t pad_b, int64_t kernel,
+                                  int64_t dilation, int64_t stride) {
+  const int64_t numerator = in - 1 + pad_a + pad_b - (kernel - 1) * dilation;
+  if (numerator < 0 || stride <= 0 || numerator % stride != 0) return -1;
+  return numerator / stride + 1;
+}
+
+// Sign-extended value range of a stored integer type.
+inline int64_t int_min(DType t) {
+  switch (t) {
+    case DType::Int8: return INT8_MIN;
+    case DType::Int16: return INT16_MIN;
+    case DType::Int32: return INT32_MIN;
+    case DType::Int48: return -(int64_t(1) << 47);
+    default: return 0;
+  }
+}
+inline int64_t int_max(DType t) {
+  switch (t) {
+    case DType::Int8: return INT8_MAX;
+    case DType::Int16: return INT16_MAX;
+    case DType::Int32: return INT32_MAX;
+    case DType::Int48: return (int64_t(1) << 47) - 1;
+    default: return 0;
+  }
+}
+inline bool is_int(DType t) {
+  return t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int48;
+}
+
+constexpr int64_t kInt48Min = -(int64_t(1) << 47);
+constexpr int64_t kInt48Max = (int64_t(1) << 47) - 1;
+inline int64_t clamp_int48(int64_t v) { return v < kInt48Min ? kInt48Min : (v > kInt48Max ? kInt48Max : v); }
+
+// Wrapping int32 addition and multiplication (tosa.md §6: accumulators wrap modulo 2^32).
+inline int32_t wrap32(int64_t v) { return int32_t(uint32_t(uint64_t(v))); }
+
+// Calls f(T{}) with T the storage type of an Int8/Int16/Int32/Fp32 dtype; returns false for
+// other dtypes (the caller has already rejected them in its check).
+template <typename F>
+bool dispatch_numeric(DType t, F&& f) {
+  switch (t) {
+    case DType::Int8: f(int8_t{}); return true;
+    case DType::Int16: f(int16_t{}); return true;
+    case DType::Int32: f(int32_t{}); return true;
+    case DType::Fp32: f(float{}); return true;
+    default: return false;
+  }
+}
+
+// Calls f(T{}) with an unsigned integer type of the dtype's storage size (1, 2, 4 or 8 bytes),
+// for byte-moving ops that do not look at values.
+template <typename F>
+bool dispatch_by_size(DType t, F&& f) {
+  switch (dtype_size(t)) {
+    case 1: f(uint8_t{}); return true;
+    case 2: f(uint16_t{}); return true;
+    case 4: f(uint32_t{}); return true;
+    case 8: f(uint64_t{}); return true;
+    default: return false;
+  }
+}
+
+}  // namespace vkrt::tosa::detail

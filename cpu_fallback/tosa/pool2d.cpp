@@ -1,0 +1,176 @@
+// AVG_POOL2D and MAX_POOL2D (tosa.md §7), reference loops over NHWC.
+#include <cmath>
+
+#include "arith/fixed_point.h"
+#include "cpu_fallback/tosa/conv_common.h"
+#include "cpu_fallback/tosa/tosa_kernels.h"
+
+namespace vkrt::tosa {
+namespace {
+
+using namespace detail;
+
+// TOSA's MAX_KERNEL at level 8K; keeps the tap count of a window well inside uint32.
+constexpr int64_t kMaxPoolKernel = 8192;
+
+// Shared size rules (tosa.md §7): 0 <= pad < kernel, stride >= 1, exact output size.
+Status check_pool(const char* op, const TensorRef& input, const int64_t kernel[2], const int64_t stride[2],
+                  const int64_t pad[4], const TensorRef& output) {
+  VKRT_RETURN_IF_ERROR(check_tensor(op, "input", input));
+  VKRT_RETURN_IF_ERROR(check_tensor(op, "output", output));
+  VKRT_RETURN_IF_ERROR(expect_rank(op, "input", input, 4));
+  VKRT_RETURN_IF_ERROR(expect_dtype(op, "output", output, input.dtype));
+  if (input.dtype != DType::Int8 && input.dtype != DType::Int16 && input.dtype != DType::Fp32)
+    return make_error(Error::NotSupported, op, ": dtype ", dtype_name(input.dtype), " not supported (int8, int16, fp32)");
+  for (int i = 0; i < 2; ++i) {
+    if (kernel[i] < 1 || kernel[i] > kMaxPoolKernel)
+      return make_error(Error::InvalidArgument, op, ": kernel[", i, "] = ", kernel[i], " out of range");
+    if (stride[i] < 1 || stride[i] > kMaxWindowParam)
+      return make_error(Error::InvalidArgument, op, ": stride[", i, "] = ", stride[i], " out of range");
+  }
+  for (int i = 0; i < 4; ++i)
+    if (pad[i] < 0 || pad[i] >= kernel[i / 2])
+      return make_error(Error::InvalidArgument, op, ": pad[", i, "] = ", pad[i], " must be in [0, kernel ",
+                        kernel[i / 2], ")");
+  // OH = (IH + pad_top + pad_bottom - kernel_y) / stride_y + 1, exact (same as the conv rule
+  // with dilation 1).
+  const int64_t oh = window_output_size(input.dim(1), pad[0], pad[1], kernel[0], 1, stride[0]);
+  const int64_t ow = window_output_size(input.dim(2), pad[2], pad[3], kernel[1], 1, stride[1]);
+  if (oh < 1 || ow < 1)
+    return make_error(Error::InvalidArgument, op, ": input ", shape_string(input.shape), " with kernel ", kernel[0],
+                      "x", kernel[1], " and the given pad/stride has no exact output size");
+  const int64_t expected[4] = {input.dim(0), oh, ow, input.dim(3)};
+  return expect_shape(op, "output", output, expected);
+}
+
+// Visits the in-bounds taps of the window of output (n, oy, ox) for channel c: f(input flat index).
+template <typename F>
+void for_each_tap(const TensorRef& input, const int64_t kernel[2], const int64_t stride[2], const int64_t pad[4],
+                  int64_t n, int64_t oy, int64_t ox, int64_t c, F&& f) {
+  const int64_t IH = input.dim(1), IW = input.dim(2), C = input.dim(3);
+  for (int64_t ky = 0; ky < kernel[0]; ++ky) {
+    const int64_t y = oy * stride[0] - pad[0] + ky;
+    if (y < 0 || y >= IH) continue;
+    for (int64_t kx = 0; kx < kernel[1]; ++kx) {
+      const int64_t x = ox * stride[1] - pad[2] + kx;
+      if (x < 0 || x >= IW) continue;
+      f(((n * IH + y) * IW + x) * C + c);
+    }
+  }
+}
+
+template <typename F>
+void for_each_output(const TensorRef& output, F&& f) {
+  for (int64_t n = 0; n < output.dim(0); ++n)
+    for (int64_t oy = 0; oy < output.dim(1); ++oy)
+      for (int64_t ox = 0; ox < output.dim(2); ++ox)
+        for (int64_t c = 0; c < output.dim(3); ++c)
+          f(n, oy, ox, c, ((n * output.dim(1) + oy) * output.dim(2) + ox) * output.dim(3) + c);
+}
+
+template <typename T>
+void avg_pool_int(const TensorRef& input, const AvgPool2dAttrs& a, const TensorRef& output) {
+  const T* in = input.as<const T>();
+  T* out = output.as<T>();
+  for_each_output(output, [&](int64_t n, int64_t oy, int64_t ox, int64_t c, int64_t o) {
+    int64_t acc = 0;
+    uint32_t count = 0;
+    for_each_tap(input, a.kernel, a.stride, a.pad, n, oy, ox, c, [&](int64_t i) {
+      acc += int64_t(in[i]) - a.input_zp;  // padding taps excluded from sum and count
+      ++count;
+    });
+    // count >= 1 because pad < kernel. TOSA holds acc in i32; a window sum beyond it (kernel
+    // over 2^16 taps of int16) wraps like the device.
+    const arith::ReciprocalScale rs = arith::reciprocal_scale(count);
+    const int64_t r = int64_t(arith::apply_scale_32(wrap32(acc), rs.multiplier, rs.shift, false)) + a.output_zp;
+    out[o] = T(std::clamp<int64_t>(r, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+  });
+}
+
+void avg_pool_float(const TensorRef& input, const AvgPool2dAttrs& a, const TensorRef& output) {
+  const float* in = input.as<const float>();
+  float* out = output.as<float>();
+  for_each_output(output, [&](int64_t n, int64_t oy, int64_t ox, int64_t c, int64_t o) {
+    float acc = 0;
+    int64_t count = 0;
+    for_each_tap(input, a.kernel, a.stride, a.pad, n, oy, ox, c, [&](int64_t i) {
+      acc += in[i];
+      ++count;
+    });
+    out[o] = acc / float(count);
+  });
+}
+
+template <typename T>
+void max_pool(const TensorRef& input, const MaxPool2dAttrs& a, const TensorRef& output) {
+  const T* in = input.as<const T>();
+  T* out = output.as<T>();
+  for_each_output(output, [&](int64_t n, int64_t oy, int64_t ox, int64_t c, int64_t o) {
+    bool first = true;
+    T best{};
+    for_each_tap(input, a.kernel, a.stride, a.pad, n, oy, ox, c, [&](int64_t i) {
+      const T v = in[i];
+      if constexpr (std::is_same_v<T, float>) {
+        // nan_mode (tosa.md §12): PROPAGATE -> any NaN gives NaN; IGNORE -> NaNs skipped,
+        // NaN only when every tap is NaN.
+        if (first) { best = v; first = false; return; }
+        if (std::isnan(best)) {
+          if (a.nan_mode == NanMode::Ignore) best = v;
+          return;
+        }
+        if (std::isnan(v)) {
+          if (a.nan_mode == NanMode::Propagate) best = v;
+          return;
+        }
+        if (v > best) best = v;
+      } else {
+        if (first || v > best) best = v;
+        first = false;
+      }
+    });
+    out[o] = best;
+  });
+}
+
+}  // namespace
+
+Status check_avg_pool2d(const TensorRef& input, const AvgPool2dAttrs& attrs, const TensorRef& output) {
+  constexpr const char* op = "AVG_POOL2D";
+  VKRT_RETURN_IF_ERROR(check_pool(op, input, attrs.kernel, attrs.stride, attrs.pad, output));
+  const DType want_acc = input.dtype == DType::Fp32 ? DType::Fp32 : DType::Int32;
+  if (attrs.acc_type != want_acc)
+    return make_error(Error::InvalidArgument, op, ": acc_type ", dtype_name(attrs.acc_type), " with ",
+                      dtype_name(input.dtype), " input (expected ", dtype_name(want_acc), ")");
+  VKRT_RETURN_IF_ERROR(check_zero_point(op, "input_zp", input.dtype, attrs.input_zp));
+  return check_zero_point(op, "output_zp", output.dtype, attrs.output_zp);
+}
+
+Status avg_pool2d(const TensorRef& input, const AvgPool2dAttrs& attrs, const TensorRef& output) {
+  VKRT_RETURN_IF_ERROR(check_avg_pool2d(input, attrs, output));
+  switch (input.dtype) {
+    case DType::Int8: avg_pool_int<int8_t>(input, attrs, output); break;
+    case DType::Int16: avg_pool_int<int16_t>(input, attrs, output); break;
+    default: avg_pool_float(input, attrs, output); break;
+  }
+  return Status::ok();
+}
+
+Status check_max_pool2d(const TensorRef& input, const MaxPool2dAttrs& attrs, const TensorRef& output) {
+  constexpr const char* op = "MAX_POOL2D";
+  VKRT_RETURN_IF_ERROR(check_pool(op, input, attrs.kernel, attrs.stride, attrs.pad, output));
+  if (input.dtype == DType::Fp32 && attrs.nan_mode != NanMode::Propagate && attrs.nan_mode != NanMode::Ignore)
+    return make_error(Error::InvalidArgument, op, ": invalid nan_mode ", uint32_t(attrs.nan_mode));
+  return Status::ok();
+}
+
+Status max_pool2d(const TensorRef& input, const MaxPool2dAttrs& attrs, const TensorRef& output) {
+  VKRT_RETURN_IF_ERROR(check_max_pool2d(input, attrs, output));
+  switch (input.dtype) {
+    case DType::Int8: max_pool<int8_t>(input, attrs, output); break;
+    case DType::Int16: max_pool<int16_t>(input, attrs, output); break;
+    default: max_pool<float>(input, attrs, output); break;
+  }
+  return Status::ok();
+}
+
+}  // namespace vkrt::tosa

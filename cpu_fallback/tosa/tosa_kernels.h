@@ -1,0 +1,374 @@
+// TOSA 1.0 CPU op kernels (library vkrt_tosa_kernels, namespace vkrt::tosa).
+//
+// Pure functions over raw buffers (TensorRef, tensor_ref.h), independent of any graph IR.
+// Every op has
+//   * a POD attribute struct mirroring the TOSA attributes. Operands that TOSA 1.0 passes as
+//     constant tensors (zero points, MUL shift, RESCALE multiplier/shift, PAD/SLICE/TILE/RESIZE
+//     shape operands, CLAMP bounds) are plain fields here: the executor reads them once at init;
+//   * `check_<op>(...)`: validates dtypes, shapes (the output shape the caller supplies must be
+//     the one TOSA defines) and attributes; returns an error Status naming the op and the problem
+//     (InvalidArgument for bad shapes/attributes, NotSupported for dtype combinations the kernels
+//     do not implement);
+//   * `<op>(...)`: the compute function. It runs the same checks first (they are cheap and never
+//     allocate on success), so a call with bad arguments returns the error instead of reading out
+//     of bounds. No kernel allocates heap memory; none needs scratch.
+// Semantics follow shared/docs/tosa.md (section numbers cited at each op). Where TOSA only
+// REQUIREs something (undefined result), the kernels still produce a deterministic value:
+// int32 accumulators wrap modulo 2^32 (tosa.md §6), out-of-range gather/table indices are
+// rejected with an error, scale results saturate.
+//
+// Dtypes per op are listed at each declaration as (input -> output).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "cpu_fallback/tosa/tensor_ref.h"
+#include "vkrt/error.h"
+
+namespace vkrt::tosa {
+
+// ------------------------------------------------------------------------------------------
+// Enums shared by several ops (numbers as in the `.tosa` serialization and SPIR-V, tosa.md §3).
+
+enum class RoundingMode : uint32_t { Unknown = 0, SingleRound = 1, InexactRound = 2, DoubleRound = 3 };
+enum class NanMode : uint32_t { Unknown = 0, Propagate = 1, Ignore = 2 };
+enum class ResizeMode : uint32_t { Unknown = 0, Nearest = 1, Bilinear = 2 };
+
+// ------------------------------------------------------------------------------------------
+// Convolutions, matmul (tosa.md §6). Result is the raw accumulator; requantize with RESCALE.
+// Dtypes (input, weight -> output == bias dtype, acc_type):
+//   Int8,  Int8 -> Int32 (acc Int32; sums wrap modulo 2^32)
+//   Int16, Int8 -> Int48 (acc Int48; result clamped to [-2^47, 2^47-1])
+//   Fp32,  Fp32 -> Fp32  (acc Fp32)
+// Bias has OC elements or 1 (broadcast). Zero points must be 0 unless the type is Int8.
+
+struct Conv2dAttrs {
+  int64_t pad[4] = {0, 0, 0, 0};     // top, bottom, left, right (>= 0)
+  int64_t stride[2] = {1, 1};        // y, x (>= 1)
+  int64_t dilation[2] = {1, 1};      // y, x (>= 1)
+  int64_t input_zp = 0;              // value of the input_zp operand
+  int64_t weight_zp = 0;             // value of the weight_zp operand
+  DType acc_type = DType::Int32;     // Int32, Int48 or Fp32, must match the input dtype
+  bool local_bound = false;          // fp precision hint; no effect on the CPU
+};
+
+// CONV2D: input [N,IH,IW,IC], weight [OC,KH,KW,IC], bias [OC] or [1] -> output [N,OH,OW,OC].
+Status check_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                    const Conv2dAttrs& attrs, const TensorRef& output);
+Status conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+              const Conv2dAttrs& attrs, const TensorRef& output);
+
+// DEPTHWISE_CONV2D: input [N,IH,IW,C], weight [KH,KW,C,M], bias [C*M] or [1]
+// -> output [N,OH,OW,C*M], output channel c*M + m. Same attributes as CONV2D.
+using DepthwiseConv2dAttrs = Conv2dAttrs;
+Status check_depthwise_conv2d(const TensorRef& input, const TensorRef& weight,
+                              const TensorRef& bias, const DepthwiseConv2dAttrs& attrs,
+                              const TensorRef& output);
+Status depthwise_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                        const DepthwiseConv2dAttrs& attrs, const TensorRef& output);
+
+struct Conv3dAttrs {
+  int64_t pad[6] = {0, 0, 0, 0, 0, 0};  // d0, d1, top, bottom, left, right (>= 0)
+  int64_t stride[3] = {1, 1, 1};         // d, y, x (>= 1)
+  int64_t dilation[3] = {1, 1, 1};       // d, y, x (>= 1)
+  int64_t input_zp = 0;
+  int64_t weight_zp = 0;
+  DType acc_type = DType::Int32;
+  bool local_bound = false;
+};
+// CONV3D: input [N,ID,IH,IW,IC], weight [OC,KD,KH,KW,IC], bias [OC] or [1] -> [N,OD,OH,OW,OC].
+Status check_conv3d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                    const Conv3dAttrs& attrs, const TensorRef& output);
+Status conv3d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+              const Conv3dAttrs& attrs, const TensorRef& output);
+
+struct TransposeConv2dAttrs {
+  int64_t out_pad[4] = {0, 0, 0, 0};  // top, bottom, left, right; each > -K of its axis (negative crops)
+  int64_t stride[2] = {1, 1};         // y, x (>= 1)
+  int64_t input_zp = 0;
+  int64_t weight_zp = 0;
+  DType acc_type = DType::Int32;
+  bool local_bound = false;
+};
+// TRANSPOSE_CONV2D: input [N,IH,IW,IC], weight [OC,KH,KW,IC], bias [OC] or [1]
+// -> output [N,(IH-1)*sy+pt+pb+KH, (IW-1)*sx+pl+pr+KW, OC].
+Status check_transpose_conv2d(const TensorRef& input, const TensorRef& weight,
+                              const TensorRef& bias, const TransposeConv2dAttrs& attrs,
+                              const TensorRef& output);
+Status transpose_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                        const TransposeConv2dAttrs& attrs, const TensorRef& output);
+
+struct MatmulAttrs {
+  int64_t a_zp = 0;
+  int64_t b_zp = 0;
+};
+// MATMUL: A [N,H,C], B [N,C,W] -> [N,H,W]. Int8xInt8 -> Int32, Int16xInt16 -> Int48, Fp32 -> Fp32.
+Status check_matmul(const TensorRef& a, const TensorRef& b, const MatmulAttrs& attrs,
+                    const TensorRef& output);
+Status matmul(const TensorRef& a, const TensorRef& b, const MatmulAttrs& attrs,
+              const TensorRef& output);
+
+// ------------------------------------------------------------------------------------------
+// Pooling (tosa.md §7). Input/output [N,H,W,C].
+
+struct AvgPool2dAttrs {
+  int64_t kernel[2] = {1, 1};        // y, x (>= 1)
+  int64_t stride[2] = {1, 1};        // y, x (>= 1)
+  int64_t pad[4] = {0, 0, 0, 0};     // top, bottom, left, right; 0 <= pad < kernel of its axis
+  int64_t input_zp = 0;              // Int8 only, else 0
+  int64_t output_zp = 0;             // Int8 only, else 0
+  DType acc_type = DType::Int32;     // Int32 for integer inputs, Fp32 for Fp32
+};
+// AVG_POOL2D: Int8 -> Int8, Int16 -> Int16, Fp32 -> Fp32. Padding taps are excluded from the count.
+Status check_avg_pool2d(const TensorRef& input, const AvgPool2dAttrs& attrs, const TensorRef& output);
+Status avg_pool2d(const TensorRef& input, const AvgPool2dAttrs& attrs, const TensorRef& output);
+
+struct MaxPool2dAttrs {
+  int64_t kernel[2] = {1, 1};
+  int64_t stride[2] = {1, 1};
+  int64_t pad[4] = {0, 0, 0, 0};
+  NanMode nan_mode = NanMode::Propagate;
+};
+// MAX_POOL2D: Int8, Int16, Fp32 (same in and out). Padding never wins.
+Status check_max_pool2d(const TensorRef& input, const MaxPool2dAttrs& attrs, const TensorRef& output);
+Status max_pool2d(const TensorRef& input, const MaxPool2dAttrs& attrs, const TensorRef& output);
+
+// ------------------------------------------------------------------------------------------
+// Elementwise binary ops (tosa.md §9). Broadcast: equal ranks, each dim equal or 1; the output
+// dims are the maxima. Both inputs have the same dtype.
+
+enum class BinaryOp : uint32_t {
+  Add,                   // Int32 (wraps), Fp32
+  Sub,                   // Int32 (wraps), Fp32
+  Maximum,               // Int8, Int16, Int32, Fp32 (nan_mode)
+  Minimum,               // Int8, Int16, Int32, Fp32 (nan_mode)
+  Pow,                   // Fp32
+  IntDiv,                // Int32; division by 0 or INT32_MIN / -1 -> error at run time
+  BitwiseAnd,            // Int8, Int16, Int32
+  BitwiseOr,             // Int8, Int16, Int32
+  BitwiseXor,            // Int8, Int16, Int32
+  LogicalLeftShift,      // Int8, Int16, Int32; shift amount in [0, bits) else error
+  LogicalRightShift,     // Int8, Int16, Int32; shift amount in [0, bits) else error
+  ArithmeticRightShift,  // Int8, Int16, Int32; shift amount in [0, bits) else error; `round`
+  LogicalAnd,            // Bool
+  LogicalOr,             // Bool
+  LogicalXor,            // Bool
+};
+const char* binary_op_name(BinaryOp op);  // "ADD", "SUB", ...
+
+struct BinaryAttrs {
+  NanMode nan_mode = NanMode::Propagate;  // MAXIMUM / MINIMUM with floats
+  bool round = false;                     // ARITHMETIC_RIGHT_SHIFT
+};
+Status check_elementwise_binary(BinaryOp op, const TensorRef& input1, const TensorRef& input2,
+                                const BinaryAttrs& attrs, const TensorRef& output);
+Status elementwise_binary(BinaryOp op, const TensorRef& input1, const TensorRef& input2,
+                          const BinaryAttrs& attrs, const TensorRef& output);
+
+struct MulAttrs {
+  int32_t shift = 0;  // value of the shift operand; must be 0 unless the inputs are Int32; [0, 63]
+};
+// MUL: Int8xInt8 -> Int32, Int16xInt16 -> Int32, Int32xInt32 -> Int32 (with shift, §9), Fp32.
+Status check_mul(const TensorRef& input1, const TensorRef& input2, const MulAttrs& attrs,
+                 const TensorRef& output);
+Status mul(const TensorRef& input1, const TensorRef& input2, const MulAttrs& attrs,
+           const TensorRef& output);
+
+enum class CompareOp : uint32_t { Equal, Greater, GreaterEqual };
+const char* compare_op_name(CompareOp op);
+// EQUAL / GREATER / GREATER_EQUAL: Int8, Int16, Int32, Fp32 (both inputs alike) -> Bool, broadcast.
+Status check_compare(CompareOp op, const TensorRef& input1, const TensorRef& input2,
+                     const TensorRef& output);
+Status compare(CompareOp op, const TensorRef& input1, const TensorRef& input2,
+               const TensorRef& output);
+
+// SELECT: cond Bool, on_true/on_false same dtype (any supported dtype) -> that dtype; broadcast.
+Status check_select(const TensorRef& cond, const TensorRef& on_true, const TensorRef& on_false,
+                    const TensorRef& output);
+Status select(const TensorRef& cond, const TensorRef& on_true, const TensorRef& on_false,
+              const TensorRef& output);
+
+// ------------------------------------------------------------------------------------------
+// Elementwise unary ops (tosa.md §9, §12). Output shape and dtype equal the input's.
+
+enum class UnaryOp : uint32_t {
+  Abs,         // Int8, Int16, Int32 (ABS(INT_MIN) saturates), Fp32
+  BitwiseNot,  // Int8, Int16, Int32
+  Ceil,        // Fp32
+  Clz,         // Int32 (CLZ(0) = 32)
+  Cos,         // Fp32
+  Exp,         // Fp32
+  Floor,       // Fp32
+  Log,         // Fp32
+  LogicalNot,  // Bool
+  Reciprocal,  // Fp32
+  Rsqrt,       // Fp32
+  Sin,         // Fp32
+  Erf,         // Fp32
+  Sigmoid,     // Fp32 (integer networks use TABLE)
+  Tanh,        // Fp32 (integer networks use TABLE)
+};
+const char* unary_op_name(UnaryOp op);
+Status check_elementwise_unary(UnaryOp op, const TensorRef& input, const TensorRef& output);
+Status elementwise_unary(UnaryOp op, const TensorRef& input, const TensorRef& output);
+
+struct NegateAttrs {
+  int64_t input_zp = 0;   // Int8 only, else 0
+  int64_t output_zp = 0;  // Int8 only, else 0
+};
+// NEGATE: Int8 (with zero points, saturating), Int16, Int32 (saturating), Fp32.
+Status check_negate(const TensorRef& input, const NegateAttrs& attrs, const TensorRef& output);
+Status negate(const TensorRef& input, const NegateAttrs& attrs, const TensorRef& output);
+
+struct ClampAttrs {
+  int64_t min_int = 0;    // integer inputs: raw bounds in the input type's range
+  int64_t max_int = 0;
+  float min_fp = 0.0f;    // Fp32 input
+  float max_fp = 0.0f;
+  NanMode nan_mode = NanMode::Propagate;
+};
+// CLAMP: Int8, Int16, Int32, Fp32 (same in and out). ERROR_IF max < min.
+Status check_clamp(const TensorRef& input, const ClampAttrs& attrs, const TensorRef& output);
+Status clamp(const TensorRef& input, const ClampAttrs& attrs, const TensorRef& output);
+
+// ------------------------------------------------------------------------------------------
+// RESCALE (tosa.md §5).
+
+struct RescaleAttrs {
+  // One entry per channel (size of the last dim) when per_channel, else exactly one.
+  // multiplier: values of the i32 (scale32) or i16 (!scale32) multiplier tensor, widened.
+  // shift: values of the i8 shift tensor, widened; each in [2, 62].
+  std::span<const int32_t> multiplier;
+  std::span<const int32_t> shift;
+  int64_t input_zp = 0;   // as stored: read as unsigned when input_unsigned
+  int64_t output_zp = 0;  // as stored: read as unsigned when output_unsigned
+  bool scale32 = true;
+  RoundingMode rounding_mode = RoundingMode::SingleRound;
+  bool per_channel = false;
+  bool input_unsigned = false;
+  bool output_unsigned = false;
+};
+// RESCALE: input Int8, Int16, Int32, Int48 -> output Int8, Int16, Int32 (same shape).
+// INEXACT_ROUND is computed as SINGLE_ROUND (as Arm's emulation layer does, tosa.md §5).
+Status check_rescale(const TensorRef& input, const RescaleAttrs& attrs, const TensorRef& output);
+Status rescale(const TensorRef& input, const RescaleAttrs& attrs, const TensorRef& output);
+
+// ------------------------------------------------------------------------------------------
+// TABLE (tosa.md §8): Int8 input + table Int8[256] -> Int8;
+// Int16 input + table Int16[513] -> Int32 (interpolated, 16.7 fixed point).
+Status check_table(const TensorRef& input, const TensorRef& table, const TensorRef& output);
+Status table(const TensorRef& input, const TensorRef& table, const TensorRef& output);
+
+// ------------------------------------------------------------------------------------------
+// Data movement (tosa.md §10). Any dtype with a nonzero dtype_size(); output dtype = input dtype.
+
+struct ConcatAttrs {
+  int32_t axis = 0;
+};
+// CONCAT: inputs of equal rank and dtype, dims equal except `axis`.
+Status check_concat(std::span<const TensorRef> inputs, const ConcatAttrs& attrs, const TensorRef& output);
+Status concat(std::span<const TensorRef> inputs, const ConcatAttrs& attrs, const TensorRef& output);
+
+struct PadAttrs {
+  int64_t padding[2 * kMaxRank] = {};  // before0, after0, before1, after1, ... (>= 0), rank*2 used
+  int64_t pad_const_int = 0;           // integer types: the raw value (within the type's range);
+                                       // Bool: nonzero = true; Fp16/Bf16: the 16-bit pattern
+  float pad_const_fp = 0.0f;           // Fp32
+};
+Status check_pad(const TensorRef& input, const PadAttrs& attrs, const TensorRef& output);
+Status pad(const TensorRef& input, const PadAttrs& attrs, const TensorRef& output);
+
+// RESHAPE: the output's shape is the new shape; element counts must match.
+Status check_reshape(const TensorRef& input, const TensorRef& output);
+Status reshape(const TensorRef& input, const TensorRef& output);
+
+struct SliceAttrs {
+  int64_t start[kMaxRank] = {};  // per dim; the size operand is the output shape
+};
+Status check_slice(const TensorRef& input, const SliceAttrs& attrs, const TensorRef& output);
+Status slice(const TensorRef& input, const SliceAttrs& attrs, const TensorRef& output);
+
+struct TileAttrs {
+  int64_t multiples[kMaxRank] = {};  // per dim, >= 1; output dim = input dim * multiple
+};
+Status check_tile(const TensorRef& input, const TileAttrs& attrs, const TensorRef& output);
+Status tile(const TensorRef& input, const TileAttrs& attrs, const TensorRef& output);
+
+struct TransposeAttrs {
+  int32_t perms[kMaxRank] = {};  // output dim d = input dim perms[d]; a permutation of [0, rank)
+};
+Status check_transpose(const TensorRef& input, const TransposeAttrs& attrs, const TensorRef& output);
+Status transpose(const TensorRef& input, const TransposeAttrs& attrs, const TensorRef& output);
+
+struct ReverseAttrs {
+  int32_t axis = 0;
+};
+Status check_reverse(const TensorRef& input, const ReverseAttrs& attrs, const TensorRef& output);
+Status reverse(const TensorRef& input, const ReverseAttrs& attrs, const TensorRef& output);
+
+// GATHER: values [N,K,C] (Int8, Int16, Int32, Fp32), indices Int32 [N,W] -> [N,W,C].
+// An index outside [0, K) returns InvalidArgument (the output is then partially written).
+Status check_gather(const TensorRef& values, const TensorRef& indices, const TensorRef& output);
+Status gather(const TensorRef& values, const TensorRef& indices, const TensorRef& output);
+
+// SCATTER: values_in [N,K,C], indices Int32 [N,W], input [N,W,C] -> output [N,K,C] (dtype of
+// values_in): a copy of values_in with rows idx[n,w] replaced by input[n,w]. An index outside
+// [0, K) returns InvalidArgument. TOSA REQUIREs each row to be written at most once; when a
+// graph breaks that, the last write (highest w) wins.
+Status check_scatter(const TensorRef& values_in, const TensorRef& indices, const TensorRef& input,
+                     const TensorRef& output);
+Status scatter(const TensorRef& values_in, const TensorRef& indices, const TensorRef& input,
+               const TensorRef& output);
+
+// ------------------------------------------------------------------------------------------
+// RESIZE (tosa.md §11): input/output [N,H,W,C].
+// NEAREST: Int8 -> Int8, Int16 -> Int16, Fp32 -> Fp32.
+// BILINEAR: Int8 -> Int32, Int16 -> Int48 (scaled by y_n*x_n), Fp32 -> Fp32.
+
+struct ResizeAttrs {
+  int64_t scale[4] = {1, 1, 1, 1};  // y_n, y_d, x_n, x_d
+  int64_t offset[2] = {0, 0};       // y, x
+  int64_t border[2] = {0, 0};       // y, x
+  ResizeMode mode = ResizeMode::Nearest;
+};
+Status check_resize(const TensorRef& input, const ResizeAttrs& attrs, const TensorRef& output);
+Status resize(const TensorRef& input, const ResizeAttrs& attrs, const TensorRef& output);
+
+// ------------------------------------------------------------------------------------------
+// CAST (tosa.md §12) between Bool, Int8, Int16, Int32, Fp32, Fp16, Bf16 (same shape).
+// int narrowing wraps; float -> int saturates and rounds to nearest even; NaN -> 0.
+Status check_cast(const TensorRef& input, const TensorRef& output);
+Status cast(const TensorRef& input, const TensorRef& output);
+
+// ------------------------------------------------------------------------------------------
+// Reductions (tosa.md §12).
+
+struct ArgmaxAttrs {
+  int32_t axis = 0;
+  NanMode nan_mode = NanMode::Propagate;
+};
+// ARGMAX: Int8, Int16, Int32, Fp32 -> Int32; output shape = input shape without `axis`.
+// The first occurrence of the maximum wins.
+Status check_argmax(const TensorRef& input, const ArgmaxAttrs& attrs, const TensorRef& output);
+Status argmax(const TensorRef& input, const ArgmaxAttrs& attrs, const TensorRef& output);
+
+enum class ReduceOp : uint32_t {
+  All,      // Bool
+  Any,      // Bool
+  Max,      // Int8, Int16, Int32, Fp32
+  Min,      // Int8, Int16, Int32, Fp32
+  Product,  // Fp32
+  Sum,      // Int32 (wraps), Fp32
+};
+const char* reduce_op_name(ReduceOp op);
+struct ReduceAttrs {
+  int32_t axis = 0;
+  NanMode nan_mode = NanMode::Propagate;  // MAX / MIN with floats
+};
+// REDUCE_*: output shape = input shape with dim `axis` set to 1; dtype unchanged.
+Status check_reduce(ReduceOp op, const TensorRef& input, const ReduceAttrs& attrs,
+                    const TensorRef& output);
+Status reduce(ReduceOp op, const TensorRef& input, const ReduceAttrs& attrs, const TensorRef& output);
+
+}  // namespace vkrt::tosa

@@ -1,0 +1,91 @@
+// TRANSPOSE_CONV2D (tosa.md §6), written as a gather over output pixels: each output (oy, ox)
+// sums the kernel taps whose source pixel lands on the input stride grid. No scratch needed.
+#include "cpu_fallback/tosa/conv_common.h"
+#include "cpu_fallback/tosa/tosa_kernels.h"
+
+namespace vkrt::tosa {
+namespace {
+
+using namespace detail;
+constexpr const char* kOp = "TRANSPOSE_CONV2D";
+
+template <typename TIn>
+void transpose_conv_impl(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                         const TransposeConv2dAttrs& a, const TensorRef& output) {
+  using P = ConvPolicy<TIn>;
+  const TIn* in = input.as<const TIn>();
+  const typename P::Weight* w = weight.as<const typename P::Weight>();
+  const typename P::Out* b = bias.as<const typename P::Out>();
+  typename P::Out* out = output.as<typename P::Out>();
+  const int64_t N = input.dim(0), IH = input.dim(1), IW = input.dim(2), IC = input.dim(3);
+  const int64_t OC = weight.dim(0), KH = weight.dim(1), KW = weight.dim(2);
+  const int64_t OH = output.dim(1), OW = output.dim(2);
+  const int64_t sy = a.stride[0], sx = a.stride[1];
+  const bool bias_per_channel = bias.dim(0) == OC;
+  const typename P::Acc in_zp = typename P::Acc(a.input_zp), w_zp = typename P::Acc(a.weight_zp);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t oy = 0; oy < OH; ++oy)
+      for (int64_t ox = 0; ox < OW; ++ox)
+        for (int64_t oc = 0; oc < OC; ++oc) {
+          typename P::Acc acc = 0;
+          for (int64_t ky = 0; ky < KH; ++ky) {
+            const int64_t Y = oy - a.out_pad[0] - ky;
+            if (Y < 0 || Y >= IH * sy || Y % sy != 0) continue;
+            const int64_t iy = Y / sy;
+            for (int64_t kx = 0; kx < KW; ++kx) {
+              const int64_t X = ox - a.out_pad[2] - kx;
+              if (X < 0 || X >= IW * sx || X % sx != 0) continue;
+              const int64_t ix = X / sx;
+              const TIn* in_px = in + ((n * IH + iy) * IW + ix) * IC;
+              const auto* w_px = w + ((oc * KH + ky) * KW + kx) * IC;
+              for (int64_t ic = 0; ic < IC; ++ic)
+                acc = P::add(acc, (typename P::Acc(in_px[ic]) - in_zp) * (typename P::Acc(w_px[ic]) - w_zp));
+            }
+          }
+          out[((n * OH + oy) * OW + ox) * OC + oc] = P::finish(acc, b[bias_per_channel ? oc : 0]);
+        }
+}
+
+}  // namespace
+
+Status check_transpose_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                              const TransposeConv2dAttrs& a, const TensorRef& output) {
+  VKRT_RETURN_IF_ERROR(check_tensor(kOp, "weight", weight));
+  VKRT_RETURN_IF_ERROR(expect_rank(kOp, "weight", weight, 4));
+  VKRT_RETURN_IF_ERROR(check_conv_operands(kOp, input, weight, bias, output, a.acc_type, a.input_zp,
+                                           a.weight_zp, weight.dim(0)));
+  if (weight.dim(3) != input.dim(3))
+    return make_error(Error::InvalidArgument, kOp, ": weight ", shape_string(weight.shape), " has ", weight.dim(3),
+                      " input channels, input ", shape_string(input.shape), " has ", input.dim(3));
+  const int64_t KH = weight.dim(1), KW = weight.dim(2);
+  if (KH > kMaxWindowParam || KW > kMaxWindowParam)
+    return make_error(Error::InvalidArgument, kOp, ": kernel ", KH, "x", KW, " too large");
+  for (int i = 0; i < 2; ++i)
+    if (a.stride[i] < 1 || a.stride[i] > kMaxWindowParam)
+      return make_error(Error::InvalidArgument, kOp, ": stride[", i, "] = ", a.stride[i], " out of range");
+  for (int i = 0; i < 4; ++i) {
+    const int64_t k = i < 2 ? KH : KW;
+    if (a.out_pad[i] <= -k || a.out_pad[i] > kMaxWindowParam)
+      return make_error(Error::InvalidArgument, kOp, ": out_pad[", i, "] = ", a.out_pad[i], " must be in (-",
+                        k, ", ", kMaxWindowParam, "]");
+  }
+  const int64_t oh = (input.dim(1) - 1) * a.stride[0] + a.out_pad[0] + a.out_pad[1] + KH;
+  const int64_t ow = (input.dim(2) - 1) * a.stride[1] + a.out_pad[2] + a.out_pad[3] + KW;
+  if (oh < 1 || ow < 1)
+    return make_error(Error::InvalidArgument, kOp, ": output size ", oh, "x", ow, " is empty");
+  const int64_t expected[4] = {input.dim(0), oh, ow, weight.dim(0)};
+  return expect_shape(kOp, "output", output, expected);
+}
+
+Status transpose_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                        const TransposeConv2dAttrs& attrs, const TensorRef& output) {
+  VKRT_RETURN_IF_ERROR(check_transpose_conv2d(input, weight, bias, attrs, output));
+  switch (input.dtype) {
+    case DType::Int8: transpose_conv_impl<int8_t>(input, weight, bias, attrs, output); break;
+    case DType::Int16: transpose_conv_impl<int16_t>(input, weight, bias, attrs, output); break;
+    default: transpose_conv_impl<float>(input, weight, bias, attrs, output); break;
+  }
+  return Status::ok();
+}
+
+}  // namespace vkrt::tosa

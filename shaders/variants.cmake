@@ -1,0 +1,102 @@
+# Every embedded shader variant: vkrt_shader(<name> <source> DEFINES...). The executor picks
+# variants by name (vgf/vulkan/op_lowering.cpp); names are <op>_<input type>[_<output type>].
+
+# Convolutions and matmul: raw int32 accumulator, or fused RESCALE(+CLAMP) to int8/int16.
+foreach(op conv2d depthwise_conv2d matmul)
+  vkrt_shader(${op}_i8_i32 ${op}.comp IN_T=int8_t W_T=int8_t OUT_T=int)
+  vkrt_shader(${op}_i8_i8 ${op}.comp IN_T=int8_t W_T=int8_t OUT_T=int8_t)
+  vkrt_shader(${op}_i8_i16 ${op}.comp IN_T=int8_t W_T=int8_t OUT_T=int16_t)
+  vkrt_shader(${op}_f32 ${op}.comp IN_T=float W_T=float OUT_T=float FLOAT_PATH=1)
+endforeach()
+vkrt_shader(matmul_f16 matmul.comp IN_T=float16_t W_T=float16_t OUT_T=float16_t FLOAT_PATH=1 HALF_STORAGE=1)
+
+# Elementwise binary (same type in and out), MUL widening int8/int16 -> int32, comparisons.
+vkrt_shader(binary_i8 binary.comp IN_T=int8_t OUT_T=int8_t BITS=8)
+vkrt_shader(binary_i16 binary.comp IN_T=int16_t OUT_T=int16_t BITS=16)
+vkrt_shader(binary_i32 binary.comp IN_T=int OUT_T=int BITS=32)
+vkrt_shader(binary_f32 binary.comp IN_T=float OUT_T=float FLOAT_PATH=1)
+vkrt_shader(binary_i8_i32 binary.comp IN_T=int8_t OUT_T=int BITS=8)
+vkrt_shader(binary_i16_i32 binary.comp IN_T=int16_t OUT_T=int BITS=16)
+vkrt_shader(compare_i8 binary.comp IN_T=int8_t OUT_T=int8_t BITS=8 COMPARE_OUT=1)
+vkrt_shader(compare_i16 binary.comp IN_T=int16_t OUT_T=int8_t BITS=16 COMPARE_OUT=1)
+vkrt_shader(compare_i32 binary.comp IN_T=int OUT_T=int8_t BITS=32 COMPARE_OUT=1)
+vkrt_shader(compare_f32 binary.comp IN_T=float OUT_T=int8_t FLOAT_PATH=1 COMPARE_OUT=1)
+
+# Elementwise unary (CLAMP included).
+vkrt_shader(unary_i8 unary.comp IN_T=int8_t)
+vkrt_shader(unary_i16 unary.comp IN_T=int16_t)
+vkrt_shader(unary_i32 unary.comp IN_T=int)
+vkrt_shader(unary_f32 unary.comp IN_T=float FLOAT_PATH=1)
+
+# RESCALE for every int8/int16/int32 input/output pair.
+foreach(in i8 i16 i32)
+  foreach(out i8 i16 i32)
+    set(types_i8 int8_t)
+    set(types_i16 int16_t)
+    set(types_i32 int)
+    set(bits_i8 8)
+    set(bits_i16 16)
+    set(bits_i32 32)
+    vkrt_shader(rescale_${in}_${out} rescale.comp IN_T=${types_${in}} OUT_T=${types_${out}} IN_BITS=${bits_${in}})
+  endforeach()
+endforeach()
+
+vkrt_shader(pool2d_i8 pool2d.comp IN_T=int8_t)
+vkrt_shader(pool2d_i16 pool2d.comp IN_T=int16_t)
+vkrt_shader(pool2d_f32 pool2d.comp IN_T=float FLOAT_PATH=1)
+
+vkrt_shader(table_i8 table.comp TABLE_I8=1)
+vkrt_shader(table_i16 table.comp TABLE_I16=1)
+
+# Data movement by element size.
+vkrt_shader(copy_nd_8 copy_nd.comp ELEM_T=uint8_t)
+vkrt_shader(copy_nd_16 copy_nd.comp ELEM_T=uint16_t)
+vkrt_shader(copy_nd_32 copy_nd.comp ELEM_T=uint)
+vkrt_shader(copy_nd_64 copy_nd.comp ELEM_T=uvec2)
+vkrt_shader(gather_nd_8 gather_nd.comp ELEM_T=uint8_t)
+vkrt_shader(gather_nd_16 gather_nd.comp ELEM_T=uint16_t)
+vkrt_shader(gather_nd_32 gather_nd.comp ELEM_T=uint)
+vkrt_shader(gather_nd_64 gather_nd.comp ELEM_T=uvec2 ELEM_IS_UVEC2=1)
+
+# Reductions and ARGMAX.
+vkrt_shader(reduce_i8 reduce.comp IN_T=int8_t)
+vkrt_shader(reduce_i16 reduce.comp IN_T=int16_t)
+vkrt_shader(reduce_i32 reduce.comp IN_T=int)
+vkrt_shader(reduce_f32 reduce.comp IN_T=float FLOAT_PATH=1)
+vkrt_shader(argmax_i8 reduce.comp IN_T=int8_t ARGMAX_OUT=1)
+vkrt_shader(argmax_i16 reduce.comp IN_T=int16_t ARGMAX_OUT=1)
+vkrt_shader(argmax_i32 reduce.comp IN_T=int ARGMAX_OUT=1)
+vkrt_shader(argmax_f32 reduce.comp IN_T=float FLOAT_PATH=1 ARGMAX_OUT=1)
+
+# SELECT and GATHER by element size.
+vkrt_shader(select_8 select.comp ELEM_T=uint8_t)
+vkrt_shader(select_16 select.comp ELEM_T=uint16_t)
+vkrt_shader(select_32 select.comp ELEM_T=uint)
+vkrt_shader(gather_8 gather.comp ELEM_T=uint8_t)
+vkrt_shader(gather_16 gather.comp ELEM_T=uint16_t)
+vkrt_shader(gather_32 gather.comp ELEM_T=uint)
+
+# CAST between bool/int8/int16/int32/fp32 (bool uses the int8 variants with out_bool).
+foreach(in i8 i16 i32 f32)
+  foreach(out i8 i16 i32 f32)
+    if(NOT in STREQUAL out)
+      set(t_i8 int8_t)
+      set(t_i16 int16_t)
+      set(t_i32 int)
+      set(t_f32 float)
+      set(b_i8 8)
+      set(b_i16 16)
+      set(b_i32 32)
+      set(b_f32 32)
+      set(extra)
+      if(in STREQUAL f32)
+        list(APPEND extra IN_FLOAT=1)
+      endif()
+      if(out STREQUAL f32)
+        list(APPEND extra OUT_FLOAT=1)
+      endif()
+      vkrt_shader(cast_${in}_${out} cast.comp IN_T=${t_${in}} OUT_T=${t_${out}} OUT_BITS=${b_${out}} ${extra})
+    endif()
+  endforeach()
+endforeach()
+vkrt_shader(cast_i8_i8 cast.comp IN_T=int8_t OUT_T=int8_t OUT_BITS=8)

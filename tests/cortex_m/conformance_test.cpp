@@ -1,0 +1,75 @@
+// CMSIS-NN conformance: every int8/int16 vector of the cortex_m operator families, bit for bit.
+// The folder is $VKRT_CMSIS_NN_DIR, else <conformance dir>/cmsis-nn. Each folder's operator is
+// taken from INDEX.tsv (the upstream unit test that uses it); folder names are not interpreted.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "common/conformance.h"
+#include "cortex_m/cmsis_vectors.h"
+#include "cortex_m/conformance_families.h"
+
+namespace vkrt::testing::cmsis {
+namespace {
+
+std::string vectors_dir() {
+  const char* env = std::getenv("VKRT_CMSIS_NN_DIR");
+  if (env && *env) return env;
+  return conformance_path("cmsis-nn");
+}
+
+TEST(CmsisNnConformance, AllInt8AndInt16VectorsBitExact) {
+  const std::string dir = vectors_dir();
+  if (dir.empty()) GTEST_SKIP() << "CMSIS-NN vectors not found (set VKRT_CMSIS_NN_DIR or VKRT_CONFORMANCE_DIR)";
+  std::ifstream index_file(dir + "/INDEX.tsv");
+  ASSERT_TRUE(index_file) << dir << "/INDEX.tsv: cannot read";
+  std::stringstream text;
+  text << index_file.rdbuf();
+  std::vector<IndexEntry> index;
+  const std::string index_error = parse_index(text.str(), &index);
+  ASSERT_EQ(index_error, "");
+
+  int checked = 0, passed = 0;
+  std::map<std::string, std::pair<int, int>> per_family;  // name -> (checked, passed)
+  std::vector<std::string> not_checked;
+  for (const IndexEntry& entry : index) {
+    const Family* family = nullptr;
+    for (const std::string& test : entry.unit_tests)
+      if ((family = family_for_unit_test(test))) break;
+    if (!family) continue;  // float, int4, LSTM, SVDF, ... : not cortex_m operator families
+    if (!family->run) {
+      not_checked.push_back(entry.dir + " (" + family->name + ")");
+      continue;
+    }
+    ++checked;
+    ++per_family[family->name].first;
+    VectorData data;
+    std::string error = data.load(dir + "/" + entry.dir);
+    if (error.empty()) {
+      VectorAccess access(data, entry.dir);
+      error = family->run(access);
+    }
+    if (error.empty()) {
+      ++passed;
+      ++per_family[family->name].second;
+    } else {
+      ADD_FAILURE() << entry.dir << " [" << family->name << "]: " << error;
+    }
+  }
+  std::ostringstream report;
+  report << "cmsis-nn conformance: " << passed << "/" << checked << " vectors bit-exact (" << dir << ")\n";
+  for (const auto& [name, counts] : per_family)
+    report << "  " << name << ": " << counts.second << "/" << counts.first << "\n";
+  for (const auto& n : not_checked) report << "  not checked: " << n << "\n";
+  std::cout << report.str();
+  RecordProperty("checked", checked);
+  RecordProperty("passed", passed);
+  EXPECT_GT(checked, 0) << "no vector of a known family found";
+  EXPECT_EQ(passed, checked);
+}
+
+}  // namespace
+}  // namespace vkrt::testing::cmsis

@@ -1,0 +1,178 @@
+// A .pte program shaped like the VGF INT8 recipe's output: cortex_m::quantize_per_tensor, a
+// VgfBackend delegate holding a multi-op int8 TOSA graph (CONV2D 3x3 -> RESCALE -> CLAMP ->
+// MAX_POOL2D), cortex_m::dequantize_per_tensor. Built with the pte writer, loaded with the
+// Module API, compared with a reference computed here from the TOSA/cortex-m formulas
+// (tosa.md §4-§7, cortex-m-ops.md quantize/dequantize).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "vgf/graph_vgf_writer.h"
+#include "vkrt/module.h"
+#include "vkrt/pte_writer.h"
+
+namespace vkrt::vgf {
+namespace {
+
+constexpr int H = 8, W = 8, C = 4, OC = 6, K = 3;
+constexpr float kInScale = 0.05f, kOutScale = 0.1f;
+constexpr int kInZp = 3, kOutZp = -2;
+
+std::vector<int8_t> weights() {
+  std::vector<int8_t> w(OC * K * K * C);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = int8_t(int(i * 29 % 200) - 100);
+  return w;
+}
+std::vector<int32_t> bias() { return {1000, -2000, 0, 500, -750, 3000}; }
+std::vector<int32_t> multipliers() { return {1200000000, 1300000000, 1400000000, 1500000000, 1600000000, 1700000000}; }
+std::vector<int8_t> shifts() { return {40, 41, 40, 39, 40, 41}; }
+
+TensorId add(Graph& g, DType t, std::vector<int64_t> shape, const char* name) {
+  TensorInfo info;
+  info.name = name;
+  info.dtype = t;
+  info.shape = std::move(shape);
+  return g.add_tensor(std::move(info));
+}
+
+Graph int8_network() {
+  Graph g;
+  g.name = "graph_partition_0";
+  TensorId x = add(g, DType::Int8, {1, H, W, C}, "q");
+  g.inputs.push_back({x, "q", 0, 0});
+  auto w = weights();
+  auto b = bias();
+  TensorId wt = add(g, DType::Int8, {OC, K, K, C}, "w");
+  g.tensors[wt].is_constant = true;
+  g.tensors[wt].owned.assign(reinterpret_cast<uint8_t*>(w.data()), reinterpret_cast<uint8_t*>(w.data()) + w.size());
+  TensorId bt = add(g, DType::Int32, {OC}, "b");
+  g.tensors[bt].is_constant = true;
+  g.tensors[bt].owned.resize(b.size() * 4);
+  std::memcpy(g.tensors[bt].owned.data(), b.data(), b.size() * 4);
+  TensorId acc = add(g, DType::Int32, {1, H, W, OC}, "acc");
+  ConvAttr ca;
+  ca.pad = {1, 1, 1, 1, 0, 0};
+  ca.input_zp = kInZp;
+  g.ops.push_back(Op{OpKind::CONV2D, {x, wt, bt}, {acc}, ca, "conv"});
+  TensorId r = add(g, DType::Int8, {1, H, W, OC}, "r");
+  RescaleAttr ra;
+  ra.rounding_mode = RoundingMode::DoubleRound;
+  ra.per_channel = true;
+  ra.multiplier = multipliers();
+  ra.shift = shifts();
+  ra.output_zp = kOutZp;
+  g.ops.push_back(Op{OpKind::RESCALE, {acc}, {r}, ra, "rescale"});
+  TensorId c = add(g, DType::Int8, {1, H, W, OC}, "relu");
+  ClampAttr cl;
+  cl.min_int = kOutZp;  // ReLU in the quantized domain
+  cl.max_int = 127;
+  cl.min_fp = kOutZp;
+  cl.max_fp = 127;
+  g.ops.push_back(Op{OpKind::CLAMP, {r}, {c}, cl, "clamp"});
+  TensorId p = add(g, DType::Int8, {1, H / 2, W / 2, OC}, "pool");
+  PoolAttr pa;
+  pa.kernel = {2, 2};
+  pa.stride = {2, 2};
+  g.ops.push_back(Op{OpKind::MAX_POOL2D, {c}, {p}, pa, "pool"});
+  g.outputs.push_back({p, "y", 1, 0});
+  return g;
+}
+
+// Reference, written from the formulas (not from the kernels).
+int32_t apply_scale_32(int32_t v, int32_t m, int s) {
+  int64_t round = int64_t(1) << (s - 1);
+  if (s > 31) round += v >= 0 ? (int64_t(1) << 30) : -(int64_t(1) << 30);
+  return int32_t((int64_t(v) * m + round) >> s);
+}
+
+std::vector<float> reference(const std::vector<float>& x) {
+  std::vector<int8_t> q(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    float inv = 1.0f / kInScale;
+    int32_t v = kInZp + int32_t(std::nearbyint(inv * x[i]));
+    q[i] = int8_t(std::clamp(v, -128, 127));
+  }
+  auto w = weights();
+  auto b = bias();
+  auto m = multipliers();
+  auto s = shifts();
+  std::vector<int8_t> relu(H * W * OC);
+  for (int oy = 0; oy < H; ++oy)
+    for (int ox = 0; ox < W; ++ox)
+      for (int oc = 0; oc < OC; ++oc) {
+        int32_t acc = b[size_t(oc)];
+        for (int ky = 0; ky < K; ++ky)
+          for (int kx = 0; kx < K; ++kx) {
+            int iy = oy - 1 + ky, ix = ox - 1 + kx;
+            if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+            for (int ic = 0; ic < C; ++ic)
+              acc += (q[size_t((iy * W + ix) * C + ic)] - kInZp) * w[size_t(((oc * K + ky) * K + kx) * C + ic)];
+          }
+        int32_t r = apply_scale_32(acc, m[size_t(oc)], s[size_t(oc)]) + kOutZp;
+        r = std::clamp(r, -128, 127);
+        relu[size_t((oy * W + ox) * OC + oc)] = int8_t(std::max(r, kOutZp));
+      }
+  std::vector<float> out((H / 2) * (W / 2) * OC);
+  for (int oy = 0; oy < H / 2; ++oy)
+    for (int ox = 0; ox < W / 2; ++ox)
+      for (int oc = 0; oc < OC; ++oc) {
+        int v = -128;
+        for (int dy = 0; dy < 2; ++dy)
+          for (int dx = 0; dx < 2; ++dx) v = std::max(v, int(relu[size_t(((2 * oy + dy) * W + 2 * ox + dx) * OC + oc)]));
+        out[size_t((oy * (W / 2) + ox) * OC + oc)] = float(v - kOutZp) * kOutScale;
+      }
+  return out;
+}
+
+TEST(VgfPte, QuantizeDelegateDequantizeProgram) {
+  auto vgf = write_graph_vgf(int8_network());
+  ASSERT_TRUE(vgf.ok()) << vgf.status().to_string();
+
+  ProgramBuilder program;
+  MethodBuilder& m = program.add_method("forward");
+  int32_t x = m.add_planned_tensor(ScalarType::Float, {1, H, W, C});
+  int32_t q = m.add_planned_tensor(ScalarType::Char, {1, H, W, C});
+  int32_t y8 = m.add_planned_tensor(ScalarType::Char, {1, H / 2, W / 2, OC});
+  int32_t y = m.add_planned_tensor(ScalarType::Float, {1, H / 2, W / 2, OC});
+  int32_t in_scale = m.add_double(kInScale), in_zp = m.add_int(kInZp);
+  int32_t out_scale = m.add_double(kOutScale), out_zp = m.add_int(kOutZp);
+  int32_t qmin = m.add_int(-128), qmax = m.add_int(127), dtype = m.add_int(int(ScalarType::Char));
+  m.add_kernel_call("cortex_m::quantize_per_tensor.out", {x, in_scale, in_zp, qmin, qmax, dtype, q, q});
+  int32_t delegate = m.add_delegate("VgfBackend", *vgf);
+  m.add_delegate_call(delegate, {q, y8});
+  m.add_kernel_call("cortex_m::dequantize_per_tensor.out", {y8, out_scale, out_zp, qmin, qmax, dtype, y, y});
+  m.set_inputs({x});
+  m.set_outputs({y});
+  auto bytes = program.build();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+
+  LoadOptions options;
+  options.backend_options.set("VgfBackend.executor", "cpu");
+  auto module = Module::load_from_buffer(*bytes, options);
+  ASSERT_TRUE(module.ok()) << module.status().to_string();
+  auto method = (*module)->load_method("forward");
+  ASSERT_TRUE(method.ok()) << method.status().to_string();
+
+  std::vector<float> input(H * W * C);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = float(int(i * 37 % 101) - 50) * 0.07f;
+  const int32_t sizes[4] = {1, H, W, C};
+  auto t = Tensor::make(ScalarType::Float, sizes, input.data());
+  ASSERT_TRUE(t.ok());
+  ASSERT_TRUE((*method)->set_input(0, EValue::from_tensor(&*t)).is_ok());
+  Status st = (*method)->execute();
+  ASSERT_TRUE(st.is_ok()) << st.to_string();
+  const Tensor& out = (*method)->output(0).to_tensor();
+  ASSERT_EQ(out.numel(), H / 2 * W / 2 * OC);
+  std::vector<float> expected = reference(input);
+  int nonzero = 0;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_FLOAT_EQ(out.data_as<float>()[i], expected[i]) << "element " << i;
+    nonzero += expected[i] != 0.0f;
+  }
+  EXPECT_GT(nonzero, 10);  // the reference exercises more than the ReLU floor
+}
+
+}  // namespace
+}  // namespace vkrt::vgf

@@ -1,0 +1,214 @@
+// The end-to-end VGF sample: its SPIR-V graph reads into the IR described by its .spvasm text,
+// and running it (CPU executor directly, and VgfBackend through the backend registry) on
+// `_input_0.bin` reproduces `_expected_output_0.bin` byte for byte.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <variant>
+
+#include "common/conformance.h"
+#include "vgf/backend/vgf_backend.h"
+#include "vgf/cpu/cpu_executor.h"
+#include "vgf/executor.h"
+#include "vgf/format/vgf_file.h"
+#include "vgf/segment_graph.h"
+#include "vgf/spirv/spirv_graph_reader.h"
+#include "vkrt/backend.h"
+
+namespace vkrt::vgf {
+namespace {
+
+using vkrt::testing::read_file;
+
+struct Sample {
+  std::vector<uint8_t> vgf, input, expected;
+};
+
+bool load_sample(Sample& s) {
+  std::string dir = vkrt::testing::conformance_path("vgf/end-to-end");
+  if (dir.empty()) return false;
+  s.vgf = read_file(dir + "/conv2d_rescale_qi8.vgf");
+  s.input = read_file(dir + "/conv2d_rescale_qi8_input_0.bin");
+  s.expected = read_file(dir + "/conv2d_rescale_qi8_expected_output_0.bin");
+  return !s.vgf.empty() && s.input.size() == 8192 && s.expected.size() == 16384;
+}
+
+TEST(VgfEndToEnd, SpirvGraphMatchesItsAssemblyText) {
+  VKRT_REQUIRE_CONFORMANCE(dir, "vgf/end-to-end");
+  Sample s;
+  ASSERT_TRUE(load_sample(s));
+  auto file = decode_vgf(s.vgf);
+  ASSERT_TRUE(file.ok()) << file.status().to_string();
+  auto graph = build_segment_graph(*file, 0);
+  ASSERT_TRUE(graph.ok()) << graph.status().to_string();
+  const Graph& g = *graph;
+  EXPECT_EQ(g.name, "graph_partition_0");
+  ASSERT_EQ(g.ops.size(), 2u);
+  ASSERT_EQ(g.inputs.size(), 1u);
+  ASSERT_EQ(g.outputs.size(), 1u);
+  EXPECT_EQ(g.inputs[0].binding, 0u);
+  EXPECT_EQ(g.inputs[0].mrt_index, 2u);
+  EXPECT_EQ(g.outputs[0].binding, 1u);
+  EXPECT_EQ(g.outputs[0].mrt_index, 3u);
+
+  // %acc = CONV2D %pad(null) %ones2 %ones2 %uint_1 %false %in %weights %bias %zp8_0 %zp8_0
+  const Op& conv = g.ops[0];
+  EXPECT_EQ(conv.kind, OpKind::CONV2D);
+  const auto& ca = std::get<ConvAttr>(conv.attr);
+  EXPECT_EQ(ca.pad[0] + ca.pad[1] + ca.pad[2] + ca.pad[3], 0);
+  EXPECT_EQ(ca.stride[0], 1);
+  EXPECT_EQ(ca.stride[1], 1);  // replicated composite
+  EXPECT_EQ(ca.dilation[1], 1);
+  EXPECT_EQ(ca.acc_type, AccType::Int32);
+  EXPECT_FALSE(ca.local_bound);
+  EXPECT_EQ(ca.input_zp, 0);
+  const TensorInfo& w = g.tensors[conv.inputs[1]];
+  EXPECT_TRUE(w.is_constant);
+  EXPECT_EQ(w.dtype, DType::Int8);
+  EXPECT_EQ(w.shape, (std::vector<int64_t>{16, 1, 1, 8}));
+  EXPECT_EQ(w.constant_bytes().size(), 128u);
+  EXPECT_EQ(g.tensors[conv.inputs[2]].dtype, DType::Int32);
+  EXPECT_EQ(g.tensors[conv.outputs[0]].dtype, DType::Int32);
+  EXPECT_EQ(g.tensors[conv.outputs[0]].shape, (std::vector<int64_t>{1, 32, 32, 16}));
+
+  // %out = RESCALE %true %uint_3 %true %false %false %acc %mult %shift %zp32_0 %ozp
+  const Op& rs = g.ops[1];
+  EXPECT_EQ(rs.kind, OpKind::RESCALE);
+  EXPECT_EQ(rs.inputs[0], conv.outputs[0]);
+  const auto& ra = std::get<RescaleAttr>(rs.attr);
+  EXPECT_TRUE(ra.scale32);
+  EXPECT_EQ(ra.rounding_mode, RoundingMode::DoubleRound);
+  EXPECT_TRUE(ra.per_channel);
+  EXPECT_FALSE(ra.input_unsigned);
+  ASSERT_EQ(ra.multiplier.size(), 16u);
+  EXPECT_EQ(ra.multiplier[0], 1767972394);
+  EXPECT_EQ(ra.multiplier[15], 1711699793);
+  ASSERT_EQ(ra.shift.size(), 16u);
+  EXPECT_EQ(ra.shift[7], 40);
+  EXPECT_EQ(ra.input_zp, 0);
+  EXPECT_EQ(ra.output_zp, -2);  // OpConstant %uchar 254, sign-extended (§6.3)
+  EXPECT_EQ(g.outputs[0].tensor, rs.outputs[0]);
+}
+
+TEST(VgfEndToEnd, CpuExecutorIsBitExact) {
+  VKRT_REQUIRE_CONFORMANCE(dir, "vgf/end-to-end");
+  Sample s;
+  ASSERT_TRUE(load_sample(s));
+  auto file = decode_vgf(s.vgf);
+  ASSERT_TRUE(file.ok());
+  auto graph = build_segment_graph(*file, 0);
+  ASSERT_TRUE(graph.ok()) << graph.status().to_string();
+  auto exec = make_cpu_executor();
+  Status prepared = exec->prepare(*graph, ExecutorOptions{});
+  ASSERT_TRUE(prepared.is_ok()) << prepared.to_string();
+
+  const int32_t in_sizes[4] = {1, 32, 32, 8};
+  const int32_t out_sizes[4] = {1, 32, 32, 16};
+  std::vector<uint8_t> out(16384, 0xAA);
+  auto x = Tensor::make(ScalarType::Char, in_sizes, s.input.data());
+  auto y = Tensor::make(ScalarType::Char, out_sizes, out.data());
+  ASSERT_TRUE(x.ok() && y.ok());
+  const Tensor* ins[1] = {&*x};
+  Tensor* outs[1] = {&*y};
+  for (int run = 0; run < 2; ++run) {  // prepared once, run twice
+    std::fill(out.begin(), out.end(), uint8_t(0xAA));
+    Status st = exec->run(ins, outs, nullptr);
+    ASSERT_TRUE(st.is_ok()) << st.to_string();
+    size_t mismatches = 0;
+    for (size_t i = 0; i < out.size(); ++i) mismatches += out[i] != s.expected[i];
+    EXPECT_EQ(mismatches, 0u) << "run " << run;
+  }
+}
+
+// Minimal NamedDataMap for backend init.
+class EmptyNamedData : public NamedDataMap {
+ public:
+  Result<std::span<const uint8_t>> get(std::string_view key) const override {
+    return make_error(Error::NotFound, std::string(key));
+  }
+  size_t size() const override { return 0; }
+  std::string_view key_at(size_t) const override { return {}; }
+};
+
+TEST(VgfEndToEnd, VgfBackendThroughTheRegistry) {
+  VKRT_REQUIRE_CONFORMANCE(dir, "vgf/end-to-end");
+  Sample s;
+  ASSERT_TRUE(load_sample(s));
+  register_vgf_backend();
+  Backend* backend = BackendRegistry::global().find("VgfBackend");
+  ASSERT_NE(backend, nullptr);
+  for (const char* executor : {"cpu", "auto"}) {
+    EmptyNamedData named;
+    BackendOptions options;
+    options.set("VgfBackend.executor", executor);
+    BackendInitContext init{"forward", &named, &options, {}};
+    auto handle = backend->init(init, s.vgf, {});
+    ASSERT_TRUE(handle.ok()) << handle.status().to_string();
+
+    const int32_t in_sizes[4] = {1, 32, 32, 8};
+    const int32_t out_sizes[4] = {1, 32, 32, 16};
+    std::vector<uint8_t> out(16384, 0);
+    auto x = Tensor::make(ScalarType::Char, in_sizes, s.input.data());
+    auto y = Tensor::make(ScalarType::Char, out_sizes, out.data());
+    ASSERT_TRUE(x.ok() && y.ok());
+    EValue ex = EValue::from_tensor(&*x), ey = EValue::from_tensor(&*y);
+    EValue* args[2] = {&ex, &ey};
+    BackendExecuteContext ectx{"forward", nullptr};
+    Status st = backend->execute(ectx, **handle, args);
+    ASSERT_TRUE(st.is_ok()) << st.to_string();
+    EXPECT_EQ(0, std::memcmp(out.data(), s.expected.data(), out.size())) << executor;
+
+    // Wrong output type: a clear error, not a wrong result.
+    std::vector<float> fout(16384);
+    auto yf = Tensor::make(ScalarType::Float, out_sizes, fout.data());
+    EValue eyf = EValue::from_tensor(&*yf);
+    EValue* bad_args[2] = {&ex, &eyf};
+    Status bad = backend->execute(ectx, **handle, bad_args);
+    EXPECT_EQ(bad.code(), Error::InvalidArgument) << bad.to_string();
+    backend->destroy(std::move(handle).value());
+  }
+}
+
+TEST(VgfEndToEnd, UnknownExecutorOptionIsAnError) {
+  VKRT_REQUIRE_CONFORMANCE(dir, "vgf/end-to-end");
+  Sample s;
+  ASSERT_TRUE(load_sample(s));
+  register_vgf_backend();
+  Backend* backend = BackendRegistry::global().find("VgfBackend");
+  ASSERT_NE(backend, nullptr);
+  EmptyNamedData named;
+  BackendOptions options;
+  options.set("VgfBackend.executor", "tpu");
+  BackendInitContext init{"forward", &named, &options, {}};
+  auto handle = backend->init(init, s.vgf, {});
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(handle.error(), Error::InvalidArgument);
+}
+
+TEST(VgfEndToEnd, ComputeSegmentIsRejectedClearly) {
+  VKRT_REQUIRE_CONFORMANCE(dir, "vgf/end-to-end");
+  Sample s;
+  ASSERT_TRUE(load_sample(s));
+  auto file = decode_vgf(s.vgf);
+  ASSERT_TRUE(file.ok());
+  VgfFile f = *file;
+  f.segments[0].type = ModuleType::Compute;
+  f.segments[0].dispatch_shape = {4, 4, 1};
+  auto bytes = encode_vgf(f, VgfEncodeOptions{});
+  ASSERT_TRUE(bytes.ok());
+  auto again = decode_vgf(*bytes);  // the decoder accepts compute segments
+  ASSERT_TRUE(again.ok()) << again.status().to_string();
+  EXPECT_EQ(again->segments[0].type, ModuleType::Compute);
+  register_vgf_backend();
+  Backend* backend = BackendRegistry::global().find("VgfBackend");
+  EmptyNamedData named;
+  BackendOptions options;
+  BackendInitContext init{"forward", &named, &options, {}};
+  auto handle = backend->init(init, *bytes, {});
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(handle.error(), Error::NotSupported);
+  EXPECT_NE(handle.status().message().find("COMPUTE"), std::string::npos) << handle.status().to_string();
+}
+
+}  // namespace
+}  // namespace vkrt::vgf

@@ -1,0 +1,489 @@
+// The JIT around the shaders: fusion decisions, the liveness memory plan, a multi-op int8 graph
+// end to end against the CPU kernels, dynamic shapes, device selection, the pipeline cache
+// (file validation, warm init, corrupt and foreign files ignored), profiling timestamps and
+// error reporting for unsupported ops.
+#include <filesystem>
+#include <fstream>
+
+#include "vgf/vulkan/buffer.h"
+#include "vgf/vulkan/device_select.h"
+#include "vgf/vulkan/graph_plan.h"
+#include "vgf/vulkan/pipeline_cache.h"
+#include "vulkan_test_util.h"
+
+namespace vkrt::vulkan::testing {
+namespace {
+
+// ---- Device selection (pure) ----
+
+TEST(VulkanDeviceSelect, RanksDiscreteThenIntegratedThenCpu) {
+  std::vector<DeviceCandidate> devs{{"llvmpipe", DeviceKind::Cpu}, {"Intel UHD", DeviceKind::IntegratedGpu},
+                                    {"NVIDIA H100", DeviceKind::DiscreteGpu}};
+  EXPECT_EQ(*choose_device(devs, ""), 2u);
+  devs.pop_back();
+  EXPECT_EQ(*choose_device(devs, ""), 1u);
+  devs.pop_back();
+  EXPECT_EQ(*choose_device(devs, ""), 0u);
+}
+
+TEST(VulkanDeviceSelect, IndexAndCaseInsensitiveNameSubstring) {
+  std::vector<DeviceCandidate> devs{{"llvmpipe (LLVM 15)", DeviceKind::Cpu}, {"NVIDIA H100", DeviceKind::DiscreteGpu}};
+  EXPECT_EQ(*choose_device(devs, "0"), 0u);
+  EXPECT_EQ(*choose_device(devs, "LLVMPIPE"), 0u);
+  EXPECT_EQ(*choose_device(devs, "h100"), 1u);
+  auto out_of_range = choose_device(devs, "7");
+  ASSERT_FALSE(out_of_range.ok());
+  EXPECT_EQ(out_of_range.error(), Error::NotFound);
+  EXPECT_NE(out_of_range.status().message().find("1: NVIDIA H100"), std::string::npos);
+  EXPECT_FALSE(choose_device(devs, "radeon").ok());
+  EXPECT_FALSE(choose_device({}, "").ok());
+}
+
+TEST(VulkanDeviceSelect, ContextHonoursSelector) {
+  VKRT_REQUIRE_VULKAN();
+  auto ctx = device_or_null(nullptr);
+  ContextOptions by_name;
+  by_name.device_selector = ctx->info().name.substr(0, 4);
+  auto named = Context::create(by_name);
+  ASSERT_TRUE(named.ok()) << named.status().message();
+  EXPECT_EQ((*named)->info().name, ctx->info().name);
+  ContextOptions bogus;
+  bogus.device_selector = "no-such-device-xyz";
+  auto missing = Context::create(bogus);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error(), Error::NotFound);
+}
+
+TEST(VulkanContext, ProbesFeaturesAndRunsUnderValidation) {
+  VKRT_REQUIRE_VULKAN();
+  auto ctx = device_or_null(nullptr);
+  const DeviceFeatures& f = ctx->features();
+  EXPECT_TRUE(f.storage_buffer_8bit);
+  EXPECT_TRUE(f.shader_int8);
+  EXPECT_GT(f.subgroup_size, 0u);
+  EXPECT_GT(f.max_shared_memory_bytes, 0u);
+  EXPECT_GE(f.max_push_constants_bytes, 128u);
+  if (std::getenv("VKRT_VULKAN_VALIDATION") && std::string(std::getenv("VKRT_VULKAN_VALIDATION")) == "1") {
+    EXPECT_TRUE(ctx->validation_enabled()) << "VK_LAYER_KHRONOS_validation is not installed";
+  }
+  std::cout << "device: " << ctx->describe() << "\n";
+}
+
+TEST(VulkanContext, OversizedAllocationIsAnErrorNotACrash) {
+  VKRT_REQUIRE_VULKAN();
+  auto ctx = device_or_null(nullptr);
+  auto huge = Buffer::create(ctx, size_t(1) << 50, MemoryKind::DeviceLocal);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.error(), Error::MemoryAllocationFailed) << huge.status().message();
+  auto fine = Buffer::create(ctx, 4096, MemoryKind::HostStaging);
+  ASSERT_TRUE(fine.ok()) << fine.status().message();
+  EXPECT_NE(fine->mapped(), nullptr);
+}
+
+// ---- Fusion and memory plan (pure) ----
+
+// input -> CONV2D -> RESCALE -> CLAMP -> DEPTHWISE -> RESCALE -> ADD(i32 path) ... a small
+// MobileNet-like block; the helper returns the graph and the CPU reference output.
+struct Block {
+  vgf::Graph graph;
+  HostTensor input;
+  HostTensor expected;
+};
+
+vgf::RescaleAttr per_channel_requant(int channels, int32_t out_zp, uint32_t seed) {
+  std::mt19937 rng(seed);
+  vgf::RescaleAttr a;
+  a.rounding_mode = vgf::RoundingMode::DoubleRound;
+  a.per_channel = true;
+  a.output_zp = out_zp;
+  std::uniform_int_distribution<int32_t> m(1 << 30, INT32_MAX);
+  for (int c = 0; c < channels; ++c) {
+    a.multiplier.push_back(m(rng));
+    a.shift.push_back(int8_t(38));
+  }
+  return a;
+}
+
+Status cpu_requant(const HostTensor& acc, const vgf::RescaleAttr& a, HostTensor& out) {
+  std::vector<int32_t> shifts(a.shift.begin(), a.shift.end());
+  tosa::RescaleAttrs r;
+  r.multiplier = a.multiplier;
+  r.shift = shifts;
+  r.output_zp = a.output_zp;
+  r.input_zp = a.input_zp;
+  r.scale32 = a.scale32;
+  r.rounding_mode = tosa::RoundingMode(uint32_t(a.rounding_mode));
+  r.per_channel = a.per_channel;
+  return tosa::rescale(acc.ref(), r, out.ref());
+}
+
+Block make_block(int64_t h, bool dynamic) {
+  std::mt19937 rng(5);
+  Block blk;
+  GraphBuilder b;
+  const int64_t c_in = 4, c_mid = 8;
+  Shape si{1, h, h, c_in}, sm{1, h, h, c_mid};
+  Shape decl_in = si, decl_mid = sm;
+  if (dynamic) {
+    decl_in = {1, vgf::kDynamicDim, vgf::kDynamicDim, c_in};
+    decl_mid = {1, vgf::kDynamicDim, vgf::kDynamicDim, c_mid};
+  }
+  HostTensor w1(DType::Int8, {c_mid, 1, 1, c_in}), b1(DType::Int32, {c_mid});
+  HostTensor w2(DType::Int8, {3, 3, c_mid, 1}), b2(DType::Int32, {c_mid});
+  fill_random(w1, rng, -127, 127);
+  fill_random(b1, rng, -1000, 1000);
+  fill_random(w2, rng, -127, 127);
+  fill_random(b2, rng, -1000, 1000);
+  vgf::ConvAttr pw;
+  pw.input_zp = -1;
+  vgf::ConvAttr dw;
+  dw.pad = {1, 1, 1, 1, 0, 0};
+  dw.input_zp = -128;
+  auto rq1 = per_channel_requant(int(c_mid), -128, 11);
+  auto rq2 = per_channel_requant(int(c_mid), -2, 12);
+  vgf::ClampAttr relu6;
+  relu6.min_int = -128;
+  relu6.max_int = 40;
+
+  TensorId x = b.input(DType::Int8, decl_in);
+  TensorId a1 = b.tensor(DType::Int32, decl_mid), q1 = b.tensor(DType::Int8, decl_mid), c1 = b.tensor(DType::Int8, decl_mid);
+  b.op(OpKind::CONV2D, {x, b.constant(w1), b.constant(b1)}, {a1}, pw);
+  b.op(OpKind::RESCALE, {a1}, {q1}, rq1);
+  b.op(OpKind::CLAMP, {q1}, {c1}, relu6);
+  TensorId a2 = b.tensor(DType::Int32, decl_mid), q2 = b.tensor(DType::Int8, decl_mid);
+  b.op(OpKind::DEPTHWISE_CONV2D, {c1, b.constant(w2), b.constant(b2)}, {a2}, dw);
+  b.op(OpKind::RESCALE, {a2}, {q2}, rq2);
+  TensorId pooled = b.tensor(DType::Int8, dynamic ? Shape{1, vgf::kDynamicDim, vgf::kDynamicDim, c_mid}
+                                                  : Shape{1, h / 2, h / 2, c_mid});
+  vgf::PoolAttr mp;
+  mp.kernel = {2, 2};
+  mp.stride = {2, 2};
+  b.op(OpKind::MAX_POOL2D, {q2}, {pooled}, mp);
+  TensorId flat = b.tensor(DType::Int8, dynamic ? Shape{1, vgf::kDynamicDim} : Shape{1, (h / 2) * (h / 2) * c_mid});
+  vgf::ReshapeAttr ra;
+  ra.shape = {1, -1};
+  b.op(OpKind::RESHAPE, {pooled}, {flat}, ra);
+  b.output(flat);
+  blk.graph = std::move(b.graph);
+
+  // CPU reference, op by op.
+  blk.input = HostTensor(DType::Int8, si);
+  fill_random(blk.input, rng, -128, 127);
+  HostTensor acc1(DType::Int32, sm), r1(DType::Int8, sm), cl(DType::Int8, sm), acc2(DType::Int32, sm), r2(DType::Int8, sm);
+  tosa::Conv2dAttrs cpw;
+  cpw.input_zp = -1;
+  EXPECT_TRUE(tosa::conv2d(blk.input.ref(), w1.ref(), b1.ref(), cpw, acc1.ref()).is_ok());
+  EXPECT_TRUE(cpu_requant(acc1, rq1, r1).is_ok());
+  tosa::ClampAttrs cc;
+  cc.min_int = -128;
+  cc.max_int = 40;
+  EXPECT_TRUE(tosa::clamp(r1.ref(), cc, cl.ref()).is_ok());
+  tosa::Conv2dAttrs cdw;
+  for (int i = 0; i < 4; ++i) cdw.pad[i] = 1;
+  cdw.input_zp = -128;
+  EXPECT_TRUE(tosa::depthwise_conv2d(cl.ref(), w2.ref(), b2.ref(), cdw, acc2.ref()).is_ok());
+  EXPECT_TRUE(cpu_requant(acc2, rq2, r2).is_ok());
+  HostTensor p(DType::Int8, {1, h / 2, h / 2, c_mid});
+  tosa::MaxPool2dAttrs mpa;
+  mpa.kernel[0] = mpa.kernel[1] = 2;
+  mpa.stride[0] = mpa.stride[1] = 2;
+  EXPECT_TRUE(tosa::max_pool2d(r2.ref(), mpa, p.ref()).is_ok());
+  blk.expected = HostTensor(DType::Int8, {1, (h / 2) * (h / 2) * c_mid});
+  blk.expected.bytes = p.bytes;
+  return blk;
+}
+
+TEST(VulkanPlan, FusesConvRescaleClampAndAliasesReshape) {
+  Block blk = make_block(8, false);
+  auto steps = fuse_ops(blk.graph, true);
+  ASSERT_EQ(steps.size(), 3u);  // CONV2D+RESCALE+CLAMP, DEPTHWISE+RESCALE, MAX_POOL2D
+  EXPECT_EQ(steps[0].rescale, 1);
+  EXPECT_EQ(steps[0].clamp, 2);
+  EXPECT_EQ(steps[1].rescale, 4);
+  EXPECT_EQ(steps[1].clamp, -1);
+  EXPECT_EQ(fuse_ops(blk.graph, false).size(), 6u);  // every op but RESHAPE
+  auto alias = alias_roots(blk.graph);
+  const auto& reshape = blk.graph.ops.back();
+  EXPECT_EQ(alias[reshape.outputs[0]], reshape.inputs[0]);
+}
+
+TEST(VulkanPlan, LiveTensorsNeverOverlapAndDeadOnesAreReused) {
+  // A chain of 6 elementwise ops: x -> t1 -> ... -> t6; only producer and consumer are live
+  // at any step, so two slots suffice.
+  GraphBuilder b;
+  Shape s{1, 1000};
+  TensorId prev = b.input(DType::Int32, s);
+  std::vector<TensorId> ts{prev};
+  for (int i = 0; i < 6; ++i) {
+    TensorId next = b.tensor(DType::Int32, s);
+    b.op(OpKind::ABS, {prev}, {next});
+    ts.push_back(next);
+    prev = next;
+  }
+  b.output(prev);
+  auto steps = fuse_ops(b.graph, true);
+  auto alias = alias_roots(b.graph);
+  std::vector<Shape> shapes(b.graph.tensors.size(), s);
+  auto plan = plan_memory(b.graph, shapes, steps, alias, 64);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->total_tensor_bytes, 7u * 4000u);
+  EXPECT_LE(plan->arena_bytes, 2u * 4032u) << "dead intermediates must be reused";
+  EXPECT_EQ(plan->peak_live_bytes, 2u * 4000u);
+  for (size_t i = 0; i + 1 < ts.size(); ++i) {  // consecutive tensors are live together
+    const auto& p = plan->placement[ts[i]];
+    const auto& q = plan->placement[ts[i + 1]];
+    EXPECT_TRUE(p.offset + p.bytes <= q.offset || q.offset + q.bytes <= p.offset) << i;
+    EXPECT_EQ(p.offset % 64, 0u);
+  }
+}
+
+// ---- End to end ----
+
+TEST(VulkanGraph, Int8BlockMatchesCpuWithFewerDispatches) {
+  VKRT_REQUIRE_VULKAN();
+  Block blk = make_block(8, false);
+  std::vector<HostTensor> inputs{blk.input}, outputs;
+  VulkanExecutorStats stats;
+  Status r = run_on_vulkan(blk.graph, inputs, outputs, nullptr, &stats);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_TRUE(bytes_equal(blk.expected, outputs[0]));
+  EXPECT_EQ(stats.op_count, 7u);
+  EXPECT_EQ(stats.dispatch_count, 3u);
+
+  BackendOptions no_fusion;
+  no_fusion.set("VgfBackend.fusion", "0");
+  no_fusion.set("VgfBackend.pipeline_cache_dir", "off");
+  std::vector<HostTensor> outputs2;
+  r = run_on_vulkan(blk.graph, inputs, outputs2, &no_fusion, &stats);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_TRUE(bytes_equal(blk.expected, outputs2[0]));
+  EXPECT_EQ(stats.dispatch_count, 6u);
+}
+
+TEST(VulkanGraph, DynamicShapesReplanPerInputShape) {
+  VKRT_REQUIRE_VULKAN();
+  Block dyn = make_block(8, true);
+  VulkanExecutor ex;
+  BackendOptions opts;
+  opts.set("VgfBackend.pipeline_cache_dir", "off");
+  vgf::ExecutorOptions eo{&opts};
+  Status s = ex.prepare(dyn.graph, eo);
+  ASSERT_TRUE(s.is_ok()) << s.message();
+  for (int64_t h : {8, 12, 8}) {
+    Block ref = make_block(h, false);  // same weights (same seed), concrete shapes
+    HostTensor in = ref.input;
+    Tensor in_t = in.tensor();
+    HostTensor out(DType::Int8, ref.expected.shape);
+    // Output capacity for the largest shape, declared dynamic so run() may resize it.
+    std::vector<uint8_t> storage(12 * 12 * 8 / 4);
+    std::vector<int32_t> sizes{1, int32_t(ref.expected.count())};
+    auto out_t = Tensor::make(ScalarType::Char, sizes, storage.data(), ShapeDynamism::DynamicBound);
+    ASSERT_TRUE(out_t.ok());
+    const Tensor* ins[] = {&in_t};
+    Tensor* outs[] = {&*out_t};
+    s = ex.run(ins, outs, nullptr);
+    ASSERT_TRUE(s.is_ok()) << s.message();
+    ASSERT_EQ(out_t->numel(), ref.expected.count());
+    std::memcpy(out.bytes.data(), storage.data(), out.bytes.size());
+    EXPECT_TRUE(bytes_equal(ref.expected, out)) << "h = " << h;
+  }
+}
+
+TEST(VulkanGraph, WrongInputSizeIsAnErrorNotACrash) {
+  VKRT_REQUIRE_VULKAN();
+  Block blk = make_block(8, false);
+  VulkanExecutor ex;
+  BackendOptions opts;
+  opts.set("VgfBackend.pipeline_cache_dir", "off");
+  vgf::ExecutorOptions eo{&opts};
+  ASSERT_TRUE(ex.prepare(blk.graph, eo).is_ok());
+  HostTensor wrong(DType::Int16, blk.input.shape);
+  Tensor t = wrong.tensor();
+  HostTensor out = blk.expected;
+  Tensor o = out.tensor();
+  const Tensor* ins[] = {&t};
+  Tensor* outs[] = {&o};
+  Status s = ex.run(ins, outs, nullptr);
+  EXPECT_EQ(s.code(), Error::InvalidArgument);
+  EXPECT_NE(s.message().find("input[0]"), std::string::npos) << s.message();
+}
+
+TEST(VulkanGraph, UnsupportedOpsAreAllNamed) {
+  VKRT_REQUIRE_VULKAN();
+  GraphBuilder b;
+  TensorId x = b.input(DType::Fp32, {1, 4, 4, 1});
+  TensorId y = b.tensor(DType::Fp16, {1, 4, 4, 1});  // fp16 CAST has no shader yet
+  b.op(OpKind::CAST, {x}, {y});
+  TensorId z = b.tensor(DType::Fp32, {1, 4, 4, 1});
+  b.op(OpKind::CAST, {y}, {z});
+  b.output(z);
+  VulkanExecutor ex;
+  vgf::ExecutorOptions eo;
+  Status s = ex.prepare(b.graph, eo);
+  EXPECT_EQ(s.code(), Error::NotSupported);
+  EXPECT_NE(s.message().find("op 0 (CAST)"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("op 1 (CAST)"), std::string::npos) << s.message();
+}
+
+TEST(VulkanGraph, ProfilingGivesOneTimingPerDispatch) {
+  VKRT_REQUIRE_VULKAN();
+  Block blk = make_block(8, false);
+  VulkanExecutor ex;
+  BackendOptions opts;
+  opts.set("VgfBackend.profile", "1");
+  opts.set("VgfBackend.pipeline_cache_dir", "off");
+  vgf::ExecutorOptions eo{&opts};
+  ASSERT_TRUE(ex.prepare(blk.graph, eo).is_ok());
+  Tensor in = blk.input.tensor();
+  HostTensor out = blk.expected;
+  Tensor o = out.tensor();
+  const Tensor* ins[] = {&in};
+  Tensor* outs[] = {&o};
+  ASSERT_TRUE(ex.run(ins, outs, nullptr).is_ok());
+  auto timings = ex.last_profile();
+  if (!ex.context()->features().timestamps) GTEST_SKIP() << "device has no compute timestamps";
+  ASSERT_EQ(timings.size(), 3u);
+  EXPECT_EQ(timings[0].label, "CONV2D+RESCALE+CLAMP");
+  EXPECT_EQ(timings[1].label, "DEPTHWISE_CONV2D+RESCALE");
+  for (const auto& t : timings) EXPECT_GE(t.gpu_ns, 0.0);
+}
+
+TEST(VulkanGraph, RegisteredAsTheVulkanExecutor) {
+  VKRT_REQUIRE_VULKAN();
+  ASSERT_TRUE(vgf::has_executor_factory("vulkan"));
+  auto ex = vgf::create_executor("vulkan");
+  ASSERT_TRUE(ex.ok()) << ex.status().message();
+  EXPECT_EQ((*ex)->name(), "vulkan");
+  Block blk = make_block(8, false);
+  BackendOptions opts;
+  opts.set("VgfBackend.pipeline_cache_dir", "off");
+  vgf::ExecutorOptions eo{&opts};
+  ASSERT_TRUE((*ex)->prepare(blk.graph, eo).is_ok());
+}
+
+// ---- Pipeline cache ----
+
+DeviceInfo fake_device() {
+  DeviceInfo d;
+  d.vendor_id = 0x10de;
+  d.device_id = 0x2330;
+  d.driver_version = 42;
+  for (int i = 0; i < 16; ++i) {
+    d.device_uuid[i] = uint8_t(i);
+    d.pipeline_cache_uuid[i] = uint8_t(100 + i);
+  }
+  return d;
+}
+
+std::vector<uint8_t> fake_driver_payload(const DeviceInfo& d) {
+  std::vector<uint8_t> p(32 + 8, 0xAB);
+  uint32_t header[4] = {32, VK_PIPELINE_CACHE_HEADER_VERSION_ONE, d.vendor_id, d.device_id};
+  std::memcpy(p.data(), header, 16);
+  std::memcpy(p.data() + 16, d.pipeline_cache_uuid.data(), 16);
+  return p;
+}
+
+TEST(VulkanPipelineCacheFile, RoundTripsAndRejectsCorruptOrForeignFiles) {
+  DeviceInfo d = fake_device();
+  auto payload = fake_driver_payload(d);
+  auto file = encode_cache_file(payload, d);
+  std::span<const uint8_t> out;
+  ASSERT_EQ(validate_cache_file(file, d, &out), CacheLoadResult::Loaded);
+  EXPECT_TRUE(std::equal(out.begin(), out.end(), payload.begin(), payload.end()));
+
+  auto flipped = file;
+  flipped.back() ^= 1;  // payload hash mismatch
+  EXPECT_EQ(validate_cache_file(flipped, d, &out), CacheLoadResult::RejectedCorrupt);
+  auto truncated = file;
+  truncated.resize(file.size() - 3);
+  EXPECT_EQ(validate_cache_file(truncated, d, &out), CacheLoadResult::RejectedCorrupt);
+  std::vector<uint8_t> tiny(10, 0);
+  EXPECT_EQ(validate_cache_file(tiny, d, &out), CacheLoadResult::RejectedCorrupt);
+  EXPECT_EQ(validate_cache_file({}, d, &out), CacheLoadResult::RejectedCorrupt);
+
+  DeviceInfo other_driver = d;
+  other_driver.driver_version = 43;
+  EXPECT_EQ(validate_cache_file(file, other_driver, &out), CacheLoadResult::RejectedForeign);
+  DeviceInfo other_device = d;
+  other_device.device_uuid[3] ^= 0xFF;
+  EXPECT_EQ(validate_cache_file(file, other_device, &out), CacheLoadResult::RejectedForeign);
+
+  // Our header fine, but the driver header inside names another pipelineCacheUUID.
+  DeviceInfo liar = d;
+  liar.pipeline_cache_uuid[0] ^= 1;
+  auto inner_foreign = encode_cache_file(fake_driver_payload(liar), d);
+  EXPECT_EQ(validate_cache_file(inner_foreign, d, &out), CacheLoadResult::RejectedForeign);
+  // Driver header claiming a length beyond the payload.
+  auto bad_len = fake_driver_payload(d);
+  bad_len[0] = 200;
+  EXPECT_EQ(validate_cache_file(encode_cache_file(bad_len, d), d, &out), CacheLoadResult::RejectedCorrupt);
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    path_ = std::filesystem::temp_directory_path() /
+            ("vkrt-vk-cache-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
+    std::filesystem::remove_all(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string str() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+  static inline int counter_ = 0;
+};
+
+VulkanExecutorStats prepare_with_cache(const vgf::Graph& g, const std::string& dir) {
+  VulkanExecutor ex;
+  BackendOptions opts;
+  opts.set("VgfBackend.pipeline_cache_dir", dir);
+  vgf::ExecutorOptions eo{&opts};
+  Status s = ex.prepare(g, eo);
+  EXPECT_TRUE(s.is_ok()) << s.message();
+  return ex.stats();
+}
+
+TEST(VulkanPipelineCache, WarmInitLoadsTheFileAndCorruptFilesAreIgnored) {
+  VKRT_REQUIRE_VULKAN();
+  TempDir dir;
+  Block blk = make_block(8, false);
+  EXPECT_EQ(prepare_with_cache(blk.graph, dir.str()).cache, CacheLoadResult::NoFile);
+  // The file now exists, named by device UUID and driver version.
+  std::string path;
+  for (const auto& e : std::filesystem::directory_iterator(dir.str())) path = e.path().string();
+  ASSERT_FALSE(path.empty());
+  EXPECT_NE(path.find("vkrt-pipelines-"), std::string::npos);
+  EXPECT_EQ(prepare_with_cache(blk.graph, dir.str()).cache, CacheLoadResult::Loaded);
+
+  {  // Garbage of the right size.
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    std::string junk(200, 'x');
+    f.write(junk.data(), std::streamsize(junk.size()));
+  }
+  auto corrupt = prepare_with_cache(blk.graph, dir.str());
+  EXPECT_EQ(corrupt.cache, CacheLoadResult::RejectedCorrupt);
+  EXPECT_EQ(corrupt.dispatch_count, 3u);  // init still works
+  // And it was rewritten, so the next init loads again.
+  EXPECT_EQ(prepare_with_cache(blk.graph, dir.str()).cache, CacheLoadResult::Loaded);
+
+  // A file from another driver version renamed into place is refused.
+  auto ctx = device_or_null(nullptr);
+  DeviceInfo foreign = ctx->info();
+  foreign.driver_version += 1;
+  auto foreign_file = encode_cache_file(fake_driver_payload(foreign), foreign);
+  {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f.write(reinterpret_cast<const char*>(foreign_file.data()), std::streamsize(foreign_file.size()));
+  }
+  EXPECT_EQ(prepare_with_cache(blk.graph, dir.str()).cache, CacheLoadResult::RejectedForeign);
+}
+
+TEST(VulkanPipelineCache, OffMeansNoFile) {
+  VKRT_REQUIRE_VULKAN();
+  Block blk = make_block(8, false);
+  EXPECT_EQ(prepare_with_cache(blk.graph, "off").cache, CacheLoadResult::Disabled);
+}
+
+}  // namespace
+}  // namespace vkrt::vulkan::testing

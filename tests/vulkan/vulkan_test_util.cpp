@@ -1,0 +1,202 @@
+#include "vulkan_test_util.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace vkrt::vulkan::testing {
+
+HostTensor::HostTensor(DType t, Shape s) : dtype(t), shape(std::move(s)) {
+  bytes.assign(size_t(count()) * vgf::dtype_storage_bytes(t), 0);
+}
+
+int64_t HostTensor::count() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+tosa::TensorRef HostTensor::ref() const {
+  tosa::TensorRef r;
+  r.dtype = tosa::DType(uint32_t(dtype));
+  r.shape = shape;
+  r.data = const_cast<uint8_t*>(bytes.data());
+  return r;
+}
+
+Tensor HostTensor::tensor() {
+  sizes32.assign(shape.begin(), shape.end());
+  auto t = Tensor::make(vgf::dtype_to_scalar_type(dtype), sizes32, bytes.data());
+  EXPECT_TRUE(t.ok());
+  return t.ok() ? *t : Tensor();
+}
+
+void fill_random(HostTensor& t, std::mt19937& rng, double lo, double hi) {
+  const int64_t n = t.count();
+  if (t.dtype == DType::Fp32) {
+    std::uniform_real_distribution<float> dist{float(lo), float(hi)};
+    for (int64_t i = 0; i < n; ++i) t.as<float>()[i] = dist(rng);
+    return;
+  }
+  std::uniform_int_distribution<int64_t> dist{int64_t(lo), int64_t(hi)};
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t v = dist(rng);
+    switch (t.dtype) {
+      case DType::Bool: t.as<uint8_t>()[i] = uint8_t(v & 1); break;
+      case DType::Int8: t.as<int8_t>()[i] = int8_t(v); break;
+      case DType::Int16: t.as<int16_t>()[i] = int16_t(v); break;
+      case DType::Int32: t.as<int32_t>()[i] = int32_t(v); break;
+      case DType::Int48: t.as<int64_t>()[i] = v; break;
+      default: break;
+    }
+  }
+}
+
+TensorId GraphBuilder::input(DType t, Shape s) {
+  TensorId id = tensor(t, std::move(s));
+  graph.inputs.push_back({id, "in" + std::to_string(graph.inputs.size()), uint32_t(graph.inputs.size()), 0});
+  return id;
+}
+
+TensorId GraphBuilder::constant(const HostTensor& value) {
+  vgf::TensorInfo info;
+  info.name = "c" + std::to_string(graph.tensors.size());
+  info.dtype = value.dtype;
+  info.shape = value.shape;
+  info.is_constant = true;
+  info.owned = value.bytes;
+  return graph.add_tensor(std::move(info));
+}
+
+TensorId GraphBuilder::tensor(DType t, Shape s) {
+  vgf::TensorInfo info;
+  info.name = "t" + std::to_string(graph.tensors.size());
+  info.dtype = t;
+  info.shape = std::move(s);
+  return graph.add_tensor(std::move(info));
+}
+
+void GraphBuilder::op(OpKind kind, std::vector<TensorId> inputs, std::vector<TensorId> outputs,
+                      vgf::OpAttributes attr) {
+  vgf::Op o;
+  o.kind = kind;
+  o.inputs = std::move(inputs);
+  o.outputs = std::move(outputs);
+  o.attr = std::move(attr);
+  o.debug_name = std::string(vgf::op_name(kind)) + "_" + std::to_string(graph.ops.size());
+  graph.ops.push_back(std::move(o));
+}
+
+void GraphBuilder::output(TensorId t) {
+  graph.outputs.push_back({t, "out" + std::to_string(graph.outputs.size()), uint32_t(graph.outputs.size()), 0});
+}
+
+std::shared_ptr<Context> device_or_null(std::string* why) {
+  static std::shared_ptr<Context> ctx;
+  static std::string failure;
+  static bool tried = false;
+  if (!tried) {
+    tried = true;
+    auto r = Context::shared(ContextOptions{});
+    if (r.ok()) {
+      ctx = *r;
+    } else {
+      failure = r.status().message();
+    }
+  }
+  if (why) *why = failure;
+  return ctx;
+}
+
+Status run_on_vulkan(const vgf::Graph& graph, std::vector<HostTensor>& inputs,
+                     std::vector<HostTensor>& outputs, const BackendOptions* options,
+                     VulkanExecutorStats* stats) {
+  VulkanExecutor executor;
+  BackendOptions defaults;
+  defaults.set("VgfBackend.pipeline_cache_dir", "off");
+  vgf::ExecutorOptions eo;
+  eo.backend_options = options ? options : &defaults;
+  VKRT_RETURN_IF_ERROR(executor.prepare(graph, eo));
+  std::vector<Tensor> in_tensors, out_tensors;
+  for (auto& h : inputs) in_tensors.push_back(h.tensor());
+  outputs.clear();
+  for (const auto& io : graph.outputs) {
+    const auto& info = graph.tensor(io.tensor);
+    outputs.emplace_back(info.dtype, info.shape);
+  }
+  for (auto& h : outputs) out_tensors.push_back(h.tensor());
+  std::vector<const Tensor*> in_ptrs;
+  std::vector<Tensor*> out_ptrs;
+  for (auto& t : in_tensors) in_ptrs.push_back(&t);
+  for (auto& t : out_tensors) out_ptrs.push_back(&t);
+  VKRT_RETURN_IF_ERROR(executor.run(in_ptrs, out_ptrs, nullptr));
+  if (stats) *stats = executor.stats();
+  return Status::ok();
+}
+
+::testing::AssertionResult bytes_equal(const HostTensor& expected, const HostTensor& actual) {
+  if (expected.bytes.size() != actual.bytes.size()) {
+    return ::testing::AssertionFailure() << "size " << actual.bytes.size() << " != expected "
+                                         << expected.bytes.size();
+  }
+  const size_t width = vgf::dtype_storage_bytes(expected.dtype);
+  size_t mismatches = 0, first = 0;
+  for (size_t i = 0; i < expected.bytes.size(); i += width) {
+    if (std::memcmp(&expected.bytes[i], &actual.bytes[i], width) != 0) {
+      if (mismatches++ == 0) first = i / width;
+    }
+  }
+  if (mismatches == 0) return ::testing::AssertionSuccess();
+  auto value = [&](const HostTensor& t, size_t i) -> long long {
+    switch (t.dtype) {
+      case DType::Int8: return t.as<int8_t>()[i];
+      case DType::Bool: return t.as<uint8_t>()[i];
+      case DType::Int16: return t.as<int16_t>()[i];
+      case DType::Int32: return t.as<int32_t>()[i];
+      default: return (long long)t.as<int64_t>()[i];
+    }
+  };
+  return ::testing::AssertionFailure() << mismatches << " of " << expected.count()
+                                       << " elements differ; first at " << first << ": expected "
+                                       << value(expected, first) << ", got " << value(actual, first);
+}
+
+::testing::AssertionResult floats_close(const HostTensor& expected, const HostTensor& actual,
+                                        float atol, float rtol) {
+  if (expected.count() != actual.count()) return ::testing::AssertionFailure() << "element counts differ";
+  for (int64_t i = 0; i < expected.count(); ++i) {
+    float e = expected.as<float>()[i], a = actual.as<float>()[i];
+    if (std::isnan(e) && std::isnan(a)) continue;
+    if (!(std::fabs(a - e) <= atol + rtol * std::fabs(e))) {
+      return ::testing::AssertionFailure() << "element " << i << ": expected " << e << ", got " << a
+                                           << " (atol " << atol << ", rtol " << rtol << ")";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+namespace {
+
+// Under LeakSanitizer (the ASan CI build), allocations that the Vulkan loader, Mesa/LLVM and the
+// validation layer keep until process exit are not ours to fix; this hook (read by LSan only
+// when present) suppresses them by library.
+extern "C" [[gnu::used]] const char* __lsan_default_suppressions() {
+  return "leak:libvulkan.so\nleak:libvulkan_lvp.so\nleak:libLLVM\nleak:libVkLayer_khronos_validation.so\n"
+         "leak:libvulkan_radeon.so\nleak:libvulkan_intel.so\nleak:libnvidia\n";
+}
+
+// Turns the validation layer on for the whole binary and fails if it reported anything.
+class ValidationEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override { setenv("VKRT_VULKAN_VALIDATION", "1", /*overwrite=*/0); }
+  void TearDown() override {
+    EXPECT_EQ(Context::validation_message_count(), 0u)
+        << "the Khronos validation layer reported problems (see stderr)";
+  }
+};
+
+const auto* const kValidationEnvironment = ::testing::AddGlobalTestEnvironment(new ValidationEnvironment());
+
+}  // namespace
+
+}  // namespace vkrt::vulkan::testing

@@ -1,0 +1,244 @@
+// The "cpu" GraphExecutor (see cpu_executor.h).
+#include "vgf/cpu/cpu_executor.h"
+
+#include <cstring>
+#include <memory>
+
+#include "vgf/cpu/cpu_op_plan.h"
+#include "vgf/ir/shape_inference.h"
+
+namespace vkrt::vgf {
+namespace {
+
+using cpu::call_kernel;
+using cpu::plan_op;
+using cpu::PlannedOp;
+
+class CpuExecutor final : public GraphExecutor {
+ public:
+  std::string_view name() const override { return "cpu"; }
+  Status prepare(const Graph& graph, const ExecutorOptions& options) override;
+  Status run(std::span<const Tensor* const> inputs, std::span<Tensor* const> outputs,
+             KernelContext* ctx) override;
+
+ private:
+  // Where a tensor's bytes live during a run.
+  enum class Storage : uint8_t { Constant, GraphInput, GraphOutput, Intermediate };
+
+  Status allocate_intermediates();
+  Status check_ops_with_shapes();
+  Status run_ops();
+  tosa::TensorRef ref(TensorId t) const {
+    return tosa::TensorRef{tosa::DType(uint32_t(graph_->tensors[t].dtype)), shapes_[t], data_[t]};
+  }
+
+  const Graph* graph_ = nullptr;
+  bool static_graph_ = true;
+  std::vector<std::unique_ptr<PlannedOp>> plans_;
+  std::vector<Shape> shapes_;        // per tensor, concrete after prepare (static) or bind (dynamic)
+  std::vector<Storage> storage_;     // per tensor
+  std::vector<void*> data_;          // per tensor, for the current run
+  std::vector<std::unique_ptr<uint8_t[]>> buffers_;  // per tensor (intermediates only)
+  std::vector<size_t> buffer_bytes_;
+  // Graph outputs whose tensor is an input, a constant or another output: copied after the run.
+  std::vector<std::pair<size_t, TensorId>> copy_outputs_;
+  // Scratch for op operands (sized at prepare so run does not allocate).
+  std::vector<tosa::TensorRef> in_refs_;
+  std::vector<Shape> input_shapes_;
+};
+
+size_t tensor_bytes(const Graph& g, TensorId t, const Shape& shape) {
+  size_t n = dtype_storage_bytes(g.tensors[t].dtype);
+  for (int64_t d : shape) n *= size_t(d);
+  return n;
+}
+
+Status CpuExecutor::prepare(const Graph& graph, const ExecutorOptions&) {
+  graph_ = &graph;
+  VKRT_RETURN_IF_ERROR(validate_graph(graph));
+  // Every op must map to a kernel; report all that do not, at once.
+  std::string unsupported;
+  size_t max_inputs = 0;
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    auto plan = std::make_unique<PlannedOp>();
+    Status s = plan_op(graph, graph.ops[i], *plan);
+    if (!s.is_ok()) {
+      if (s.code() != Error::NotSupported) return std::move(s).with_context("op " + std::to_string(i));
+      unsupported += (unsupported.empty() ? "" : "; ") + std::string("op ") + std::to_string(i) +
+                     " (" + op_name(graph.ops[i].kind) + ")";
+    }
+    plans_.push_back(std::move(plan));
+    max_inputs = std::max(max_inputs, graph.ops[i].inputs.size());
+  }
+  VKRT_CHECK_OR_RETURN(unsupported.empty(), NotSupported,
+                       "cpu executor: unsupported TOSA ops: ", unsupported);
+  in_refs_.resize(max_inputs);
+
+  storage_.assign(graph.tensors.size(), Storage::Intermediate);
+  data_.assign(graph.tensors.size(), nullptr);
+  buffers_.resize(graph.tensors.size());
+  buffer_bytes_.assign(graph.tensors.size(), 0);
+  for (size_t t = 0; t < graph.tensors.size(); ++t) {
+    if (graph.tensors[t].is_constant) {
+      storage_[t] = Storage::Constant;
+      // Kernels never write inputs; TensorRef is non-const only to serve both directions.
+      data_[t] = const_cast<uint8_t*>(graph.tensors[t].constant_bytes().data());
+    }
+  }
+  for (const GraphIO& in : graph.inputs) storage_[in.tensor] = Storage::GraphInput;
+  for (size_t j = 0; j < graph.outputs.size(); ++j) {
+    TensorId t = graph.outputs[j].tensor;
+    if (storage_[t] == Storage::Intermediate) {
+      storage_[t] = Storage::GraphOutput;
+    } else {
+      copy_outputs_.emplace_back(j, t);
+    }
+  }
+  input_shapes_.resize(graph.inputs.size());
+
+  static_graph_ = graph_is_static(graph);
+  if (static_graph_) {
+    for (size_t i = 0; i < graph.inputs.size(); ++i) input_shapes_[i] = graph.tensors[graph.inputs[i].tensor].shape;
+    VKRT_ASSIGN_OR_RETURN(shapes_, infer_shapes(graph, input_shapes_));
+    VKRT_RETURN_IF_ERROR(allocate_intermediates());
+    VKRT_RETURN_IF_ERROR(check_ops_with_shapes());
+  }
+  return Status::ok();
+}
+
+Status CpuExecutor::allocate_intermediates() {
+  for (size_t t = 0; t < graph_->tensors.size(); ++t) {
+    if (storage_[t] != Storage::Intermediate) continue;
+    size_t bytes = tensor_bytes(*graph_, TensorId(t), shapes_[t]);
+    if (buffers_[t] && buffer_bytes_[t] >= bytes) continue;
+    buffers_[t].reset(new (std::nothrow) uint8_t[bytes ? bytes : 1]);
+    VKRT_CHECK_OR_RETURN(buffers_[t] != nullptr, MemoryAllocationFailed, "cpu executor: ",
+                         bytes, " bytes for tensor ", graph_->tensors[t].name);
+    buffer_bytes_[t] = bytes;
+    data_[t] = buffers_[t].get();
+  }
+  return Status::ok();
+}
+
+// Runs every kernel's check with the planned shapes (graph outputs and inputs have no data yet;
+// checks only look at dtypes, shapes and attributes).
+Status CpuExecutor::check_ops_with_shapes() {
+  // Checks reject null data; graph I/O is bound only at run, so give them a placeholder that
+  // the checks never dereference.
+  alignas(16) static uint8_t placeholder[16];
+  auto checked_ref = [&](TensorId t) {
+    tosa::TensorRef r = ref(t);
+    if (r.data == nullptr) r.data = placeholder;
+    return r;
+  };
+  for (size_t i = 0; i < graph_->ops.size(); ++i) {
+    const Op& op = graph_->ops[i];
+    for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = checked_ref(op.inputs[k]);
+    std::vector<tosa::TensorRef> outs;
+    for (TensorId t : op.outputs) outs.push_back(checked_ref(t));
+    Status s = call_kernel(*plans_[i], std::span(in_refs_.data(), op.inputs.size()), outs, true);
+    if (!s.is_ok()) {
+      return make_error(s.code(), "op ", i, " (", op_name(op.kind), " ", op.debug_name, "): ", s.message());
+    }
+  }
+  return Status::ok();
+}
+
+Status CpuExecutor::run(std::span<const Tensor* const> inputs, std::span<Tensor* const> outputs,
+                        KernelContext*) {
+  VKRT_CHECK_OR_RETURN(graph_ != nullptr, InvalidState, "cpu executor: run before prepare");
+  const Graph& g = *graph_;
+  VKRT_CHECK_OR_RETURN(inputs.size() == g.inputs.size() && outputs.size() == g.outputs.size(),
+                       InvalidArgument, "cpu executor: graph has ", g.inputs.size(), " inputs and ",
+                       g.outputs.size(), " outputs, got ", inputs.size(), " and ", outputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor* x = inputs[i];
+    const TensorInfo& info = g.tensors[g.inputs[i].tensor];
+    VKRT_CHECK_OR_RETURN(x != nullptr && x->data() != nullptr, InvalidArgument, "input ", i, ": no data");
+    VKRT_CHECK_OR_RETURN(host_type_compatible(info.dtype, x->dtype()), InvalidArgument, "input ", i,
+                         " (", info.name, "): expected ", dtype_name(info.dtype), ", got ",
+                         scalar_type_name(x->dtype()));
+    VKRT_CHECK_OR_RETURN(x->is_default_dim_order(), NotSupported, "input ", i, ": non-contiguous dim order");
+    if (!static_graph_) {
+      input_shapes_[i].assign(x->sizes().begin(), x->sizes().end());
+    } else {
+      const Shape& want = shapes_[g.inputs[i].tensor];
+      bool same = x->rank() == int(want.size());
+      for (size_t d = 0; same && d < want.size(); ++d) same = x->size(int(d)) == want[d];
+      VKRT_CHECK_OR_RETURN(same, InvalidArgument, "input ", i, " (", info.name,
+                           "): shape does not match the graph's static shape");
+    }
+    data_[g.inputs[i].tensor] = x->data();
+  }
+  if (!static_graph_) {
+    // Dynamic dimensions: resolve every shape from the bound inputs.
+    VKRT_ASSIGN_OR_RETURN(shapes_, infer_shapes(g, input_shapes_));
+    VKRT_RETURN_IF_ERROR(allocate_intermediates());
+  }
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    Tensor* y = outputs[j];
+    TensorId t = g.outputs[j].tensor;
+    const TensorInfo& info = g.tensors[t];
+    VKRT_CHECK_OR_RETURN(y != nullptr && y->data() != nullptr, InvalidArgument, "output ", j, ": no data");
+    VKRT_CHECK_OR_RETURN(host_type_compatible(info.dtype, y->dtype()), InvalidArgument, "output ", j,
+                         " (", info.name, "): expected ", dtype_name(info.dtype), ", got ",
+                         scalar_type_name(y->dtype()));
+    const Shape& want = shapes_[t];
+    bool same = y->rank() == int(want.size());
+    for (size_t d = 0; same && d < want.size(); ++d) same = y->size(int(d)) == want[d];
+    if (!same) {
+      VKRT_CHECK_OR_RETURN(y->rank() == int(want.size()), InvalidArgument, "output ", j,
+                           ": rank ", y->rank(), ", graph produces rank ", want.size());
+      int32_t sizes[kMaxRank];
+      for (size_t d = 0; d < want.size(); ++d) sizes[d] = int32_t(want[d]);
+      VKRT_RETURN_IF_ERROR(y->resize(std::span<const int32_t>(sizes, want.size())));
+    }
+    VKRT_CHECK_OR_RETURN(y->nbytes() == tensor_bytes(g, t, want), InvalidArgument, "output ", j,
+                         ": ", y->nbytes(), " bytes, graph produces ", tensor_bytes(g, t, want));
+  }
+  // Outputs bound fresh each run: the first output slot of a tensor owns its buffer.
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    TensorId t = g.outputs[j].tensor;
+    if (storage_[t] == Storage::GraphOutput) data_[t] = nullptr;
+  }
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    TensorId t = g.outputs[j].tensor;
+    if (storage_[t] == Storage::GraphOutput && data_[t] == nullptr) data_[t] = outputs[j]->data();
+  }
+  VKRT_RETURN_IF_ERROR(run_ops());
+  // Outputs that are graph inputs, constants, or a tensor already written to another output.
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    TensorId t = g.outputs[j].tensor;
+    if (data_[t] != outputs[j]->data()) std::memmove(outputs[j]->data(), data_[t], outputs[j]->nbytes());
+  }
+  return Status::ok();
+}
+
+Status CpuExecutor::run_ops() {
+  tosa::TensorRef outs[2];
+  for (size_t i = 0; i < graph_->ops.size(); ++i) {
+    const Op& op = graph_->ops[i];
+    for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = ref(op.inputs[k]);
+    for (size_t k = 0; k < op.outputs.size() && k < 2; ++k) outs[k] = ref(op.outputs[k]);
+    Status s = call_kernel(*plans_[i], std::span(in_refs_.data(), op.inputs.size()),
+                           std::span(outs, op.outputs.size()), false);
+    if (!s.is_ok()) {
+      return make_error(s.code(), "op ", i, " (", op_name(op.kind), " ", op.debug_name, "): ", s.message());
+    }
+  }
+  return Status::ok();
+}
+
+Result<std::unique_ptr<GraphExecutor>> cpu_factory() { return make_cpu_executor(); }
+
+}  // namespace
+
+std::unique_ptr<GraphExecutor> make_cpu_executor() { return std::make_unique<CpuExecutor>(); }
+
+void register_cpu_executor() {
+  if (!has_executor_factory("cpu")) (void)register_executor_factory("cpu", &cpu_factory);
+}
+
+VKRT_REGISTER_GRAPH_EXECUTOR("cpu", &cpu_factory);
+
+}  // namespace vkrt::vgf

@@ -1,0 +1,86 @@
+// THE CONTRACT between VgfBackend and BOTH graph executors (vgf/cpu "cpu", vgf/vulkan "vulkan"):
+// one interface, so that a GPU-vs-CPU comparison is the same Graph (vgf/ir/graph.h) run by two
+// implementations. Keep it stable; change it only together with both executors.
+//
+// Life cycle (matches the delegate's): create (factory) -> prepare(graph) once at delegate init
+// (validate every op, report unsupported ones by name, plan memory, upload constants, build
+// pipelines) -> run(inputs, outputs) per execute (no heap allocation for static graphs) ->
+// destroy. The Graph passed to prepare() must outlive the executor (the backend owns both;
+// constant bytes may point into the delegate payload).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vgf/ir/graph.h"
+#include "vkrt/backend.h"
+#include "vkrt/error.h"
+#include "vkrt/kernel.h"
+#include "vkrt/tensor.h"
+
+namespace vkrt::vgf {
+
+struct ExecutorOptions {
+  // The backend options of the load ("VgfBackend.*" keys); may be null.
+  const BackendOptions* backend_options = nullptr;
+};
+
+class GraphExecutor {
+ public:
+  virtual ~GraphExecutor() = default;
+
+  // "cpu", "vulkan".
+  virtual std::string_view name() const = 0;
+
+  // Prepares `graph` for repeated runs. Errors: NotSupported naming the first unsupported op
+  // ("op 3 (FFT2D): not supported by the cpu executor"; an executor should list all of them),
+  // InvalidProgram for graphs that break TOSA rules, MemoryAllocationFailed.
+  virtual Status prepare(const Graph& graph, const ExecutorOptions& options) = 0;
+
+  // Runs the prepared graph. inputs[i] is bound to graph.inputs[i] and outputs[j] to
+  // graph.outputs[j] (host memory, contiguous row-major, element type
+  // dtype_to_scalar_type(tensor dtype) or, for byte-sized integer types, any 1-byte integer
+  // type). Input shapes resolve the graph's dynamic dimensions; output tensors are resized to
+  // the inferred shapes when their dynamism allows it, and must otherwise already have them.
+  // `ctx` (may be null) provides temp memory and threads.
+  virtual Status run(std::span<const Tensor* const> inputs, std::span<Tensor* const> outputs,
+                     KernelContext* ctx) = 0;
+};
+
+// True when a host tensor of `host` type may hold data of the TOSA type `dtype`: the exact
+// dtype_to_scalar_type(), or any integer type of the same byte width (uint8/int8/QInt8/QUInt8
+// for Int8, Int/QInt32/UInt32 for Int32, ...), since TOSA integers are signless.
+bool host_type_compatible(DType dtype, ScalarType host);
+
+// ---- Executor factories (the Vulkan executor registers itself from its own library). ----
+
+// Creates an executor; may fail (e.g. NotSupported when no Vulkan device is usable).
+using ExecutorFactory = Result<std::unique_ptr<GraphExecutor>> (*)();
+
+// AlreadyRegistered when `name` is taken. Thread-compatible (call from static initialisers).
+Status register_executor_factory(std::string_view name, ExecutorFactory factory);
+// NotFound naming the registered executors when `name` is unknown; else the factory's result.
+Result<std::unique_ptr<GraphExecutor>> create_executor(std::string_view name);
+bool has_executor_factory(std::string_view name);
+std::vector<std::string> executor_factory_names();
+
+// Resolves the "VgfBackend.executor" option: "cpu", "vulkan", or "auto"/"" (= vulkan when its
+// factory is registered and succeeds, else cpu).
+Result<std::unique_ptr<GraphExecutor>> create_executor_for_option(std::string_view option);
+
+namespace detail {
+struct ExecutorRegistrar {
+  ExecutorRegistrar(const char* name, ExecutorFactory factory);
+};
+}  // namespace detail
+
+}  // namespace vkrt::vgf
+
+// VKRT_REGISTER_GRAPH_EXECUTOR("vulkan", &make_vulkan_executor);
+// The library holding it must be linked whole (vkrt_link_whole) so the registrar is kept.
+#define VKRT_REGISTER_GRAPH_EXECUTOR(name, factory)                                         \
+  static ::vkrt::vgf::detail::ExecutorRegistrar VKRT_CONCAT(vkrt_executor_registrar_, __LINE__)( \
+      name, factory)

@@ -1,0 +1,46 @@
+// libFuzzer target: the VGF decoder, the SPIR-V graph reader (through each segment and on the
+// raw input as words), shape inference, and the .tosa reader. Every input must give a value or
+// an error Status; ASan/UBSan (enabled with -fsanitize=fuzzer,address,undefined) flag the rest.
+//   cmake -S . -B build-vgf-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+//         -DVKRT_BUILD_FUZZ=ON && cmake --build build-vgf-fuzz --target vgf_fuzzer
+//   build-vgf-fuzz/vgf/vgf_fuzzer -max_total_time=60 corpus/ ../shared/conformance/vgf/container
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "vgf/format/vgf_file.h"
+#include "vgf/ir/shape_inference.h"
+#include "vgf/segment_graph.h"
+#include "vgf/spirv/spirv_graph_reader.h"
+#include "vgf/tosa_fb/tosa_reader.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace vkrt::vgf;
+  std::span<const uint8_t> bytes(data, size);
+  auto file = decode_vgf(bytes);
+  if (file.ok()) {
+    for (size_t i = 0; i < file->segments.size(); ++i) {
+      auto graph = build_segment_graph(*file, i);
+      if (graph.ok()) (void)graph_is_static(*graph);
+    }
+  }
+  // The input as a SPIR-V module (after the first 4 bytes pick nothing: all words are used).
+  if (size % 4 == 0) {
+    spirv::SpirvReadOptions options;
+    std::vector<uint8_t> fake_constant(64, 0);
+    options.resolve_graph_constant = [&](uint32_t) -> vkrt::Result<std::span<const uint8_t>> {
+      return std::span<const uint8_t>(fake_constant);
+    };
+    auto graph = spirv::read_spirv_graph_bytes(bytes, options);
+    if (graph.ok()) {
+      Graph g = std::move(graph).value();
+      (void)infer_static_shapes(g);
+    }
+  }
+  // The input as a .tosa file (the reader wants an 8-aligned buffer).
+  std::vector<uint64_t> aligned((size + 7) / 8);
+  if (size) std::memcpy(aligned.data(), data, size);
+  (void)read_tosa_graph(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(aligned.data()), size));
+  return 0;
+}

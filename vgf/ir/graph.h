@@ -1,0 +1,383 @@
+// THE CONTRACT between graph readers and BOTH executors (vgf/cpu and vgf/vulkan): a TOSA 1.0
+// graph as one segment of a VGF file (or a .tosa file) describes it. Keep it stable; change it
+// only together with both executors.
+//
+// Model:
+//  * Tensors are numbered (TensorId = index into Graph::tensors). Each has a TOSA element type,
+//    a shape (outermost first; kDynamicDim for a dimension unknown until execute; `ranked` false
+//    when even the rank is unknown) and, for constants, its bytes (packed little-endian elements,
+//    row-major; see dtype_storage_bytes for the width of each element).
+//  * Ops are in program order (a valid topological order). `inputs` are the *tensor* operands in
+//    TOSA order (see the table under OpKind); operands that TOSA requires to be compile-time
+//    constants (zero points, RESCALE multiplier/shift, TABLE table, PAD padding/pad_const,
+//    RESHAPE shape, SLICE start/size, TILE multiples, RESIZE scale/offset/border, MUL shift,
+//    CLAMP bounds) are folded by the readers into the op's typed attribute struct, already
+//    sign-extended (vgf-format.md §6.3), so executors never look at them as tensors.
+//  * Graph inputs/outputs are bound to the VGF resources they came from (descriptor binding and
+//    model-resource-table index) and, for the backend, to positions in the delegate call.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "vkrt/error.h"
+#include "vkrt/scalar_type.h"
+
+namespace vkrt::vgf {
+
+// TOSA element types, numbered as the .tosa serialization's DType enum (tosa.md §3).
+enum class DType : uint8_t {
+  Unknown = 0,
+  Bool = 1,
+  Int4 = 2,    // stored one value per byte (sign-extended int8)
+  Int8 = 3,
+  Int16 = 4,
+  Int32 = 5,
+  Int48 = 6,   // stored as int64, value within the 48-bit range
+  Fp32 = 7,
+  Fp16 = 8,
+  Bf16 = 9,
+  Shape = 10,  // shape values; stored as int64
+  Fp8E4M3 = 11,
+  Fp8E5M2 = 12,
+};
+
+// Bytes per stored element (Bool 1, Int4 1, Int48 8, Shape 8, ...); 0 for Unknown/invalid.
+size_t dtype_storage_bytes(DType t);
+// "int8", "fp32", ... ("unknown" for anything else).
+const char* dtype_name(DType t);
+bool dtype_is_float(DType t);  // Fp32, Fp16, Bf16, Fp8*
+// The runtime ScalarType a host buffer of this TOSA type has (Int8 -> Char, Int48 -> Long,
+// Int4 -> Char, Fp32 -> Float, Bool -> Bool, ...).
+ScalarType dtype_to_scalar_type(DType t);
+
+// A dimension not known until execute (the VGF resource table's INT64_MIN, vgf-format.md §4).
+inline constexpr int64_t kDynamicDim = std::numeric_limits<int64_t>::min();
+
+// TOSA 1.0 operators, numbered as the TOSA.001000.1 SPIR-V extended instruction set
+// (= .tosa serialization `Op` value − 1). Tensor inputs (Op::inputs) per op, in order:
+//   ARGMAX: input                      AVG_POOL2D: input           MAX_POOL2D: input
+//   CONV2D/CONV3D/DEPTHWISE_CONV2D/TRANSPOSE_CONV2D: input, weight, bias
+//   FFT2D: input_real, input_imag (2 outputs)   RFFT2D: input_real (2 outputs)
+//   MATMUL: A, B                       CLAMP/ERF/SIGMOID/TANH/unary ops/CAST/RESCALE: input
+//   binary elementwise ops (incl. MUL, comparisons): input1, input2
+//   TABLE: input                       NEGATE: input    SELECT: condition, on_true, on_false
+//   REDUCE_*: input   CONCAT: input1..inputN   PAD/RESHAPE/REVERSE/SLICE/TILE/TRANSPOSE: input
+//   GATHER: values, indices            SCATTER: values_in, indices, input    RESIZE: input
+// Every op has exactly one output except FFT2D/RFFT2D (real, imaginary).
+enum class OpKind : uint16_t {
+  ARGMAX = 0,
+  AVG_POOL2D = 1,
+  CONV2D = 2,
+  CONV3D = 3,
+  DEPTHWISE_CONV2D = 4,
+  FFT2D = 5,
+  MATMUL = 6,
+  MAX_POOL2D = 7,
+  RFFT2D = 8,
+  TRANSPOSE_CONV2D = 9,
+  CLAMP = 10,
+  ERF = 11,
+  SIGMOID = 12,
+  TANH = 13,
+  ADD = 14,
+  ARITHMETIC_RIGHT_SHIFT = 15,
+  BITWISE_AND = 16,
+  BITWISE_OR = 17,
+  BITWISE_XOR = 18,
+  INTDIV = 19,
+  LOGICAL_AND = 20,
+  LOGICAL_LEFT_SHIFT = 21,
+  LOGICAL_RIGHT_SHIFT = 22,
+  LOGICAL_OR = 23,
+  LOGICAL_XOR = 24,
+  MAXIMUM = 25,
+  MINIMUM = 26,
+  MUL = 27,
+  POW = 28,
+  SUB = 29,
+  TABLE = 30,
+  ABS = 31,
+  BITWISE_NOT = 32,
+  CEIL = 33,
+  CLZ = 34,
+  COS = 35,
+  EXP = 36,
+  FLOOR = 37,
+  LOG = 38,
+  LOGICAL_NOT = 39,
+  NEGATE = 40,
+  RECIPROCAL = 41,
+  RSQRT = 42,
+  SIN = 43,
+  SELECT = 44,
+  EQUAL = 45,
+  GREATER = 46,
+  GREATER_EQUAL = 47,
+  REDUCE_ALL = 48,
+  REDUCE_ANY = 49,
+  REDUCE_MAX = 50,
+  REDUCE_MIN = 51,
+  REDUCE_PRODUCT = 52,
+  REDUCE_SUM = 53,
+  CONCAT = 54,
+  PAD = 55,
+  RESHAPE = 56,
+  REVERSE = 57,
+  SLICE = 58,
+  TILE = 59,
+  TRANSPOSE = 60,
+  GATHER = 61,
+  SCATTER = 62,
+  RESIZE = 63,
+  CAST = 64,
+  RESCALE = 65,
+};
+inline constexpr int kOpKindCount = 66;
+
+// "CONV2D", "RESCALE", ... ; "UNKNOWN_OP" outside the enum.
+const char* op_name(OpKind op);
+bool is_valid_op_kind(uint32_t value);
+
+// Enumerations shared by the SPIR-V and .tosa encodings (same numbers in both).
+enum class NanMode : uint8_t { Propagate = 1, Ignore = 2 };
+enum class RoundingMode : uint8_t { SingleRound = 1, InexactRound = 2, DoubleRound = 3 };
+enum class ResizeMode : uint8_t { Nearest = 1, Bilinear = 2 };
+// Accumulator type. SPIR-V numbers (INT32 1, FP16 2, FP32 3, INT48 4); the .tosa reader maps
+// its DType-numbered acc_type onto these.
+enum class AccType : uint8_t { Int32 = 1, Fp16 = 2, Fp32 = 3, Int48 = 4 };
+
+// ---- Attributes: one struct per op family. Zero points are sign-extended values. ----
+// All compare with == (tests compare graphs after a write/read round trip).
+
+struct NoAttr {
+  bool operator==(const NoAttr&) const = default;
+};
+
+struct ArgmaxAttr {
+  int32_t axis = 0;
+  NanMode nan_mode = NanMode::Propagate;
+  bool operator==(const ArgmaxAttr&) const = default;
+};
+
+// AVG_POOL2D and MAX_POOL2D. Zero points are used by AVG_POOL2D only.
+struct PoolAttr {
+  std::array<int32_t, 2> kernel{1, 1};      // [y, x]
+  std::array<int32_t, 2> stride{1, 1};      // [y, x]
+  std::array<int32_t, 4> pad{0, 0, 0, 0};   // [top, bottom, left, right]
+  AccType acc_type = AccType::Int32;        // AVG_POOL2D
+  NanMode nan_mode = NanMode::Propagate;    // MAX_POOL2D
+  int32_t input_zp = 0;
+  int32_t output_zp = 0;
+  bool operator==(const PoolAttr&) const = default;
+};
+
+// CONV2D, DEPTHWISE_CONV2D (pad[0..3], stride/dilation[0..1]) and CONV3D (all 6 / 3 used:
+// pad [d0, d1, top, bottom, left, right], stride/dilation [d, y, x]).
+struct ConvAttr {
+  std::array<int32_t, 6> pad{0, 0, 0, 0, 0, 0};
+  std::array<int32_t, 3> stride{1, 1, 1};
+  std::array<int32_t, 3> dilation{1, 1, 1};
+  AccType acc_type = AccType::Int32;
+  bool local_bound = false;
+  int32_t input_zp = 0;
+  int32_t weight_zp = 0;
+  bool operator==(const ConvAttr&) const = default;
+};
+
+struct TransposeConvAttr {
+  std::array<int32_t, 4> out_pad{0, 0, 0, 0};  // [top, bottom, left, right], may be negative
+  std::array<int32_t, 2> stride{1, 1};         // [y, x]
+  AccType acc_type = AccType::Int32;
+  bool local_bound = false;
+  int32_t input_zp = 0;
+  int32_t weight_zp = 0;
+  bool operator==(const TransposeConvAttr&) const = default;
+};
+
+struct MatmulAttr {
+  int32_t a_zp = 0;
+  int32_t b_zp = 0;
+  bool operator==(const MatmulAttr&) const = default;
+};
+
+struct FftAttr {
+  bool inverse = false;  // FFT2D only
+  bool local_bound = false;
+  bool operator==(const FftAttr&) const = default;
+};
+
+// CLAMP bounds in the input type: integer types use the *_int fields, floats the *_fp ones.
+struct ClampAttr {
+  int64_t min_int = 0;
+  int64_t max_int = 0;
+  double min_fp = 0.0;
+  double max_fp = 0.0;
+  NanMode nan_mode = NanMode::Propagate;
+  bool operator==(const ClampAttr&) const = default;
+};
+
+// ARITHMETIC_RIGHT_SHIFT.
+struct ShiftAttr {
+  bool round = false;
+  bool operator==(const ShiftAttr&) const = default;
+};
+
+// MAXIMUM, MINIMUM.
+struct NanModeAttr {
+  NanMode nan_mode = NanMode::Propagate;
+  bool operator==(const NanModeAttr&) const = default;
+};
+
+struct MulAttr {
+  int32_t shift = 0;  // only for int32 inputs; 0..63
+  bool operator==(const MulAttr&) const = default;
+};
+
+// TABLE: 256 entries for int8 input (values are int8), 513 for int16 input.
+struct TableAttr {
+  std::vector<int16_t> table;
+  bool operator==(const TableAttr&) const = default;
+};
+
+struct NegateAttr {
+  int32_t input_zp = 0;
+  int32_t output_zp = 0;
+  bool operator==(const NegateAttr&) const = default;
+};
+
+// REDUCE_*, CONCAT, REVERSE. nan_mode used by REDUCE_MAX/REDUCE_MIN.
+struct AxisAttr {
+  int32_t axis = 0;
+  NanMode nan_mode = NanMode::Propagate;
+  bool operator==(const AxisAttr&) const = default;
+};
+
+struct PadAttr {
+  std::vector<int64_t> padding;  // [before0, after0, before1, after1, ...], 2 * rank values
+  int64_t pad_const_int = 0;     // integer / bool inputs (raw value in the input type)
+  double pad_const_fp = 0.0;     // float inputs
+  bool operator==(const PadAttr&) const = default;
+};
+
+struct ReshapeAttr {
+  // Output shape. One entry may be -1 (inferred from the element count), which dynamic
+  // graphs need because their RESHAPE shapes are not all known ahead of execute.
+  std::vector<int64_t> shape;
+  bool operator==(const ReshapeAttr&) const = default;
+};
+
+struct SliceAttr {
+  std::vector<int64_t> start;
+  std::vector<int64_t> size;
+  bool operator==(const SliceAttr&) const = default;
+};
+
+struct TileAttr {
+  std::vector<int64_t> multiples;
+  bool operator==(const TileAttr&) const = default;
+};
+
+struct TransposeAttr {
+  std::vector<int32_t> perms;  // out.shape[d] = in.shape[perms[d]]
+  bool operator==(const TransposeAttr&) const = default;
+};
+
+struct ResizeAttr {
+  ResizeMode mode = ResizeMode::Nearest;
+  std::array<int32_t, 4> scale{1, 1, 1, 1};  // [y_n, y_d, x_n, x_d]
+  std::array<int32_t, 2> offset{0, 0};       // [y, x]
+  std::array<int32_t, 2> border{0, 0};       // [y, x]
+  bool operator==(const ResizeAttr&) const = default;
+};
+
+struct RescaleAttr {
+  bool scale32 = true;
+  RoundingMode rounding_mode = RoundingMode::SingleRound;
+  bool per_channel = false;
+  bool input_unsigned = false;
+  bool output_unsigned = false;
+  std::vector<int32_t> multiplier;  // NC values (int16 range when !scale32)
+  std::vector<int8_t> shift;        // NC values
+  int32_t input_zp = 0;             // as stored: zero-extended when input_unsigned
+  int32_t output_zp = 0;            // as stored: zero-extended when output_unsigned
+  bool operator==(const RescaleAttr&) const = default;
+};
+
+using OpAttributes = std::variant<NoAttr, ArgmaxAttr, PoolAttr, ConvAttr, TransposeConvAttr,
+                                  MatmulAttr, FftAttr, ClampAttr, ShiftAttr, NanModeAttr, MulAttr,
+                                  TableAttr, NegateAttr, AxisAttr, PadAttr, ReshapeAttr, SliceAttr,
+                                  TileAttr, TransposeAttr, ResizeAttr, RescaleAttr>;
+
+using TensorId = uint32_t;
+inline constexpr TensorId kNoTensor = std::numeric_limits<TensorId>::max();
+
+struct TensorInfo {
+  std::string name;  // debug name ("%42", the .tosa name, ...)
+  DType dtype = DType::Unknown;
+  bool ranked = true;
+  std::vector<int64_t> shape;  // entries may be kDynamicDim; meaningless when !ranked
+  // Constant tensors: their bytes. `external` points into the file the graph was read from
+  // (kept alive by whoever owns the Graph: the delegate keeps the payload mapped); `owned` is
+  // used when the reader had to build the bytes (SPIR-V composites, sign extension).
+  bool is_constant = false;
+  std::span<const uint8_t> external;
+  std::vector<uint8_t> owned;
+
+  std::span<const uint8_t> constant_bytes() const {
+    return owned.empty() ? external : std::span<const uint8_t>(owned);
+  }
+  // True when ranked and no dimension is kDynamicDim.
+  bool is_static() const;
+  // Product of dims; -1 when not static or on overflow.
+  int64_t element_count() const;
+};
+
+struct Op {
+  OpKind kind = OpKind::ADD;
+  std::vector<TensorId> inputs;
+  std::vector<TensorId> outputs;
+  OpAttributes attr;
+  std::string debug_name;  // result id or .tosa output name, for error messages
+};
+
+// One graph input or output and where the data comes from / goes to.
+struct GraphIO {
+  TensorId tensor = kNoTensor;
+  std::string name;
+  uint32_t binding = 0;    // descriptor binding (SPIR-V Binding decoration / VGF BindingSlot)
+  uint32_t mrt_index = 0;  // VGF model-resource-table index (0 when not from a VGF)
+};
+
+struct Graph {
+  std::string name;  // entry-point name ("graph_partition_0") or .tosa block name
+  std::vector<TensorInfo> tensors;
+  std::vector<Op> ops;
+  std::vector<GraphIO> inputs;   // in graph input order (InputIndex)
+  std::vector<GraphIO> outputs;  // in graph output order (OutputIndex)
+
+  TensorId add_tensor(TensorInfo info) {
+    tensors.push_back(std::move(info));
+    return TensorId(tensors.size() - 1);
+  }
+  const TensorInfo& tensor(TensorId id) const { return tensors[id]; }
+};
+
+// Structural checks every executor relies on: tensor ids in range, every non-constant tensor
+// read by an op is a graph input or produced by an earlier op, each tensor produced once,
+// per-op operand counts and attribute variants as documented above, constants' byte sizes
+// match their shapes. Error messages name the op index and kind.
+Status validate_graph(const Graph& graph);
+
+// Expected number of tensor inputs for an op (-1 = variadic, at least 1).
+int expected_input_count(OpKind op);
+int expected_output_count(OpKind op);
+
+}  // namespace vkrt::vgf

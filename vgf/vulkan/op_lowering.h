@@ -1,0 +1,109 @@
+// Lowering of graph steps (graph_plan.h) into shader dispatches. Buffers are symbolic here
+// (Slot: arena or constants, offset, size) because the device buffers are created after the
+// sizes are known; the executor resolves them (vulkan_executor.cpp).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vgf/ir/graph.h"
+#include "vgf/ir/shape_inference.h"
+#include "vgf/vulkan/context.h"
+#include "vgf/vulkan/graph_plan.h"
+#include "vgf/vulkan/pipeline.h"
+#include "vkrt/error.h"
+
+namespace vkrt::vulkan {
+
+enum class SlotKind : uint8_t { Arena, Constants };
+
+struct Slot {
+  SlotKind kind = SlotKind::Constants;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+struct PendingDispatch {
+  std::string shader;
+  uint32_t binding_count = 0;
+  std::vector<Slot> bindings;
+  std::vector<bool> writes;
+  std::array<uint8_t, kPushConstantBytes> push{};
+  uint64_t invocations = 0;
+  std::string label;
+
+  template <typename T>
+  void set_push(const T& params) {
+    static_assert(sizeof(T) <= kPushConstantBytes, "push constants exceed 128 bytes");
+    std::memcpy(push.data(), &params, sizeof(T));
+  }
+};
+
+// Where tensors live and how op-derived constants (requantization tables, lookup tables) are
+// added to the constant buffer. Graph constants are copied in on first use.
+class LoweringContext {
+ public:
+  LoweringContext(const vgf::Graph& graph, std::span<const vgf::Shape> shapes,
+                  std::span<const vgf::TensorId> alias, const MemoryPlan& plan,
+                  const DeviceFeatures& features, uint64_t alignment)
+      : graph_(graph), shapes_(shapes), alias_(alias), plan_(plan), features_(features),
+        alignment_(alignment) {}
+
+  const vgf::Graph& graph() const { return graph_; }
+  const vgf::Shape& shape(vgf::TensorId t) const { return shapes_[t]; }
+  vgf::DType dtype(vgf::TensorId t) const { return graph_.tensor(t).dtype; }
+  const DeviceFeatures& features() const { return features_; }
+
+  // The storage of a tensor (arena placement of its alias root, or its constant bytes).
+  Slot tensor(vgf::TensorId t);
+  // Appends bytes to the constant buffer (aligned) and returns where they are.
+  Slot add_constant(const void* data, size_t bytes);
+  Slot add_int32_constant(std::span<const int32_t> values) {
+    return add_constant(values.data(), values.size() * sizeof(int32_t));
+  }
+  // A 16-byte constant for bindings a variant declares but does not read.
+  Slot dummy();
+  const std::vector<uint8_t>& constants() const { return constants_; }
+
+ private:
+  const vgf::Graph& graph_;
+  std::span<const vgf::Shape> shapes_;
+  std::span<const vgf::TensorId> alias_;
+  const MemoryPlan& plan_;
+  const DeviceFeatures& features_;
+  uint64_t alignment_;
+  std::vector<uint8_t> constants_;
+  std::map<vgf::TensorId, Slot> graph_constants_;
+  bool have_dummy_ = false;
+  Slot dummy_;
+};
+
+// NotSupported naming the op and the reason when no shader implements this op with these
+// dtypes/ranks; Ok otherwise. Checked for every op at prepare, before anything is allocated.
+Status check_op_supported(const vgf::Graph& graph, size_t op_index);
+
+// Appends the dispatches of one step.
+Status lower_step(const FusedStep& step, LoweringContext& ctx, std::vector<PendingDispatch>* out);
+
+// Per-family lowering (op_lowering_*.cpp).
+Status lower_conv_like(const FusedStep& step, LoweringContext& ctx, std::vector<PendingDispatch>* out);
+Status lower_pool(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
+Status lower_rescale(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
+Status lower_table(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
+Status lower_binary(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
+Status lower_unary(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
+Status lower_data_movement(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
+Status lower_misc(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
+
+// Helpers shared by the lowering files.
+const char* type_suffix(vgf::DType t);  // "i8", "i16", "i32", "f32"; "" when unsupported
+int32_t type_min(vgf::DType t);
+int32_t type_max(vgf::DType t);
+int32_t float_bits(float f);
+
+}  // namespace vkrt::vulkan

@@ -1,0 +1,272 @@
+// Lowering of CONV2D / DEPTHWISE_CONV2D / MATMUL (with fused epilogues), pooling, RESCALE and
+// TABLE. Push-constant structs mirror the `Params` blocks of shaders/glsl/*.comp exactly.
+#include <algorithm>
+
+#include "shaders/glsl/op_codes.h"
+#include "vgf/vulkan/op_lowering.h"
+
+namespace vkrt::vulkan {
+namespace {
+
+using vgf::DType;
+using vgf::OpKind;
+
+constexpr int kEpiFusedRescale = 1;  // EPI_* in shaders/glsl/common.glsl
+constexpr int kEpiDoubleRound = 2;
+constexpr int kEpiPerChannel = 4;
+constexpr int kRescaleInputUnsigned = 8;
+
+struct ConvParams {
+  int32_t N, IH, IW, IC, OH, OW, OC, KH, KW;
+  int32_t stride_y, stride_x, pad_top, pad_left, dil_y, dil_x;
+  int32_t in_zp, w_zp, out_zp, clamp_min, clamp_max;
+  int32_t flags;
+  int32_t bias_broadcast;
+};
+
+struct MatmulParams {
+  int32_t N, H, W, C;
+  int32_t a_zp, b_zp, out_zp, clamp_min, clamp_max;
+  int32_t flags;
+};
+
+struct PoolParams {
+  int32_t N, IH, IW, C, OH, OW, KH, KW;
+  int32_t stride_y, stride_x, pad_top, pad_left;
+  int32_t in_zp, out_zp, type_min, type_max;
+  int32_t mode;
+  int32_t nan_mode;
+};
+
+struct RescaleParams {
+  int32_t count, channels, flags, in_zp, out_zp, out_min, out_max;
+};
+
+struct CountParams {
+  int32_t count;
+};
+
+// The fused epilogue of a step: flags, requantization tables and output bounds.
+struct Epilogue {
+  int32_t flags = 0;
+  int32_t out_zp = 0;
+  int32_t clamp_min = 0, clamp_max = 0;
+  Slot mult, shift;
+  DType out_type = DType::Int32;
+};
+
+Epilogue make_epilogue(const FusedStep& step, LoweringContext& ctx) {
+  const vgf::Graph& g = ctx.graph();
+  Epilogue e;
+  e.out_type = g.tensor(step.output).dtype;
+  e.mult = ctx.dummy();
+  e.shift = ctx.dummy();
+  if (step.rescale >= 0) {
+    const auto& ra = std::get<vgf::RescaleAttr>(g.ops[step.rescale].attr);
+    e.flags |= kEpiFusedRescale;
+    if (ra.scale32 && ra.rounding_mode == vgf::RoundingMode::DoubleRound) e.flags |= kEpiDoubleRound;
+    if (ra.per_channel) e.flags |= kEpiPerChannel;
+    std::vector<int32_t> shifts(ra.shift.begin(), ra.shift.end());
+    e.mult = ctx.add_int32_constant(ra.multiplier);
+    e.shift = ctx.add_int32_constant(shifts);
+    e.out_zp = ra.output_zp;
+    DType rescale_out = g.tensor(g.ops[step.rescale].outputs[0]).dtype;
+    e.clamp_min = type_min(rescale_out);
+    e.clamp_max = type_max(rescale_out);
+    if (step.clamp >= 0) {
+      const auto& ca = std::get<vgf::ClampAttr>(g.ops[step.clamp].attr);
+      e.clamp_min = int32_t(std::max<int64_t>(e.clamp_min, ca.min_int));
+      e.clamp_max = int32_t(std::min<int64_t>(e.clamp_max, ca.max_int));
+    }
+  } else if (step.clamp >= 0) {  // fp32: clamp only
+    const auto& ca = std::get<vgf::ClampAttr>(g.ops[step.clamp].attr);
+    e.flags |= kEpiFusedRescale;
+    e.clamp_min = float_bits(float(ca.min_fp));
+    e.clamp_max = float_bits(float(ca.max_fp));
+  }
+  return e;
+}
+
+std::string conv_variant(const char* op, DType in, const Epilogue& e) {
+  if (in == DType::Fp32) return std::string(op) + "_f32";
+  if (in == DType::Fp16) return std::string(op) + "_f16";  // MATMUL only (fp16 storage, fp32 accumulation)
+  if (e.flags & kEpiFusedRescale) return std::string(op) + "_i8_" + type_suffix(e.out_type);
+  return std::string(op) + "_i8_i32";
+}
+
+}  // namespace
+
+Status lower_conv_like(const FusedStep& step, LoweringContext& ctx, std::vector<PendingDispatch>* out) {
+  const vgf::Graph& g = ctx.graph();
+  const vgf::Op& op = g.ops[step.op];
+  const DType in_type = ctx.dtype(op.inputs[0]);
+  if (in_type == DType::Fp16 && !ctx.features().shader_float16) {
+    return make_error(Error::NotSupported, vgf::op_name(op.kind), " ", op.debug_name,
+                      ": fp16 needs shaderFloat16, which this device lacks");
+  }
+  Epilogue e = make_epilogue(step, ctx);
+  PendingDispatch d;
+  d.binding_count = 6;
+  Slot bias = op.inputs.size() > 2 ? ctx.tensor(op.inputs[2]) : ctx.dummy();
+  d.bindings = {ctx.tensor(op.inputs[0]), ctx.tensor(op.inputs[1]), bias, e.mult, e.shift,
+                ctx.tensor(step.output)};
+  d.writes = {false, false, false, false, false, true};
+
+  if (op.kind == OpKind::MATMUL) {
+    const auto& a = std::get<vgf::MatmulAttr>(op.attr);
+    const auto& sa = ctx.shape(op.inputs[0]);
+    const auto& sb = ctx.shape(op.inputs[1]);
+    MatmulParams p{int32_t(sa[0]), int32_t(sa[1]), int32_t(sb[2]), int32_t(sa[2]), a.a_zp, a.b_zp,
+                   e.out_zp, e.clamp_min, e.clamp_max, e.flags};
+    d.shader = conv_variant("matmul", in_type, e);
+    d.set_push(p);
+    d.invocations = uint64_t(p.N) * uint64_t((p.H + 3) / 4) * uint64_t((p.W + 3) / 4);
+    out->push_back(std::move(d));
+    return Status::ok();
+  }
+
+  const auto& a = std::get<vgf::ConvAttr>(op.attr);
+  const auto& si = ctx.shape(op.inputs[0]);
+  const auto& sw = ctx.shape(op.inputs[1]);
+  const auto& so = ctx.shape(step.output);
+  ConvParams p{};
+  p.N = int32_t(si[0]);
+  p.IH = int32_t(si[1]);
+  p.IW = int32_t(si[2]);
+  p.IC = int32_t(si[3]);
+  p.OH = int32_t(so[1]);
+  p.OW = int32_t(so[2]);
+  p.stride_y = a.stride[0];
+  p.stride_x = a.stride[1];
+  p.pad_top = a.pad[0];
+  p.pad_left = a.pad[2];
+  p.dil_y = a.dilation[0];
+  p.dil_x = a.dilation[1];
+  p.in_zp = a.input_zp;
+  p.w_zp = a.weight_zp;
+  p.out_zp = e.out_zp;
+  p.clamp_min = e.clamp_min;
+  p.clamp_max = e.clamp_max;
+  p.flags = e.flags;
+  // A bias of one element (or none: the zero dummy) is broadcast over the output channels.
+  uint64_t bias_elements = 1;
+  if (op.inputs.size() > 2) {
+    for (int64_t dim : ctx.shape(op.inputs[2])) bias_elements *= uint64_t(dim);
+  }
+  p.bias_broadcast = bias_elements == 1 ? 1 : 0;
+  if (op.kind == OpKind::CONV2D) {
+    p.OC = int32_t(sw[0]);
+    p.KH = int32_t(sw[1]);
+    p.KW = int32_t(sw[2]);
+    d.shader = conv_variant("conv2d", in_type, e);
+    d.invocations = uint64_t(p.N) * p.OH * p.OW * uint64_t((p.OC + 3) / 4);
+  } else {  // DEPTHWISE_CONV2D: weight [KH,KW,C,M]; the OC slot carries M
+    p.KH = int32_t(sw[0]);
+    p.KW = int32_t(sw[1]);
+    p.OC = int32_t(sw[3]);
+    d.shader = conv_variant("depthwise_conv2d", in_type, e);
+    d.invocations = uint64_t(p.N) * p.OH * p.OW * uint64_t(p.IC) * uint64_t(p.OC);
+  }
+  d.set_push(p);
+  out->push_back(std::move(d));
+  return Status::ok();
+}
+
+Status lower_pool(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out) {
+  const auto& a = std::get<vgf::PoolAttr>(op.attr);
+  const auto& si = ctx.shape(op.inputs[0]);
+  const auto& so = ctx.shape(op.outputs[0]);
+  DType t = ctx.dtype(op.inputs[0]);
+  PoolParams p{};
+  p.N = int32_t(si[0]);
+  p.IH = int32_t(si[1]);
+  p.IW = int32_t(si[2]);
+  p.C = int32_t(si[3]);
+  p.OH = int32_t(so[1]);
+  p.OW = int32_t(so[2]);
+  p.KH = a.kernel[0];
+  p.KW = a.kernel[1];
+  p.stride_y = a.stride[0];
+  p.stride_x = a.stride[1];
+  p.pad_top = a.pad[0];
+  p.pad_left = a.pad[2];
+  p.mode = op.kind == OpKind::MAX_POOL2D ? POOL_MAX : POOL_AVG;
+  p.in_zp = p.mode == POOL_AVG && t == DType::Int8 ? a.input_zp : 0;
+  p.out_zp = p.mode == POOL_AVG && t == DType::Int8 ? a.output_zp : 0;
+  p.type_min = type_min(t);
+  p.type_max = type_max(t);
+  p.nan_mode = int32_t(a.nan_mode);
+  PendingDispatch d;
+  d.shader = std::string("pool2d_") + type_suffix(t);
+  d.binding_count = 2;
+  d.bindings = {ctx.tensor(op.inputs[0]), ctx.tensor(op.outputs[0])};
+  d.writes = {false, true};
+  d.set_push(p);
+  d.invocations = uint64_t(p.N) * p.OH * p.OW * p.C;
+  out->push_back(std::move(d));
+  return Status::ok();
+}
+
+Status lower_rescale(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out) {
+  const auto& a = std::get<vgf::RescaleAttr>(op.attr);
+  DType in = ctx.dtype(op.inputs[0]);
+  DType o = ctx.dtype(op.outputs[0]);
+  const auto& shape = ctx.shape(op.inputs[0]);
+  RescaleParams p{};
+  uint64_t count = 1;
+  for (int64_t dim : shape) count *= uint64_t(dim);
+  p.count = int32_t(count);
+  p.channels = a.per_channel && !shape.empty() ? int32_t(shape.back()) : 1;
+  size_t needed = a.per_channel ? size_t(std::max(p.channels, 1)) : 1;
+  if (a.multiplier.size() < needed || a.shift.size() < needed) {
+    return make_error(Error::InvalidProgram, "RESCALE ", op.debug_name, ": ", a.multiplier.size(),
+                      " multipliers / ", a.shift.size(), " shifts for ", needed, " channels");
+  }
+  if (a.scale32 && a.rounding_mode == vgf::RoundingMode::DoubleRound) p.flags |= kEpiDoubleRound;
+  if (a.per_channel) p.flags |= kEpiPerChannel;
+  if (a.input_unsigned) p.flags |= kRescaleInputUnsigned;
+  p.in_zp = a.input_zp;
+  p.out_zp = a.output_zp;
+  if (a.output_unsigned) {
+    p.out_min = 0;
+    p.out_max = o == DType::Int8 ? 255 : 65535;
+  } else {
+    p.out_min = type_min(o);
+    p.out_max = type_max(o);
+  }
+  std::vector<int32_t> shifts(a.shift.begin(), a.shift.end());
+  PendingDispatch d;
+  d.shader = std::string("rescale_") + type_suffix(in) + "_" + type_suffix(o);
+  d.binding_count = 4;
+  d.bindings = {ctx.tensor(op.inputs[0]), ctx.add_int32_constant(a.multiplier),
+                ctx.add_int32_constant(shifts), ctx.tensor(op.outputs[0])};
+  d.writes = {false, false, false, true};
+  d.set_push(p);
+  d.invocations = count;
+  out->push_back(std::move(d));
+  return Status::ok();
+}
+
+Status lower_table(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out) {
+  const auto& a = std::get<vgf::TableAttr>(op.attr);
+  DType in = ctx.dtype(op.inputs[0]);
+  size_t entries = in == DType::Int8 ? 256 : 513;
+  if (a.table.size() != entries) {
+    return make_error(Error::InvalidProgram, "TABLE ", op.debug_name, ": ", a.table.size(),
+                      " entries, expected ", entries);
+  }
+  std::vector<int32_t> table(a.table.begin(), a.table.end());
+  uint64_t count = 1;
+  for (int64_t dim : ctx.shape(op.inputs[0])) count *= uint64_t(dim);
+  PendingDispatch d;
+  d.shader = in == DType::Int8 ? "table_i8" : "table_i16";
+  d.binding_count = 3;
+  d.bindings = {ctx.tensor(op.inputs[0]), ctx.add_int32_constant(table), ctx.tensor(op.outputs[0])};
+  d.writes = {false, false, true};
+  d.set_push(CountParams{int32_t(count)});
+  d.invocations = count;
+  out->push_back(std::move(d));
+  return Status::ok();
+}
+
+}  // namespace vkrt::vulkan

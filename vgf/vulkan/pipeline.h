@@ -1,0 +1,50 @@
+// Compute pipelines built from the embedded SPIR-V (shaders/shader_library.h): one descriptor set
+// of N storage buffers (bindings 0..N-1) and a push-constant range, created through the
+// persistent VkPipelineCache. A PipelineSet creates each variant once per executor.
+#pragma once
+
+#include <volk.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "vgf/vulkan/context.h"
+#include "vgf/vulkan/pipeline_cache.h"
+#include "vkrt/error.h"
+
+namespace vkrt::vulkan {
+
+inline constexpr uint32_t kPushConstantBytes = 128;  // Vulkan's guaranteed minimum
+
+struct ComputePipeline {
+  std::string name;
+  uint32_t binding_count = 0;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+};
+
+class PipelineSet {
+ public:
+  PipelineSet(std::shared_ptr<Context> ctx, VkPipelineCache cache) : ctx_(std::move(ctx)), cache_(cache) {}
+  ~PipelineSet();
+  PipelineSet(const PipelineSet&) = delete;
+  PipelineSet& operator=(const PipelineSet&) = delete;
+
+  // The pipeline for a shader variant (created on first request). NotFound when no embedded
+  // variant has that name; Internal/MemoryAllocationFailed when the driver rejects it.
+  Result<const ComputePipeline*> get(std::string_view shader, uint32_t binding_count);
+  size_t size() const { return pipelines_.size(); }
+  // Seconds spent in vkCreateComputePipelines so far (cold vs warm cache reporting).
+  double creation_seconds() const { return creation_seconds_; }
+
+ private:
+  std::shared_ptr<Context> ctx_;
+  VkPipelineCache cache_;
+  std::map<std::string, std::unique_ptr<ComputePipeline>, std::less<>> pipelines_;
+  double creation_seconds_ = 0.0;
+};
+
+}  // namespace vkrt::vulkan

@@ -1,0 +1,186 @@
+#include "vgf/vulkan/pipeline_cache.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace vkrt::vulkan {
+namespace {
+
+constexpr char kMagic[8] = {'V', 'K', 'R', 'T', 'P', 'C', '0', '1'};
+// magic 8 + device uuid 16 + driver version 4 + vendor 4 + device 4 + payload size 8 + hash 8
+constexpr size_t kHeaderBytes = 52;
+// The driver's header (Vulkan spec, VkPipelineCacheHeaderVersionOne): 16 + UUID bytes.
+constexpr size_t kVkHeaderBytes = 16 + VK_UUID_SIZE;
+
+uint64_t fnv1a(std::span<const uint8_t> bytes) {
+  uint64_t h = 1469598103934665603ull;
+  for (uint8_t b : bytes) {
+    h ^= b;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+uint32_t read_u32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;  // little-endian hosts only (Linux x86-64 / aarch64)
+}
+uint64_t read_u64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+void put_u32(std::vector<uint8_t>& out, uint32_t v) {
+  uint8_t b[4];
+  std::memcpy(b, &v, 4);
+  out.insert(out.end(), b, b + 4);
+}
+void put_u64(std::vector<uint8_t>& out, uint64_t v) {
+  uint8_t b[8];
+  std::memcpy(b, &v, 8);
+  out.insert(out.end(), b, b + 8);
+}
+
+std::string hex(std::span<const uint8_t> bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  for (uint8_t b : bytes) {
+    s += digits[b >> 4];
+    s += digits[b & 15];
+  }
+  return s;
+}
+
+}  // namespace
+
+const char* cache_load_result_name(CacheLoadResult r) {
+  switch (r) {
+    case CacheLoadResult::Disabled: return "disabled";
+    case CacheLoadResult::NoFile: return "no file";
+    case CacheLoadResult::Loaded: return "loaded";
+    case CacheLoadResult::RejectedCorrupt: return "rejected (corrupt)";
+    case CacheLoadResult::RejectedForeign: return "rejected (other device or driver)";
+  }
+  return "unknown";
+}
+
+CacheLoadResult validate_cache_file(std::span<const uint8_t> file, const DeviceInfo& device,
+                                    std::span<const uint8_t>* payload) {
+  if (file.size() < kHeaderBytes || std::memcmp(file.data(), kMagic, 8) != 0) {
+    return CacheLoadResult::RejectedCorrupt;
+  }
+  const uint8_t* p = file.data() + 8;
+  if (std::memcmp(p, device.device_uuid.data(), VK_UUID_SIZE) != 0 ||
+      read_u32(p + 16) != device.driver_version || read_u32(p + 20) != device.vendor_id ||
+      read_u32(p + 24) != device.device_id) {
+    return CacheLoadResult::RejectedForeign;
+  }
+  uint64_t size = read_u64(p + 28);
+  uint64_t hash = read_u64(p + 36);
+  if (size != file.size() - kHeaderBytes) return CacheLoadResult::RejectedCorrupt;
+  std::span<const uint8_t> data = file.subspan(kHeaderBytes);
+  if (fnv1a(data) != hash) return CacheLoadResult::RejectedCorrupt;
+  // The driver's own header, checked before the driver sees the bytes.
+  if (data.size() < kVkHeaderBytes) return CacheLoadResult::RejectedCorrupt;
+  uint32_t header_length = read_u32(data.data());
+  uint32_t header_version = read_u32(data.data() + 4);
+  if (header_length < kVkHeaderBytes || header_length > data.size() ||
+      header_version != VK_PIPELINE_CACHE_HEADER_VERSION_ONE) {
+    return CacheLoadResult::RejectedCorrupt;
+  }
+  if (read_u32(data.data() + 8) != device.vendor_id || read_u32(data.data() + 12) != device.device_id ||
+      std::memcmp(data.data() + 16, device.pipeline_cache_uuid.data(), VK_UUID_SIZE) != 0) {
+    return CacheLoadResult::RejectedForeign;
+  }
+  *payload = data;
+  return CacheLoadResult::Loaded;
+}
+
+std::vector<uint8_t> encode_cache_file(std::span<const uint8_t> payload, const DeviceInfo& device) {
+  std::vector<uint8_t> out(kMagic, kMagic + 8);
+  out.insert(out.end(), device.device_uuid.begin(), device.device_uuid.end());
+  put_u32(out, device.driver_version);
+  put_u32(out, device.vendor_id);
+  put_u32(out, device.device_id);
+  put_u64(out, payload.size());
+  put_u64(out, fnv1a(payload));
+  out.insert(out.end(), payload.begin(), payload.end());
+  return out;
+}
+
+std::string default_pipeline_cache_dir() {
+  if (const char* d = std::getenv("VKRT_VULKAN_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/vkrt";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/vkrt";
+  return "";
+}
+
+PipelineCache::~PipelineCache() {
+  if (cache_) vkDestroyPipelineCache(ctx_->device(), cache_, nullptr);
+}
+
+Result<std::unique_ptr<PipelineCache>> PipelineCache::open(const std::shared_ptr<Context>& ctx,
+                                                           const std::string& dir_option) {
+  std::unique_ptr<PipelineCache> cache(new PipelineCache());
+  cache->ctx_ = ctx;
+  std::string dir = dir_option.empty() ? default_pipeline_cache_dir() : dir_option;
+  std::vector<uint8_t> file;
+  std::span<const uint8_t> payload;
+  if (dir.empty() || dir == "off") {
+    cache->load_result_ = CacheLoadResult::Disabled;
+  } else {
+    const DeviceInfo& info = ctx->info();
+    char version[16];
+    std::snprintf(version, sizeof(version), "%08x", info.driver_version);
+    cache->path_ = dir + "/vkrt-pipelines-" + hex(info.device_uuid) + "-" + version + ".bin";
+    std::ifstream in(cache->path_, std::ios::binary);
+    if (!in) {
+      cache->load_result_ = CacheLoadResult::NoFile;
+    } else {
+      file.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      cache->load_result_ = validate_cache_file(file, info, &payload);
+      if (cache->load_result_ != CacheLoadResult::Loaded) payload = {};
+    }
+  }
+  VkPipelineCacheCreateInfo pci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  pci.initialDataSize = payload.size();
+  pci.pInitialData = payload.empty() ? nullptr : payload.data();
+  VKRT_VK_RETURN_IF_ERROR(vkCreatePipelineCache(ctx->device(), &pci, nullptr, &cache->cache_),
+                          "vkCreatePipelineCache");
+  return cache;
+}
+
+Status PipelineCache::save() {
+  if (path_.empty()) return Status::ok();
+  size_t size = 0;
+  VKRT_VK_RETURN_IF_ERROR(vkGetPipelineCacheData(ctx_->device(), cache_, &size, nullptr),
+                          "vkGetPipelineCacheData");
+  std::vector<uint8_t> data(size);
+  VKRT_VK_RETURN_IF_ERROR(vkGetPipelineCacheData(ctx_->device(), cache_, &size, data.data()),
+                          "vkGetPipelineCacheData");
+  data.resize(size);
+  std::vector<uint8_t> file = encode_cache_file(data, ctx_->info());
+  std::error_code ec;
+  std::filesystem::path path(path_);
+  std::filesystem::create_directories(path.parent_path(), ec);
+  std::string tmp = path_ + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return make_error(Error::AccessFailed, "cannot write pipeline cache ", tmp);
+    out.write(reinterpret_cast<const char*>(file.data()), std::streamsize(file.size()));
+    if (!out) return make_error(Error::AccessFailed, "cannot write pipeline cache ", tmp);
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return make_error(Error::AccessFailed, "cannot rename pipeline cache to ", path_);
+  }
+  return Status::ok();
+}
+
+}  // namespace vkrt::vulkan

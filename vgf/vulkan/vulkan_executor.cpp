@@ -1,0 +1,318 @@
+#include "vgf/vulkan/vulkan_executor.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "vgf/vulkan/op_lowering.h"
+
+namespace vkrt::vulkan {
+
+// Where a graph input/output lives for one plan.
+struct IoLocation {
+  bool constant = false;                 // output that is a graph constant: copied from the host
+  std::span<const uint8_t> constant_bytes;
+  uint64_t arena_offset = 0;
+  uint64_t staging_offset = 0;
+  uint64_t bytes = 0;
+};
+
+struct VulkanExecutor::ShapePlan {
+  std::vector<vgf::Shape> shapes;
+  MemoryPlan memory;
+  Buffer arena;
+  Buffer constants;
+  Buffer staging;  // only when the arena is not host-visible and coherent
+  std::vector<IoLocation> inputs, outputs;
+  std::unique_ptr<CommandProgram> program;
+};
+
+namespace {
+
+bool option_on(const BackendOptions* options, std::string_view key, const char* env) {
+  if (options && options->has(key)) {
+    std::string_view v = options->get(key);
+    return v == "1" || v == "true" || v == "on";
+  }
+  const char* e = env ? std::getenv(env) : nullptr;
+  return e && (std::strcmp(e, "1") == 0 || std::strcmp(e, "true") == 0);
+}
+
+std::string option_string(const BackendOptions* options, std::string_view key) {
+  return options ? std::string(options->get(key)) : std::string();
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A host tensor may carry a graph tensor's data when its dtype is the mapped ScalarType, or
+// any 1-byte integer type for 1-byte TOSA types (executor.h contract).
+bool dtype_compatible(const Tensor& t, vgf::DType d) {
+  if (t.dtype() == vgf::dtype_to_scalar_type(d)) return true;
+  if (vgf::dtype_storage_bytes(d) == 1 && t.element_size() == 1 && is_integral(t.dtype(), true)) return true;
+  return false;
+}
+
+}  // namespace
+
+VulkanExecutor::VulkanExecutor() = default;
+
+VulkanExecutor::~VulkanExecutor() {
+  plans_.clear();
+  if (cache_) {
+    // Best effort: a cache that cannot be written only costs the next init time.
+    (void)cache_->save();
+  }
+}
+
+Status VulkanExecutor::prepare(const vgf::Graph& graph, const vgf::ExecutorOptions& options) {
+  auto t0 = std::chrono::steady_clock::now();
+  const BackendOptions* opts = options.backend_options;
+  // A second prepare() replaces everything; recorded plans go before the pipelines they use.
+  plans_.clear();
+  last_plan_ = nullptr;
+  graph_ = nullptr;
+  VKRT_RETURN_IF_ERROR(vgf::validate_graph(graph));
+
+  // Every op must have a shader; list all that do not.
+  std::string unsupported;
+  size_t unsupported_count = 0;
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    Status s = check_op_supported(graph, i);
+    if (!s.is_ok()) {
+      if (unsupported_count++ < 16) unsupported += (unsupported.empty() ? "" : "; ") + s.message();
+    }
+  }
+  if (unsupported_count) {
+    return make_error(Error::NotSupported, unsupported_count, " op(s) not supported by the vulkan executor: ",
+                      unsupported);
+  }
+
+  ContextOptions copts;
+  copts.device_selector = option_string(opts, "VgfBackend.device");
+  copts.validation = option_on(opts, "VgfBackend.validation", "VKRT_VULKAN_VALIDATION");
+  VKRT_ASSIGN_OR_RETURN(ctx_, Context::shared(copts));
+  pipelines_.reset();
+  VKRT_ASSIGN_OR_RETURN(cache_, PipelineCache::open(ctx_, option_string(opts, "VgfBackend.pipeline_cache_dir")));
+  pipelines_ = std::make_unique<PipelineSet>(ctx_, cache_->handle());
+  profile_ = option_on(opts, "VgfBackend.profile", "VKRT_VULKAN_PROFILE");
+  bool fusion = !(opts && opts->get("VgfBackend.fusion") == "0");
+
+  graph_ = &graph;
+  steps_ = fuse_ops(graph, fusion);
+  alias_ = alias_roots(graph);
+  is_static_ = vgf::graph_is_static(graph);
+  stats_ = {};
+  stats_.device = ctx_->describe();
+  stats_.op_count = graph.ops.size();
+  stats_.cache = cache_->load_result();
+
+  if (is_static_) {
+    std::vector<vgf::Shape> input_shapes;
+    for (const auto& io : graph.inputs) input_shapes.push_back(graph.tensor(io.tensor).shape);
+    VKRT_ASSIGN_OR_RETURN(last_plan_, plan_for(input_shapes));
+  }
+  (void)cache_->save();
+  stats_.pipeline_count = pipelines_->size();
+  stats_.pipeline_seconds = pipelines_->creation_seconds();
+  stats_.prepare_seconds = seconds_since(t0);
+  return Status::ok();
+}
+
+Result<VulkanExecutor::ShapePlan*> VulkanExecutor::plan_for(std::span<const vgf::Shape> input_shapes) {
+  std::vector<vgf::Shape> key(input_shapes.begin(), input_shapes.end());
+  if (auto it = plans_.find(key); it != plans_.end()) return it->second.get();
+  VKRT_ASSIGN_OR_RETURN(auto plan, build_plan(input_shapes));
+  ShapePlan* raw = plan.get();
+  plans_.emplace(std::move(key), std::move(plan));
+  stats_.pipeline_count = pipelines_->size();
+  return raw;
+}
+
+Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
+    std::span<const vgf::Shape> input_shapes) {
+  const vgf::Graph& g = *graph_;
+  const DeviceFeatures& f = ctx_->features();
+  auto plan = std::make_unique<ShapePlan>();
+  VKRT_ASSIGN_OR_RETURN(plan->shapes, vgf::infer_shapes(g, input_shapes));
+  const uint64_t alignment = std::max<uint64_t>(64, f.min_storage_buffer_offset_alignment);
+  VKRT_ASSIGN_OR_RETURN(plan->memory, plan_memory(g, plan->shapes, steps_, alias_, alignment));
+
+  // Lower every step (symbolic slots), then create the buffers.
+  LoweringContext lowering(g, plan->shapes, alias_, plan->memory, f, alignment);
+  std::vector<PendingDispatch> pending;
+  for (const FusedStep& step : steps_) VKRT_RETURN_IF_ERROR(lower_step(step, lowering, &pending));
+  for (const PendingDispatch& d : pending) {
+    for (const Slot& s : d.bindings) {
+      if (s.size > f.max_storage_buffer_range) {
+        return make_error(Error::NotSupported, d.label, ": a ", s.size,
+                          "-byte tensor exceeds the device's maxStorageBufferRange (",
+                          f.max_storage_buffer_range, ")");
+      }
+    }
+  }
+
+  VKRT_ASSIGN_OR_RETURN(plan->arena, Buffer::create(ctx_, plan->memory.arena_bytes, MemoryKind::DeviceLocal));
+  const std::vector<uint8_t>& constant_bytes = lowering.constants();
+  VKRT_ASSIGN_OR_RETURN(plan->constants, Buffer::create(ctx_, constant_bytes.size(), MemoryKind::DeviceLocal));
+  if (!constant_bytes.empty()) {
+    if (plan->constants.mapped() && plan->constants.host_coherent()) {
+      std::memcpy(plan->constants.mapped(), constant_bytes.data(), constant_bytes.size());
+    } else {
+      VKRT_ASSIGN_OR_RETURN(Buffer upload, Buffer::create(ctx_, constant_bytes.size(), MemoryKind::HostStaging));
+      std::memcpy(upload.mapped(), constant_bytes.data(), constant_bytes.size());
+      Copy c{upload.handle(), plan->constants.handle(), 0, 0, constant_bytes.size()};
+      VKRT_ASSIGN_OR_RETURN(auto once, CommandProgram::record(ctx_, {}, {c}, {}, false));
+      VKRT_RETURN_IF_ERROR(once->submit_and_wait());
+    }
+  }
+
+  // Inputs and outputs: in the arena; through staging when the host cannot map it coherently.
+  const bool direct = plan->arena.mapped() && plan->arena.host_coherent();
+  uint64_t staging_bytes = 0;
+  auto locate = [&](vgf::TensorId t) {
+    IoLocation loc;
+    vgf::TensorId root = alias_[t];
+    loc.bytes = tensor_bytes(g.tensor(t).dtype, plan->shapes[t]);
+    if (g.tensor(root).is_constant) {
+      loc.constant = true;
+      loc.constant_bytes = g.tensor(root).constant_bytes();
+    } else {
+      loc.arena_offset = plan->memory.placement[root].offset;
+      loc.staging_offset = staging_bytes;
+      staging_bytes += (loc.bytes + 15) / 16 * 16;
+    }
+    return loc;
+  };
+  for (const auto& io : g.inputs) plan->inputs.push_back(locate(io.tensor));
+  for (const auto& io : g.outputs) plan->outputs.push_back(locate(io.tensor));
+  std::vector<Copy> copies_in, copies_out;
+  if (!direct) {
+    VKRT_ASSIGN_OR_RETURN(plan->staging, Buffer::create(ctx_, staging_bytes, MemoryKind::HostStaging));
+    for (const IoLocation& l : plan->inputs) {
+      if (!l.constant && l.bytes) {
+        copies_in.push_back({plan->staging.handle(), plan->arena.handle(), l.staging_offset, l.arena_offset, l.bytes});
+      }
+    }
+    for (const IoLocation& l : plan->outputs) {
+      if (!l.constant && l.bytes) {
+        copies_out.push_back({plan->arena.handle(), plan->staging.handle(), l.arena_offset, l.staging_offset, l.bytes});
+      }
+    }
+  }
+
+  std::vector<Dispatch> dispatches;
+  dispatches.reserve(pending.size());
+  for (PendingDispatch& p : pending) {
+    Dispatch d;
+    VKRT_ASSIGN_OR_RETURN(d.pipeline, pipelines_->get(p.shader, p.binding_count));
+    for (const Slot& s : p.bindings) {
+      VkBuffer b = s.kind == SlotKind::Arena ? plan->arena.handle() : plan->constants.handle();
+      d.bindings.push_back({b, s.offset, s.size});
+    }
+    d.writes = std::move(p.writes);
+    d.push = p.push;
+    grid_for(p.invocations, ctx_->features(), &d.groups_x, &d.groups_y);
+    d.label = std::move(p.label);
+    dispatches.push_back(std::move(d));
+  }
+  VKRT_ASSIGN_OR_RETURN(plan->program, CommandProgram::record(ctx_, std::move(dispatches), std::move(copies_in),
+                                                              std::move(copies_out), profile_));
+  stats_.dispatch_count = plan->program->dispatch_count();
+  stats_.barrier_count = plan->program->barrier_count();
+  stats_.arena_bytes = plan->memory.arena_bytes;
+  stats_.peak_live_bytes = plan->memory.peak_live_bytes;
+  stats_.total_tensor_bytes = plan->memory.total_tensor_bytes;
+  stats_.constant_bytes = constant_bytes.size();
+  stats_.staging = !direct;
+  return plan;
+}
+
+Status VulkanExecutor::run(std::span<const Tensor* const> inputs, std::span<Tensor* const> outputs,
+                           KernelContext* /*ctx*/) {
+  if (!graph_) return make_error(Error::InvalidState, "vulkan executor: run() before prepare()");
+  const vgf::Graph& g = *graph_;
+  VKRT_CHECK_OR_RETURN(inputs.size() == g.inputs.size(), InvalidArgument, "vulkan executor: ",
+                       inputs.size(), " inputs given, graph has ", g.inputs.size());
+  VKRT_CHECK_OR_RETURN(outputs.size() == g.outputs.size(), InvalidArgument, "vulkan executor: ",
+                       outputs.size(), " outputs given, graph has ", g.outputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor* t = inputs[i];
+    vgf::DType d = g.tensor(g.inputs[i].tensor).dtype;
+    VKRT_CHECK_OR_RETURN(t && t->data(), InvalidArgument, "input[", i, "]: no data");
+    VKRT_CHECK_OR_RETURN(dtype_compatible(*t, d), InvalidArgument, "input[", i, "]: expected ",
+                         vgf::dtype_name(d), ", got ", scalar_type_name(t->dtype()));
+    VKRT_CHECK_OR_RETURN(t->is_default_dim_order(), InvalidArgument, "input[", i,
+                         "]: must be contiguous (default dim order)");
+  }
+
+  ShapePlan* plan = last_plan_;
+  bool same_shapes = plan != nullptr;
+  for (size_t i = 0; same_shapes && i < inputs.size(); ++i) {
+    const vgf::Shape& s = plan->shapes[g.inputs[i].tensor];
+    auto sizes = inputs[i]->sizes();
+    same_shapes = sizes.size() == s.size() && std::equal(sizes.begin(), sizes.end(), s.begin());
+  }
+  if (!same_shapes) {
+    // A new set of input shapes: re-plan and re-record (cached per shape set).
+    std::vector<vgf::Shape> shapes;
+    for (const Tensor* t : inputs) shapes.emplace_back(t->sizes().begin(), t->sizes().end());
+    VKRT_ASSIGN_OR_RETURN(plan, plan_for(shapes));
+    last_plan_ = plan;
+    stats_.dispatch_count = plan->program->dispatch_count();
+  }
+
+  // Copy in.
+  uint8_t* io_base = plan->staging.mapped() ? plan->staging.mapped() : plan->arena.mapped();
+  const bool via_staging = plan->staging.mapped() != nullptr;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const IoLocation& l = plan->inputs[i];
+    VKRT_CHECK_OR_RETURN(inputs[i]->nbytes() == l.bytes, InvalidArgument, "input[", i, "]: ",
+                         inputs[i]->nbytes(), " bytes, expected ", l.bytes);
+    if (l.constant || l.bytes == 0) continue;
+    std::memcpy(io_base + (via_staging ? l.staging_offset : l.arena_offset), inputs[i]->data(), l.bytes);
+  }
+  VKRT_RETURN_IF_ERROR(plan->program->submit_and_wait());
+  // Copy out.
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    Tensor* t = outputs[j];
+    const IoLocation& l = plan->outputs[j];
+    const vgf::Shape& s = plan->shapes[g.outputs[j].tensor];
+    VKRT_CHECK_OR_RETURN(t != nullptr, InvalidArgument, "output[", j, "]: null tensor");
+    vgf::DType d = g.tensor(g.outputs[j].tensor).dtype;
+    VKRT_CHECK_OR_RETURN(dtype_compatible(*t, d), InvalidArgument, "output[", j, "]: expected ",
+                         vgf::dtype_name(d), ", got ", scalar_type_name(t->dtype()));
+    auto sizes = t->sizes();
+    if (!(sizes.size() == s.size() && std::equal(sizes.begin(), sizes.end(), s.begin()))) {
+      std::vector<int32_t> new_sizes(s.begin(), s.end());
+      VKRT_RETURN_IF_ERROR(t->resize(new_sizes));
+    }
+    VKRT_CHECK_OR_RETURN(t->nbytes() == l.bytes && t->data(), InvalidArgument, "output[", j, "]: ",
+                         t->nbytes(), " bytes, expected ", l.bytes);
+    if (l.bytes == 0) continue;
+    if (l.constant) {
+      std::memcpy(t->data(), l.constant_bytes.data(), l.bytes);
+    } else {
+      std::memcpy(t->data(), io_base + (via_staging ? l.staging_offset : l.arena_offset), l.bytes);
+    }
+  }
+  return Status::ok();
+}
+
+std::vector<DispatchTiming> VulkanExecutor::last_profile() const {
+  if (!last_plan_) return {};
+  return last_plan_->program->last_timings();
+}
+
+Result<std::unique_ptr<vgf::GraphExecutor>> make_vulkan_executor() {
+  // Fail here (not at prepare) when there is no usable device, so "auto" picks the CPU.
+  ContextOptions options;
+  VKRT_ASSIGN_OR_RETURN(auto ctx, Context::shared(options));
+  (void)ctx;
+  return std::unique_ptr<vgf::GraphExecutor>(new VulkanExecutor());
+}
+
+VKRT_REGISTER_GRAPH_EXECUTOR("vulkan", &make_vulkan_executor);
+
+}  // namespace vkrt::vulkan

@@ -1,0 +1,87 @@
+// The "vulkan" GraphExecutor (vgf/executor.h): a TOSA graph compiled just in time into Vulkan
+// compute dispatches at prepare(), replayed by run().
+//
+// prepare(): checks every op against the embedded shaders (all unsupported ops are listed in
+// one NotSupported error), fuses CONV2D/DEPTHWISE_CONV2D/MATMUL with the RESCALE/CLAMP that
+// follow, plans the intermediates into one arena by liveness, uploads constants once, creates
+// pipelines through the on-disk pipeline cache and records the command buffer once.
+// run(): copy inputs in, submit, wait, copy outputs out. A graph with dynamic dimensions is
+// planned and recorded per distinct set of input shapes (cached).
+//
+// Options (BackendOptions keys, see docs/vulkan-executor.md):
+//   VgfBackend.device              index or name substring (else env VKRT_VULKAN_DEVICE)
+//   VgfBackend.pipeline_cache_dir  directory, or "off" (else env VKRT_VULKAN_CACHE_DIR, XDG)
+//   VgfBackend.profile             "1": per-dispatch GPU timestamps (also env VKRT_VULKAN_PROFILE)
+//   VgfBackend.fusion              "0": one dispatch per op (for comparisons)
+//   VgfBackend.validation          "1": Khronos validation layer (also env VKRT_VULKAN_VALIDATION)
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vgf/executor.h"
+#include "vgf/vulkan/buffer.h"
+#include "vgf/vulkan/command_program.h"
+#include "vgf/vulkan/context.h"
+#include "vgf/vulkan/graph_plan.h"
+#include "vgf/vulkan/pipeline.h"
+#include "vgf/vulkan/pipeline_cache.h"
+
+namespace vkrt::vulkan {
+
+struct VulkanExecutorStats {
+  std::string device;              // Context::describe()
+  size_t op_count = 0;             // ops in the graph (RESHAPE included)
+  size_t dispatch_count = 0;       // dispatches recorded for the current shapes
+  size_t barrier_count = 0;
+  size_t pipeline_count = 0;
+  uint64_t arena_bytes = 0;        // intermediate arena (inputs and outputs included)
+  uint64_t peak_live_bytes = 0;    // largest simultaneously-live tensor set
+  uint64_t total_tensor_bytes = 0; // all arena tensors without reuse
+  uint64_t constant_bytes = 0;     // uploaded constants (weights, requantization tables)
+  double prepare_seconds = 0.0;
+  double pipeline_seconds = 0.0;   // inside vkCreateComputePipelines
+  CacheLoadResult cache = CacheLoadResult::Disabled;
+  bool staging = false;            // true when inputs/outputs go through staging copies
+};
+
+class VulkanExecutor final : public vgf::GraphExecutor {
+ public:
+  VulkanExecutor();
+  ~VulkanExecutor() override;
+
+  std::string_view name() const override { return "vulkan"; }
+  Status prepare(const vgf::Graph& graph, const vgf::ExecutorOptions& options) override;
+  Status run(std::span<const Tensor* const> inputs, std::span<Tensor* const> outputs,
+             KernelContext* ctx) override;
+
+  const VulkanExecutorStats& stats() const { return stats_; }
+  // GPU time per dispatch of the last run (empty unless profiling is on).
+  std::vector<DispatchTiming> last_profile() const;
+  const std::shared_ptr<Context>& context() const { return ctx_; }
+
+ private:
+  struct ShapePlan;
+  Result<ShapePlan*> plan_for(std::span<const vgf::Shape> input_shapes);
+  Result<std::unique_ptr<ShapePlan>> build_plan(std::span<const vgf::Shape> input_shapes);
+
+  const vgf::Graph* graph_ = nullptr;
+  std::shared_ptr<Context> ctx_;
+  std::unique_ptr<PipelineCache> cache_;
+  std::unique_ptr<PipelineSet> pipelines_;
+  std::vector<FusedStep> steps_;
+  std::vector<vgf::TensorId> alias_;
+  bool profile_ = false;
+  bool is_static_ = false;
+  std::map<std::vector<vgf::Shape>, std::unique_ptr<ShapePlan>> plans_;
+  ShapePlan* last_plan_ = nullptr;
+  VulkanExecutorStats stats_;
+};
+
+// The factory registered as "vulkan": fails with NotFound/NotSupported when no usable Vulkan
+// device exists (so "auto" falls back to the CPU executor).
+Result<std::unique_ptr<vgf::GraphExecutor>> make_vulkan_executor();
+
+}  // namespace vkrt::vulkan
