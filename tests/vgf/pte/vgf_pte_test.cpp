@@ -5,9 +5,13 @@
 // (tosa.md §4-§7, cortex-m-ops.md quantize/dequantize).
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <cstdio>
+#include <fstream>
 
 #include "vgf/graph_vgf_writer.h"
 #include "vkrt/module.h"
@@ -126,9 +130,9 @@ std::vector<float> reference(const std::vector<float>& x) {
   return out;
 }
 
-TEST(VgfPte, QuantizeDelegateDequantizeProgram) {
-  auto vgf = write_graph_vgf(int8_network());
-  ASSERT_TRUE(vgf.ok()) << vgf.status().to_string();
+// The program: cortex_m quantize -> VgfBackend(int8 graph) -> cortex_m dequantize.
+Result<std::vector<uint8_t>> build_program() {
+  VKRT_ASSIGN_OR_RETURN(auto vgf, write_graph_vgf(int8_network()));
 
   ProgramBuilder program;
   MethodBuilder& m = program.add_method("forward");
@@ -140,12 +144,22 @@ TEST(VgfPte, QuantizeDelegateDequantizeProgram) {
   int32_t out_scale = m.add_double(kOutScale), out_zp = m.add_int(kOutZp);
   int32_t qmin = m.add_int(-128), qmax = m.add_int(127), dtype = m.add_int(int(ScalarType::Char));
   m.add_kernel_call("cortex_m::quantize_per_tensor.out", {x, in_scale, in_zp, qmin, qmax, dtype, q, q});
-  int32_t delegate = m.add_delegate("VgfBackend", *vgf);
+  int32_t delegate = m.add_delegate("VgfBackend", vgf);
   m.add_delegate_call(delegate, {q, y8});
   m.add_kernel_call("cortex_m::dequantize_per_tensor.out", {y8, out_scale, out_zp, qmin, qmax, dtype, y, y});
   m.set_inputs({x});
   m.set_outputs({y});
-  auto bytes = program.build();
+  return program.build();
+}
+
+std::vector<float> test_input() {
+  std::vector<float> input(H * W * C);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = float(int(i * 37 % 101) - 50) * 0.07f;
+  return input;
+}
+
+TEST(VgfPte, QuantizeDelegateDequantizeProgram) {
+  auto bytes = build_program();
   ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
 
   LoadOptions options;
@@ -155,8 +169,7 @@ TEST(VgfPte, QuantizeDelegateDequantizeProgram) {
   auto method = (*module)->load_method("forward");
   ASSERT_TRUE(method.ok()) << method.status().to_string();
 
-  std::vector<float> input(H * W * C);
-  for (size_t i = 0; i < input.size(); ++i) input[i] = float(int(i * 37 % 101) - 50) * 0.07f;
+  std::vector<float> input = test_input();
   const int32_t sizes[4] = {1, H, W, C};
   auto t = Tensor::make(ScalarType::Float, sizes, input.data());
   ASSERT_TRUE(t.ok());
@@ -173,6 +186,47 @@ TEST(VgfPte, QuantizeDelegateDequantizeProgram) {
   }
   EXPECT_GT(nonzero, 10);  // the reference exercises more than the ReLU floor
 }
+
+#ifdef VKRT_EXECUTOR_RUNNER
+// The same program as a file through executor_runner, as a user runs it, on the CPU executor
+// and on the Vulkan executor when a device exists (lavapipe in CI): both must give exactly the
+// bytes of the reference network.
+TEST(VgfPte, ExecutorRunnerCpuAndVulkanMatchReference) {
+  auto bytes = build_program();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  const std::string dir = ::testing::TempDir();
+  const std::string pte = dir + "vkrt_vgf_int8.pte", in = dir + "vkrt_vgf_int8_in.bin";
+  ASSERT_TRUE(write_bytes_to_file(pte, *bytes).is_ok());
+  std::vector<float> input = test_input();
+  std::ofstream(in, std::ios::binary).write(reinterpret_cast<const char*>(input.data()), std::streamsize(input.size() * 4));
+  std::vector<float> expected = reference(input);
+  for (const char* executor : {"cpu", "vulkan"}) {
+    const std::string out = dir + "vkrt_vgf_int8_out_" + executor;
+    std::string cmd = std::string(VKRT_EXECUTOR_RUNNER) + " " + pte + " --inputs " + in + " --output_file " + out +
+                      " --vgf_executor " + executor + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string log;
+    char buf[512];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), p)) > 0) log.append(buf, n);
+    int status = pclose(p);
+    const bool no_vulkan = log.find("no Vulkan device") != std::string::npos ||
+                           log.find("no Vulkan driver") != std::string::npos ||
+                           log.find("Vulkan loader (libvulkan.so.1) not found") != std::string::npos;
+    if (std::string(executor) == "vulkan" && no_vulkan) {
+      GTEST_LOG_(INFO) << "no Vulkan device; skipping the Vulkan run: " << log;
+      continue;
+    }
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << executor << ": " << log;
+    std::ifstream result(out + "-0.bin", std::ios::binary);
+    std::vector<float> got(expected.size());
+    result.read(reinterpret_cast<char*>(got.data()), std::streamsize(got.size() * 4));
+    ASSERT_EQ(result.gcount(), std::streamsize(got.size() * 4)) << executor;
+    EXPECT_EQ(std::memcmp(got.data(), expected.data(), got.size() * 4), 0) << executor << " differs from the reference";
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace vkrt::vgf
