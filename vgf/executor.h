@@ -48,6 +48,10 @@ class GraphExecutor {
   // `ctx` (may be null) provides temp memory and threads.
   virtual Status run(std::span<const Tensor* const> inputs, std::span<Tensor* const> outputs,
                      KernelContext* ctx) = 0;
+
+  // Per-step times of the last run when the executor profiles (the Vulkan one with
+  // VgfBackend.profile=1: one entry per dispatch); empty otherwise.
+  virtual std::vector<DelegateProfileEntry> op_profile() const { return {}; }
 };
 
 // True when a host tensor of `host` type may hold data of the TOSA type `dtype`: the exact

@@ -163,6 +163,10 @@ Status MethodImpl::execute() {
       profile[this_pc].total_ms +=
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       ++profile[this_pc].calls;
+      if (in.kind == InstructionEntry::Kind::Delegate && s.is_ok()) {
+        const DelegateEntry& d = delegates_[in.delegate];
+        profile[this_pc].delegate_steps = d.backend->profile(*d.handle);  // profiling only: may allocate
+      }
     } else {
       s = run_instruction(in, pc);
     }

@@ -172,6 +172,15 @@ class VgfBackend final : public Backend {
     for (const VgfBindingSlot& s : f.outputs) d.resource_views[s.mrt_index] = nullptr;
     return Status::ok();
   }
+
+  std::vector<DelegateProfileEntry> profile(const DelegateHandle& handle) const override {
+    std::vector<DelegateProfileEntry> steps;
+    for (const auto& seg : static_cast<const VgfDelegate&>(handle).segments) {
+      auto seg_steps = seg->executor->op_profile();
+      steps.insert(steps.end(), seg_steps.begin(), seg_steps.end());
+    }
+    return steps;
+  }
 };
 
 }  // namespace

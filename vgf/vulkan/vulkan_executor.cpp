@@ -300,6 +300,12 @@ Status VulkanExecutor::run(std::span<const Tensor* const> inputs, std::span<Tens
   return Status::ok();
 }
 
+std::vector<DelegateProfileEntry> VulkanExecutor::op_profile() const {
+  std::vector<DelegateProfileEntry> out;
+  for (const DispatchTiming& t : last_profile()) out.push_back({t.label, t.gpu_ns * 1e-6});
+  return out;
+}
+
 std::vector<DispatchTiming> VulkanExecutor::last_profile() const {
   if (!last_plan_) return {};
   return last_plan_->program->last_timings();

@@ -60,6 +60,8 @@ class VulkanExecutor final : public vgf::GraphExecutor {
   const VulkanExecutorStats& stats() const { return stats_; }
   // GPU time per dispatch of the last run (empty unless profiling is on).
   std::vector<DispatchTiming> last_profile() const;
+  // The same as the executor interface's per-step profile (executor_runner --profile).
+  std::vector<DelegateProfileEntry> op_profile() const override;
   const std::shared_ptr<Context>& context() const { return ctx_; }
 
  private:

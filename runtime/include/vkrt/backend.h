@@ -62,6 +62,12 @@ struct BackendExecuteContext {
   KernelContext* kernel_context = nullptr;  // temp memory and threads
 };
 
+// One timed step inside a delegate (e.g. one GPU dispatch), from Backend::profile().
+struct DelegateProfileEntry {
+  std::string name;  // what ran, e.g. "CONV2D+RESCALE+CLAMP"
+  double time_ms = 0;
+};
+
 // Opaque per-delegate state a backend returns from init().
 class DelegateHandle {
  public:
@@ -81,6 +87,9 @@ class Backend {
   // args: the delegate's inputs in call order, then its outputs (pre-allocated tensors).
   virtual Status execute(BackendExecuteContext& ctx, DelegateHandle& handle,
                          std::span<EValue* const> args) = 0;
+  // Per-step times of the handle's last execute(), when the backend was asked to profile
+  // (e.g. VgfBackend.profile=1); empty otherwise. Called only while profiling, off the hot path.
+  virtual std::vector<DelegateProfileEntry> profile(const DelegateHandle& handle) const { return {}; }
   // Called when the method is destroyed; the default just deletes the handle.
   virtual void destroy(std::unique_ptr<DelegateHandle> handle) { handle.reset(); }
 };

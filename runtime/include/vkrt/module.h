@@ -104,6 +104,9 @@ class Method {
     std::string name;   // kernel name, "delegate:<BackendId>", "move", "jump_false" or "free"
     uint64_t calls = 0;
     double total_ms = 0;
+    // For delegate calls: the backend's own per-step times of the last execution (GPU
+    // dispatch timestamps for VgfBackend on Vulkan), when it reports them.
+    std::vector<DelegateProfileEntry> delegate_steps;
   };
   // One entry per instruction of the method, accumulated over the executions since enabled.
   std::vector<InstructionProfile> profile() const;

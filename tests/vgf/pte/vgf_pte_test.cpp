@@ -203,7 +203,7 @@ TEST(VgfPte, ExecutorRunnerCpuAndVulkanMatchReference) {
   for (const char* executor : {"cpu", "vulkan"}) {
     const std::string out = dir + "vkrt_vgf_int8_out_" + executor;
     std::string cmd = std::string(VKRT_EXECUTOR_RUNNER) + " " + pte + " --inputs " + in + " --output_file " + out +
-                      " --vgf_executor " + executor + " 2>&1";
+                      " --vgf_executor " + executor + " --profile 2>&1";
     FILE* p = popen(cmd.c_str(), "r");
     ASSERT_NE(p, nullptr);
     std::string log;
@@ -219,6 +219,8 @@ TEST(VgfPte, ExecutorRunnerCpuAndVulkanMatchReference) {
       continue;
     }
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << executor << ": " << log;
+    if (std::string(executor) == "vulkan")  // --profile lists the fused GPU dispatches with their device times
+      EXPECT_NE(log.find("CONV2D+RESCALE+CLAMP"), std::string::npos) << log;
     std::ifstream result(out + "-0.bin", std::ios::binary);
     std::vector<float> got(expected.size());
     result.read(reinterpret_cast<char*>(got.data()), std::streamsize(got.size() * 4));
