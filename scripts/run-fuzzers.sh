@@ -24,7 +24,7 @@ for t in $targets; do
     vgf_fuzzer) seeds="$conformance/vgf" ;;
     *) seeds="$conformance" ;;
   esac
-  if [ -d "$seeds" ]; then find "$seeds" -type f -size -1M -exec cp {} "$corpus/" \; ; fi
+  if [ -d "$seeds" ]; then find "$seeds" -type f -size -1024k -exec cp {} "$corpus/" \; ; fi
   echo "== fuzz $t for ${seconds}s (seeds: $(ls "$corpus" | wc -l))"
   if ! "$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
        -artifact_prefix="$build/$t-" "$corpus" 2>&1 | tail -n 15; then
