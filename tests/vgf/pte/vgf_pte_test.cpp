@@ -219,8 +219,9 @@ TEST(VgfPte, ExecutorRunnerCpuAndVulkanMatchReference) {
       continue;
     }
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << executor << ": " << log;
-    if (std::string(executor) == "vulkan")  // --profile lists the fused GPU dispatches with their device times
+    if (std::string(executor) == "vulkan") {  // --profile lists the fused GPU dispatches with their device times
       EXPECT_NE(log.find("CONV2D+RESCALE+CLAMP"), std::string::npos) << log;
+    }
     std::ifstream result(out + "-0.bin", std::ios::binary);
     std::vector<float> got(expected.size());
     result.read(reinterpret_cast<char*>(got.data()), std::streamsize(got.size() * 4));
