@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "program.h"
-#include "thread_pool.h"
+#include "vkrt/thread_pool.h"
 #include "vkrt/module.h"
 
 namespace vkrt {

@@ -3,7 +3,7 @@
 #include "method_impl.h"
 #include "method_meta.h"
 #include "program.h"
-#include "thread_pool.h"
+#include "vkrt/thread_pool.h"
 
 namespace vkrt {
 

@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
+#include <thread>
+#include <vector>
 
-#include "../../runtime/src/thread_pool.h"
 #include "vkrt/evalue_format.h"
 #include "vkrt/kernel_args.h"
 #include "vkrt/tensor.h"
+#include "vkrt/thread_pool.h"
 
 namespace vkrt {
 namespace {
@@ -104,6 +107,50 @@ TEST(ThreadPool, RunsEveryTaskOnceRepeatedly) {
     pool.run(57, [&](int i) { hits[size_t(i)].fetch_add(1); });
     for (auto& h : hits) ASSERT_EQ(h.load(), 1);
   }
+}
+
+TEST(ThreadPool, WakesSleepingWorkersAfterIdle) {
+  // Idle longer than the spin window, so the workers are asleep on the condition variable and
+  // the next run must wake them (a lost wake-up would hang here).
+  ThreadPool pool(2);
+  for (int round = 0; round < 4; ++round) {
+    std::this_thread::sleep_for(std::chrono::microseconds(3 * ThreadPool::kSpinMicros));
+    std::atomic<int> sum{0};
+    pool.run(100, [&](int i) { sum.fetch_add(i); });
+    EXPECT_EQ(sum.load(), 4950);
+  }
+}
+
+TEST(ThreadPool, WorkersReallyShareTheWork) {
+  // Two tasks that wait for each other can only finish if they run on two threads at once.
+  ThreadPool pool(2);
+  std::atomic<int> arrived{0};
+  pool.run(2, [&](int) {
+    arrived.fetch_add(1);
+    while (arrived.load() < 2) std::this_thread::yield();
+  });
+  EXPECT_EQ(arrived.load(), 2);
+}
+
+TEST(ThreadPool, ConcurrentCallersAreSerialised) {
+  ThreadPool pool(2);
+  std::atomic<int> total{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 3; ++c)
+    callers.emplace_back([&] {
+      for (int round = 0; round < 100; ++round) pool.run(10, [&](int) { total.fetch_add(1); });
+    });
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(total.load(), 3000);
+}
+
+TEST(ThreadPool, DestroysWhileWorkersSpinOrSleep) {
+  { ThreadPool spinning(3); spinning.run(8, [](int) {}); }
+  {
+    ThreadPool sleeping(3);
+    std::this_thread::sleep_for(std::chrono::microseconds(3 * ThreadPool::kSpinMicros));
+  }
+  SUCCEED();  // reaching here means every worker joined
 }
 
 TEST(KernelArgs, ErrorsNameOpAndArgument) {
