@@ -19,17 +19,12 @@ CpuFeatures detect() {
   return f;
 }
 
-CpuFeatures& mutable_features() {
-  static CpuFeatures features = detect();
-  return features;
-}
-
 }  // namespace
 
-const CpuFeatures& cpu_features() { return mutable_features(); }
+namespace detail {
+CpuFeatures detected_features = detect();
+}  // namespace detail
 
-void force_portable_paths(bool portable) {
-  mutable_features() = portable ? CpuFeatures{} : detect();
-}
+void force_portable_paths(bool portable) { detail::detected_features = portable ? CpuFeatures{} : detect(); }
 
 }  // namespace vkrt::cortex_m

@@ -10,8 +10,16 @@ struct CpuFeatures {
   bool avx512vnni = false;  // VPDPBUSD on zmm
 };
 
+namespace detail {
+// Set during static initialization (cpu_features.cpp) and by force_portable_paths(); read
+// inline because kernels of a few dozen nanoseconds ask on every call. Read before it is set
+// (from another translation unit's static initializer) it says "no features": the portable
+// paths, same results.
+extern CpuFeatures detected_features;
+}  // namespace detail
+
 // Detected features, masked by force_portable_paths().
-const CpuFeatures& cpu_features();
+inline const CpuFeatures& cpu_features() { return detail::detected_features; }
 // Tests and benchmarks: true disables every optimized path (the environment variable
 // VKRT_CORTEX_M_PORTABLE=1 does the same at start-up).
 void force_portable_paths(bool portable);

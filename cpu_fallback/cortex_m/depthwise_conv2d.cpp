@@ -1,9 +1,10 @@
 // cortex_m::quantized_depthwise_conv2d.out
 //   acc[b,oy,ox,oc] = bias[oc] + Σ_{valid ky,kx} (in[b,iy,ix,oc / ch_mult] + in_off)·w[0,ky,kx,oc]
 //   out = clamp(requantize(acc, mult[oc], shift[oc]) + out_off, act_min, act_max)        (§4.4)
-// Channels are innermost in memory, so one output pixel is a vector over channels: the
-// accumulation loop below is compiled for AVX-512/AVX2 as well (target_clones) and the
-// output stage is requantize_row_s8. Work is split over output rows.
+// Paths, fastest first: AVX-512 VNNI for channel multiplier 1 (depthwise_vnni.cpp); AVX-512BW
+// rows (32 channels per step, int16 products); the portable loop, where one output pixel is a
+// vector over channels (target_clones) and the output stage is requantize_row_s8; and a
+// scratch-free loop. All give the same bytes. Work is split over output rows.
 #include "cortex_m/depthwise_conv2d.h"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "arith/fixed_point.h"
 #include "cortex_m/cpu_features.h"
+#include "cortex_m/depthwise_vnni.h"
 #include "cortex_m/kernel_util.h"
 #include "cortex_m/requantize_row.h"
 #include "cortex_m/simd_avx512.h"
@@ -136,7 +138,8 @@ void output_row(const DepthwiseConv2dParams& p, int64_t b, int32_t oy, const int
 }  // namespace
 
 size_t depthwise_conv2d_s8_scratch_bytes(const DepthwiseConv2dParams& p, int threads) {
-  return size_t(std::max(threads, 1)) * align_up(size_t(p.out_ch()) * 4) + 64;
+  const size_t rows = size_t(std::max(threads, 1)) * align_up(size_t(p.out_ch()) * 4) + 64;
+  return depthwise_vnni_usable(p) ? std::max(rows, depthwise_vnni_scratch_bytes(p, threads)) : rows;
 }
 
 void depthwise_conv2d_s8(const DepthwiseConv2dParams& p, const int8_t* input, const int8_t* weight,
@@ -150,8 +153,17 @@ void depthwise_conv2d_s8(const DepthwiseConv2dParams& p, const int8_t* input, co
   spec.activation_min = p.activation_min;
   spec.activation_max = p.activation_max;
   const int64_t rows = int64_t(p.batches) * p.out_h;
-  // Threads only pay off on layers of a few hundred thousand MACs or more.
   const double macs = double(rows) * p.out_w * p.out_ch() * p.kernel_h * p.kernel_w;
+  if (rows <= 0 || p.out_w <= 0 || p.out_ch() <= 0) return;
+  if (depthwise_vnni_usable(p)) {
+    // 10-15 GMAC/s per thread: from about 512k MACs (~40 us) a second worker pays for its wake-up.
+    const int vnni_threads =
+        int(std::max<int64_t>(1, std::min<int64_t>({exec.num_threads(), int64_t(macs / 524288.0) + 1, rows})));
+    if (exec.scratch.size() >= depthwise_vnni_scratch_bytes(p, vnni_threads) &&
+        depthwise_vnni(p, input, weight, bias, multiplier, shift, output, exec, vnni_threads))
+      return;
+  }
+  // Threads only pay off on layers of a few hundred thousand MACs or more.
   const int threads = std::max(1, std::min(exec.num_threads(), int(macs / 262144.0) + 1));
   const size_t per_task = align_up(size_t(p.out_ch()) * 4);
   if (exec.scratch.size() < depthwise_conv2d_s8_scratch_bytes(p, threads)) {

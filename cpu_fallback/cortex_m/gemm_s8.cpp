@@ -5,6 +5,7 @@
 
 #include "arith/fixed_point.h"
 #include "cortex_m/cpu_features.h"
+#include "cortex_m/gemv_small_s8.h"
 #include "cortex_m/simd_avx512.h"
 
 namespace vkrt::cortex_m {
@@ -380,6 +381,7 @@ VKRT_TARGET_AVX512 void gemv(const GemmS8& g, const Exec& exec) {
 #endif  // __x86_64__
 
 size_t gemm_s8_scratch_bytes(const GemmS8& g, int threads) {
+  if (gemv_small_usable(g)) return gemm_s8_min_scratch_bytes(g);
 #if defined(__x86_64__)
   if (g.m <= kGemvMaxRows) return gemv_scratch_bytes(g);
   return packed_layout(g, std::max(threads, 1)).total;
@@ -390,6 +392,10 @@ size_t gemm_s8_scratch_bytes(const GemmS8& g, int threads) {
 
 void gemm_s8(const GemmS8& g, const Exec& exec) {
   if (g.m <= 0 || g.n <= 0) return;
+  if (gemv_small_usable(g)) {  // a few thousand MACs: no packing, no scratch, no threads
+    gemv_small(g);
+    return;
+  }
 #if defined(__x86_64__)
   if (cpu_features().avx512vnni && g.k > 0 &&
       exec.scratch.size() >= gemm_s8_scratch_bytes(g, exec.num_threads())) {

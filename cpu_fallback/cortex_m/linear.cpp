@@ -9,6 +9,7 @@
 
 #include "arith/fixed_point.h"
 #include "cortex_m/gemm_s8.h"
+#include "cortex_m/gemv_small_s8.h"
 #include "cortex_m/kernel_util.h"
 
 namespace vkrt::cortex_m {
@@ -57,7 +58,12 @@ size_t linear_s8_scratch_bytes(const LinearParams& p, int threads) {
 
 void linear_s8(const LinearParams& p, const int8_t* input, const int8_t* weights, const int32_t* bias,
                const int32_t* kernel_sum, int8_t* output, const Exec& exec) {
-  gemm_s8(linear_gemm(p, input, weights, bias, kernel_sum, &p.multiplier, &p.shift, output), exec);
+  const GemmS8 g = linear_gemm(p, input, weights, bias, kernel_sum, &p.multiplier, &p.shift, output);
+  if (gemv_small_usable(g)) {  // classifier-sized layers: skip gemm_s8's dispatch
+    gemv_small(g);
+    return;
+  }
+  gemm_s8(g, exec);
 }
 
 void linear_s8_per_channel(const LinearParams& p, const int8_t* input, const int8_t* weights,

@@ -15,14 +15,18 @@
 
 namespace vkrt::cortex_m::simd {
 
-// SRDHM without saturation: (i64(a)·b + 2^30) >> 31, low 32 bits.
-VKRT_TARGET_AVX512 inline __m512i rounding_doubling_high_mul(__m512i a, __m512i b) {
+// SRDHM without saturation: (i64(a)·b + 2^30) >> 31, low 32 bits. b_odd = b >> 32 per 64-bit
+// lane (the odd elements moved down), precomputed by callers with a constant b.
+VKRT_TARGET_AVX512 inline __m512i rounding_doubling_high_mul_split(__m512i a, __m512i b, __m512i b_odd) {
   const __m512i round = _mm512_set1_epi64(int64_t(1) << 30);
   __m512i even = _mm512_mul_epi32(a, b);
-  __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32));
+  __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(a, 32), b_odd);
   even = _mm512_srai_epi64(_mm512_add_epi64(even, round), 31);
   odd = _mm512_srai_epi64(_mm512_add_epi64(odd, round), 31);
   return _mm512_mask_blend_epi32(__mmask16(0xAAAA), even, _mm512_slli_epi64(odd, 32));
+}
+VKRT_TARGET_AVX512 inline __m512i rounding_doubling_high_mul(__m512i a, __m512i b) {
+  return rounding_doubling_high_mul_split(a, b, _mm512_srli_epi64(b, 32));
 }
 
 // Rounding divide by 2^right (right in [0, 31] per lane), ties away from zero.

@@ -1,0 +1,20 @@
+// Small matrix-vector products (fully connected layers of a few thousand MACs, e.g. DS-CNN's
+// 64→12 classifier) on AVX-512 VNNI without packing, scratch or threads: at that size the
+// per-call setup of the packed GEMM costs more than the product. Internal to vkrt_cortex_m.
+#pragma once
+
+#include <cstdint>
+
+#include "cortex_m/gemm_s8.h"
+
+namespace vkrt::cortex_m {
+
+// True when this CPU has AVX-512 VNNI and g is small enough for the direct path: at most 4 rows
+// of A read in place (no a_row callback) and at most kGemvSmallMaxMacs multiply-adds.
+bool gemv_small_usable(const GemmS8& g);
+// Computes C for such a product (same bytes as gemm_s8_portable). Precondition: gemv_small_usable(g).
+void gemv_small(const GemmS8& g);
+
+inline constexpr int64_t kGemvSmallMaxMacs = 65536;
+
+}  // namespace vkrt::cortex_m
