@@ -1,10 +1,15 @@
 // Vulkan executor benchmarks (Google Benchmark; not a test).
 //
-//   vulkan_bench [--gemm_sizes=128,256,512] [--mnv2_res=224] [--mnv2_batches=1] [benchmark flags]
+//   vulkan_bench [--gemm_sizes=128,256,512|MxNxK,...|mnv2] [--mnv2_res=224] [--mnv2_batches=1]
+//                [--torch=python3 [--torch_script=bench/vulkan/torch_gemm.py]] [benchmark flags]
 //
 // * GEMM throughput (MATMUL through the IR and the executor): int8 (int32 accumulate), fp32,
 //   fp16 (fp16 storage, fp32 accumulate). Counters: GOP/s from wall time (upload + submit +
-//   wait + download inside the timed region) and gpu_GOPs from GPU timestamps.
+//   wait + download inside the timed region) and gpu_GOPs from GPU timestamps. A size is a
+//   cube (4096) or MxNxK; `mnv2` stands for the 1x1 convolutions of MobileNetV2 as GEMMs
+//   (M = output pixels, N = output channels, K = input channels).
+// * --torch: afterwards runs torch_gemm.py (PyTorch int8 _int_mm and fp16 matmul on CUDA) on the
+//   same shapes and prints our int8/fp16 GPU throughput next to PyTorch's, with the ratio.
 // * An int8 MobileNetV2-shaped graph: latency per inference, op count vs dispatch count (with
 //   and without fusion), arena / constant / peak-live memory.
 // * Init: cold (empty pipeline cache directory) vs warm (cache file from a previous init).
@@ -12,6 +17,7 @@
 // --gemm_sizes=4096 --mnv2_batches=1,16.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +28,7 @@
 #include <vector>
 
 #include "mobilenet_v2_graph.h"
+#include "torch_peer.h"
 #include "vgf/vulkan/vulkan_executor.h"
 
 namespace vkrt::bench {
@@ -29,7 +36,8 @@ namespace {
 
 using vulkan::VulkanExecutor;
 
-std::vector<int64_t> g_gemm_sizes{128, 256, 512};
+std::vector<GemmShape> g_gemm_shapes{{128, 128, 128}, {256, 256, 256}, {512, 512, 512}};
+std::vector<GemmFigure> g_our_gemm;  // last GPU throughput per (dtype, shape), for --torch
 std::vector<int64_t> g_mnv2_batches{1};
 int64_t g_mnv2_res = 224;
 
@@ -132,9 +140,41 @@ double gpu_seconds(const VulkanExecutor& ex) {
   return ns * 1e-9;
 }
 
-void BM_Gemm(benchmark::State& state, vgf::DType t) {
-  const int64_t n = state.range(0);
-  vgf::Graph g = gemm_graph(t, n, n, n);
+// The 1x1 convolutions of MobileNetV2 (224x224) as GEMMs: M = H*W, N = Cout, K = Cin.
+const std::vector<GemmShape> kMobileNetV2Gemms = {
+    {112 * 112, 16, 32}, {56 * 56, 144, 24}, {28 * 28, 32, 192}, {14 * 14, 576, 96}, {7 * 7, 1280, 320}};
+
+bool parse_gemm_list(const std::string& text, std::vector<GemmShape>* out) {
+  out->clear();
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) continue;
+    if (item == "mnv2") {
+      out->insert(out->end(), kMobileNetV2Gemms.begin(), kMobileNetV2Gemms.end());
+      continue;
+    }
+    GemmShape shape;
+    if (!parse_gemm_shape(item, &shape)) return false;
+    out->push_back(shape);
+  }
+  return true;
+}
+
+void record_gemm_figure(vgf::DType t, const GemmShape& shape, double gops) {
+  const char* name = t == vgf::DType::Int8 ? "int8" : t == vgf::DType::Fp16 ? "fp16" : nullptr;
+  if (name == nullptr) return;  // PyTorch is compared on int8 and fp16 only
+  for (GemmFigure& f : g_our_gemm) {
+    if (f.dtype == name && f.shape == shape) {
+      f.gops = gops;
+      return;
+    }
+  }
+  g_our_gemm.push_back({name, shape, gops, {}});
+}
+
+void BM_Gemm(benchmark::State& state, vgf::DType t, GemmShape shape) {
+  vgf::Graph g = gemm_graph(t, shape.m, shape.k, shape.n);
   auto p = prepare(g, base_options());
   if (!p.ok()) {
     state.SkipWithError(p.status().message().c_str());
@@ -149,7 +189,8 @@ void BM_Gemm(benchmark::State& state, vgf::DType t) {
     }
     gpu += gpu_seconds(*p->executor);
   }
-  const double ops = 2.0 * double(n) * double(n) * double(n);
+  const double ops = 2.0 * double(shape.m) * double(shape.n) * double(shape.k);
+  if (gpu > 0) record_gemm_figure(t, shape, ops * 1e-9 * double(state.iterations()) / gpu);
   state.counters["GOP/s"] = benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["gpu_GOP/s"] = gpu > 0 ? ops * 1e-9 * double(state.iterations()) / gpu : 0.0;
   state.counters["gpu_ms"] = gpu > 0 ? 1e3 * gpu / double(state.iterations()) : 0.0;
@@ -223,10 +264,13 @@ void BM_Init(benchmark::State& state, bool warm) {
 }
 
 void register_benchmarks() {
-  for (int64_t n : g_gemm_sizes) {
-    benchmark::RegisterBenchmark("GemmInt8", BM_Gemm, vgf::DType::Int8)->Arg(n)->Unit(benchmark::kMillisecond)->UseRealTime();
-    benchmark::RegisterBenchmark("GemmFp16", BM_Gemm, vgf::DType::Fp16)->Arg(n)->Unit(benchmark::kMillisecond)->UseRealTime();
-    benchmark::RegisterBenchmark("GemmFp32", BM_Gemm, vgf::DType::Fp32)->Arg(n)->Unit(benchmark::kMillisecond)->UseRealTime();
+  for (const GemmShape& shape : g_gemm_shapes) {
+    const std::string suffix = "/" + shape.text();
+    for (auto [name, t] : {std::pair{"GemmInt8", vgf::DType::Int8}, std::pair{"GemmFp16", vgf::DType::Fp16},
+                           std::pair{"GemmFp32", vgf::DType::Fp32}})
+      benchmark::RegisterBenchmark((name + suffix).c_str(), BM_Gemm, t, shape)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
   }
   for (int64_t b : g_mnv2_batches) {
     benchmark::RegisterBenchmark("MobileNetV2Int8/fused", BM_MobileNetV2Int8, true)
@@ -244,10 +288,19 @@ void register_benchmarks() {
 int main(int argc, char** argv) {
   using namespace vkrt::bench;
   std::vector<char*> rest;
+  std::string torch_python, torch_script = VKRT_TORCH_GEMM_SCRIPT;
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--gemm_sizes=", 0) == 0) {
-      g_gemm_sizes = parse_list(argv[i] + 13);
+      if (!parse_gemm_list(a.substr(13), &g_gemm_shapes)) {
+        std::fprintf(stderr, "--gemm_sizes: expected a comma-separated list of N, MxNxK or mnv2, got '%s'\n",
+                     a.c_str() + 13);
+        return 1;
+      }
+    } else if (a.rfind("--torch=", 0) == 0) {
+      torch_python = a.substr(8);
+    } else if (a.rfind("--torch_script=", 0) == 0) {
+      torch_script = a.substr(15);
     } else if (a.rfind("--mnv2_batches=", 0) == 0) {
       g_mnv2_batches = parse_list(argv[i] + 15);
     } else if (a.rfind("--mnv2_res=", 0) == 0) {
@@ -271,6 +324,13 @@ int main(int argc, char** argv) {
   }
   register_benchmarks();
   benchmark::RunSpecifiedBenchmarks();
+  if (!torch_python.empty()) {
+    std::vector<GemmShape> shapes;
+    for (const GemmFigure& f : g_our_gemm) {
+      if (std::find(shapes.begin(), shapes.end(), f.shape) == shapes.end()) shapes.push_back(f.shape);
+    }
+    print_peer_table(g_our_gemm, run_torch_peer(torch_python, torch_script, shapes));
+  }
   benchmark::Shutdown();
   return 0;
 }
