@@ -55,6 +55,13 @@ install(TARGETS vkrt vkrt_runtime ${vkrt_component_libraries}
 install(DIRECTORY runtime/include/vkrt DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT vkrtTargets NAMESPACE vkrt:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/vkrt)
 
+# The Vulkan executor links glslang and SPIRV-Tools statically (fused elementwise chains are
+# compiled at init): a static vkrt_vgf_vulkan carries them in its link interface.
+if(TARGET vkrt_vgf_vulkan)
+  set(VKRT_CONFIG_NEEDS_GLSLANG ON)
+else()
+  set(VKRT_CONFIG_NEEDS_GLSLANG OFF)
+endif()
 configure_package_config_file(cmake/vkrtConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/vkrtConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/vkrt)
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/vkrtConfigVersion.cmake

@@ -29,10 +29,12 @@ void main() {
   int r;
   float lo = float(-(1 << (OUT_BITS - 1)));     // exactly representable
   float hi_excl = -lo;                          // 2^(bits-1)
+  // Round first, then saturate: 127.5 rounds to 128, which must give 127, not wrap to -128.
+  float rounded = roundEven(x);
   if (isnan(x)) r = 0;
-  else if (x >= hi_excl) r = int(uint(hi_excl) - 1u);
-  else if (x <= lo) r = int(lo);
-  else r = int(roundEven(x));
+  else if (rounded >= hi_excl) r = int(uint(hi_excl) - 1u);
+  else if (rounded <= lo) r = int(lo);
+  else r = int(rounded);
   data_out[idx] = OUT_T(r);
 #endif
 #else

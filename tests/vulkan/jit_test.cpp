@@ -312,7 +312,7 @@ TEST(VulkanGraph, UnsupportedOpsAreAllNamed) {
   VKRT_REQUIRE_VULKAN();
   GraphBuilder b;
   TensorId x = b.input(DType::Fp32, {1, 4, 4, 1});
-  TensorId y = b.tensor(DType::Fp16, {1, 4, 4, 1});  // fp16 CAST has no shader yet
+  TensorId y = b.tensor(DType::Bf16, {1, 4, 4, 1});  // bf16 CAST has no shader yet
   b.op(OpKind::CAST, {x}, {y});
   TensorId z = b.tensor(DType::Fp32, {1, 4, 4, 1});
   b.op(OpKind::CAST, {y}, {z});

@@ -266,6 +266,7 @@ Status plan_op(const Graph& graph, const Op& op, PlannedOp& plan) {
       return Status::ok();
     }
     case OpKind::GATHER:
+    case OpKind::SCATTER:
     case OpKind::CAST:
     case OpKind::SELECT:
       plan.attrs = std::monostate{};
@@ -326,6 +327,7 @@ Status call_kernel(const PlannedOp& p, std::span<const tosa::TensorRef> in,
     case OpKind::TRANSPOSE: VKRT_CALL(transpose, in[0], std::get<tosa::TransposeAttrs>(p.attrs), y);
     case OpKind::REVERSE: VKRT_CALL(reverse, in[0], std::get<tosa::ReverseAttrs>(p.attrs), y);
     case OpKind::GATHER: VKRT_CALL(gather, in[0], in[1], y);
+    case OpKind::SCATTER: VKRT_CALL(scatter, in[0], in[1], in[2], y);
     case OpKind::RESIZE: VKRT_CALL(resize, in[0], std::get<tosa::ResizeAttrs>(p.attrs), y);
     case OpKind::CAST: VKRT_CALL(cast, in[0], y);
     case OpKind::ARGMAX: VKRT_CALL(argmax, in[0], std::get<tosa::ArgmaxAttrs>(p.attrs), y);

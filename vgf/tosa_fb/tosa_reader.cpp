@@ -370,7 +370,6 @@ Result<OpAttributes> TosaGraphBuilder::attributes(const tosa::TosaOperator* op, 
     case OpKind::FFT2D:
     case OpKind::RFFT2D:
     case OpKind::CONV3D:
-    case OpKind::SCATTER:
       return make_error(Error::NotSupported, ".tosa reader: ", op_name(kind), " is not supported");
     default:
       return OpAttributes(NoAttr{});

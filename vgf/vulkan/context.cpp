@@ -39,6 +39,25 @@ Status load_vulkan() {
   return Status::ok();
 }
 
+// Whether VK_NV_cooperative_matrix lists int8 x int8 -> int32 (+ int32) at M=16 N=16 K=32,
+// subgroup scope: the tile of shaders/glsl/matmul_coopmat.comp (VK_NV_cooperative_matrix,
+// vkGetPhysicalDeviceCooperativeMatrixPropertiesNV).
+bool has_int8_coopmat_nv_shape(VkPhysicalDevice device) {
+  if (!vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) return false;
+  uint32_t count = 0;
+  if (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(device, &count, nullptr) != VK_SUCCESS) return false;
+  std::vector<VkCooperativeMatrixPropertiesNV> props(count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+  if (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(device, &count, props.data()) != VK_SUCCESS) return false;
+  for (const auto& p : props) {
+    if (p.MSize == 16 && p.NSize == 16 && p.KSize == 32 && p.AType == VK_COMPONENT_TYPE_SINT8_NV &&
+        p.BType == VK_COMPONENT_TYPE_SINT8_NV && p.CType == VK_COMPONENT_TYPE_SINT32_NV &&
+        p.DType == VK_COMPONENT_TYPE_SINT32_NV && p.scope == VK_SCOPE_SUBGROUP_NV) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool has_extension(const std::vector<VkExtensionProperties>& exts, const char* name) {
   for (const auto& e : exts) {
     if (std::strcmp(e.extensionName, name) == 0) return true;
@@ -261,6 +280,13 @@ Status Context::init(const ContextOptions& options) {
   feats2.pNext = &f11;
   f11.pNext = &f12;
   if (v13) f12.pNext = &f13;
+  // Only chained when the extension exists (its struct is invalid otherwise).
+  const bool has_coopmat_nv = has_extension(exts, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV fcm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  if (has_coopmat_nv) {
+    fcm.pNext = feats2.pNext;
+    feats2.pNext = &fcm;
+  }
   vkGetPhysicalDeviceFeatures2(physical_device_, &feats2);
 
   DeviceFeatures& f = features_;
@@ -273,13 +299,23 @@ Status Context::init(const ContextOptions& options) {
   f.integer_dot_product = v13 && f13.shaderIntegerDotProduct;
   f.integer_dot_4x8_accelerated =
       f.integer_dot_product && (p13.integerDotProduct4x8BitPackedSignedAccelerated ||
-                                p13.integerDotProductAccumulatingSaturating4x8BitPackedSignedAccelerated);
+                                p13.integerDotProductAccumulatingSaturating4x8BitPackedSignedAccelerated ||
+                                p13.integerDotProduct4x8BitPackedMixedSignednessAccelerated);
   f.maintenance4 = v13 && f13.maintenance4;
   f.cooperative_matrix_khr = has_extension(exts, "VK_KHR_cooperative_matrix");
-  f.cooperative_matrix_nv = has_extension(exts, "VK_NV_cooperative_matrix");
+  f.cooperative_matrix_nv = has_coopmat_nv;
+  // glslang emits the Vulkan memory model for every GL_NV_cooperative_matrix shader. The variant
+  // is untested on hardware, so the extension is only enabled when the process asked for it
+  // (VKRT_VULKAN_VARIANTS=coopmat when the context is created; vgf/vulkan/variant_select.h).
+  const char* variants_env = std::getenv("VKRT_VULKAN_VARIANTS");
+  const bool coopmat_requested = variants_env && std::strcmp(variants_env, "coopmat") == 0;
+  f.cooperative_matrix_nv_int8 = coopmat_requested && has_coopmat_nv && fcm.cooperativeMatrix &&
+                                 f12.vulkanMemoryModel && has_int8_coopmat_nv_shape(physical_device_);
   f.subgroup_size = p11.subgroupSize;
   f.subgroup_arithmetic = (p11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) != 0 &&
                           (p11.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
+  f.subgroup_shuffle = (p11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0 &&
+                       (p11.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
   f.max_shared_memory_bytes = props.limits.maxComputeSharedMemorySize;
   f.max_push_constants_bytes = props.limits.maxPushConstantsSize;
   f.max_workgroup_invocations = props.limits.maxComputeWorkGroupInvocations;
@@ -340,6 +376,16 @@ Status Context::init(const ContextOptions& options) {
   e12.hostQueryReset = f12.hostQueryReset;
   e13.shaderIntegerDotProduct = f.integer_dot_product;
   e13.maintenance4 = f.maintenance4;
+  // Cooperative matrices (NV): enabled only with the int8 shape the coopmat variant needs.
+  std::vector<const char*> device_exts;
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV ecm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  if (f.cooperative_matrix_nv_int8) {
+    device_exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    ecm.cooperativeMatrix = VK_TRUE;
+    e12.vulkanMemoryModel = VK_TRUE;
+    ecm.pNext = enabled.pNext;
+    enabled.pNext = &ecm;
+  }
 
   float priority = 1.0f;
   VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -350,6 +396,8 @@ Status Context::init(const ContextOptions& options) {
   dci.pNext = &enabled;
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;
+  dci.enabledExtensionCount = uint32_t(device_exts.size());
+  dci.ppEnabledExtensionNames = device_exts.empty() ? nullptr : device_exts.data();
   VKRT_VK_RETURN_IF_ERROR(vkCreateDevice(physical_device_, &dci, nullptr, &device_), "vkCreateDevice");
   vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
   return Status::ok();

@@ -32,9 +32,15 @@ struct DeviceFeatures {
   bool integer_dot_4x8_accelerated = false;  // packed 4x8 signed (or acc-sat) is accelerated
   bool cooperative_matrix_khr = false;
   bool cooperative_matrix_nv = false;
+  // VK_NV_cooperative_matrix enabled on the device (feature cooperativeMatrix) and it lists the
+  // int8 x int8 -> int32 16x16x32 subgroup shape that shaders/glsl/matmul_coopmat.comp uses;
+  // vulkanMemoryModel is enabled with it (glslang's coopmat SPIR-V declares that model). Only
+  // probed/enabled when VKRT_VULKAN_VARIANTS=coopmat at context creation (untested variant).
+  bool cooperative_matrix_nv_int8 = false;
   bool maintenance4 = false;
   uint32_t subgroup_size = 0;
   bool subgroup_arithmetic = false;
+  bool subgroup_shuffle = false;
   uint32_t max_shared_memory_bytes = 0;
   uint32_t max_push_constants_bytes = 0;
   uint32_t max_workgroup_invocations = 0;

@@ -5,6 +5,10 @@
 #include <numeric>
 
 namespace vkrt::vulkan {
+
+// op_lowering.h (not included: its type_min/type_max overloads differ from the ones below).
+Status check_op_supported(const vgf::Graph& graph, size_t op_index);
+
 namespace {
 
 using vgf::DType;
@@ -54,7 +58,157 @@ bool fusable_rescale(const Graph& g, const vgf::Op& op) {
          a->multiplier.size() == a->shift.size();
 }
 
+// For every tensor: the distinct ops that read it, in program order.
+std::vector<std::vector<size_t>> readers_of_all(const Graph& g) {
+  std::vector<std::vector<size_t>> readers(g.tensors.size());
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    for (TensorId t : g.ops[i].inputs) {
+      if (t < g.tensors.size() && (readers[t].empty() || readers[t].back() != i)) readers[t].push_back(i);
+    }
+  }
+  return readers;
+}
+
+bool chain_value_type(DType t) {
+  return t == DType::Bool || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Fp32;
+}
+
 }  // namespace
+
+bool is_chainable_elementwise(const Graph& g, size_t index) {
+  const vgf::Op& op = g.ops[index];
+  switch (op.kind) {
+    case OpKind::ADD: case OpKind::SUB: case OpKind::MUL: case OpKind::MAXIMUM: case OpKind::MINIMUM:
+    case OpKind::BITWISE_AND: case OpKind::BITWISE_OR: case OpKind::BITWISE_XOR:
+    case OpKind::LOGICAL_AND: case OpKind::LOGICAL_OR: case OpKind::LOGICAL_XOR:
+    case OpKind::ARITHMETIC_RIGHT_SHIFT: case OpKind::LOGICAL_LEFT_SHIFT: case OpKind::LOGICAL_RIGHT_SHIFT:
+    case OpKind::INTDIV: case OpKind::POW: case OpKind::EQUAL: case OpKind::GREATER: case OpKind::GREATER_EQUAL:
+    case OpKind::ABS: case OpKind::BITWISE_NOT: case OpKind::CLZ: case OpKind::NEGATE: case OpKind::CLAMP:
+    case OpKind::LOGICAL_NOT: case OpKind::CEIL: case OpKind::FLOOR: case OpKind::EXP: case OpKind::LOG:
+    case OpKind::SIN: case OpKind::COS: case OpKind::RECIPROCAL: case OpKind::RSQRT: case OpKind::SIGMOID:
+    case OpKind::TANH: case OpKind::ERF: case OpKind::RESCALE: case OpKind::TABLE: case OpKind::CAST:
+    case OpKind::SELECT:
+      break;
+    default:
+      return false;
+  }
+  if (op.outputs.size() != 1 || op.inputs.empty() || op.outputs[0] >= g.tensors.size()) return false;
+  for (TensorId t : op.inputs) {
+    if (t >= g.tensors.size()) return false;
+  }
+  if (!check_op_supported(g, index).is_ok()) return false;
+  // One index space: the output's. Inputs have its rank and each dim equal or 1 (TOSA
+  // broadcasting, tosa.md §9); only static shapes, so the generated code has literal sizes.
+  const vgf::TensorInfo& out = g.tensor(op.outputs[0]);
+  int64_t count = out.element_count();
+  if (!out.is_static() || count <= 0 || count > INT32_MAX || !chain_value_type(out.dtype)) return false;
+  for (TensorId t : op.inputs) {
+    const vgf::TensorInfo& in = g.tensor(t);
+    if (!in.is_static() || in.shape.size() != out.shape.size() || !chain_value_type(in.dtype)) return false;
+    for (size_t d = 0; d < out.shape.size(); ++d) {
+      if (in.shape[d] != out.shape[d] && in.shape[d] != 1) return false;
+    }
+  }
+  if (const auto* a = std::get_if<vgf::RescaleAttr>(&op.attr)) {
+    size_t needed = a->per_channel ? size_t(out.shape.empty() ? 1 : out.shape.back()) : 1;
+    if (a->multiplier.size() < needed || a->shift.size() < needed) return false;
+    for (size_t c = 0; c < needed; ++c) {
+      if (a->shift[c] < 2 || a->shift[c] > 62) return false;  // apply_scale_32's domain
+    }
+  }
+  if (const auto* m = std::get_if<vgf::MulAttr>(&op.attr); m && (m->shift < 0 || m->shift > 62)) return false;
+  if (op.kind == OpKind::RESCALE && !std::holds_alternative<vgf::RescaleAttr>(op.attr)) return false;
+  if (op.kind == OpKind::CLAMP && !std::holds_alternative<vgf::ClampAttr>(op.attr)) return false;
+  if (op.kind == OpKind::TABLE) {
+    const auto* t = std::get_if<vgf::TableAttr>(&op.attr);
+    size_t entries = g.tensor(op.inputs[0]).dtype == DType::Int8 ? 256 : 513;
+    if (!t || t->table.size() != entries) return false;
+  }
+  return true;
+}
+
+std::vector<FusedStep> fuse_elementwise_chains(const Graph& g, std::vector<FusedStep> steps, size_t max_inputs) {
+  const size_t n = g.ops.size();
+  // Ops that form a step on their own (not absorbed into a convolution epilogue).
+  std::vector<bool> single(n, false);
+  for (const FusedStep& s : steps) {
+    if (s.rescale < 0 && s.clamp < 0 && s.chain.empty() && s.op < n) single[s.op] = true;
+  }
+  const std::vector<std::vector<size_t>> readers = readers_of_all(g);
+  // Groups are grown backwards from their last op: op k joins the group that all readers of its
+  // output belong to (its value then never leaves registers) when that keeps the group within
+  // its budgets.
+  std::vector<int> root(n, -1);
+  std::vector<std::vector<TensorId>> external(n);  // per root: distinct tensors read from outside
+  std::vector<size_t> members(n, 0);               // per root
+  for (size_t k = n; k-- > 0;) {
+    if (!single[k] || !is_chainable_elementwise(g, k)) continue;
+    const vgf::Op& op = g.ops[k];
+    const TensorId out = op.outputs[0];
+    int group_of_readers = -1;
+    if (!is_graph_output(g, out) && !readers[out].empty()) {
+      group_of_readers = root[readers[out].front()];
+      for (size_t r : readers[out]) {
+        if (r <= k || root[r] != group_of_readers) group_of_readers = -1;
+      }
+    }
+    if (group_of_readers >= 0) {
+      const size_t group = size_t(group_of_readers);
+      if (members[group] < kMaxChainOps && g.tensor(out).shape == g.tensor(g.ops[group].outputs[0]).shape) {
+        std::vector<TensorId> ext = external[group];
+        ext.erase(std::remove(ext.begin(), ext.end(), out), ext.end());
+        for (TensorId t : op.inputs) {
+          if (std::find(ext.begin(), ext.end(), t) == ext.end()) ext.push_back(t);
+        }
+        if (ext.size() <= max_inputs) {
+          external[group] = std::move(ext);
+          root[k] = int(group);
+          ++members[group];
+          continue;
+        }
+      }
+    }
+    root[k] = int(k);
+    members[k] = 1;
+    for (TensorId t : op.inputs) {
+      if (std::find(external[k].begin(), external[k].end(), t) == external[k].end()) external[k].push_back(t);
+    }
+    if (external[k].size() > max_inputs) {  // cannot be bound as a chain at all
+      root[k] = -1;
+      members[k] = 0;
+    }
+  }
+  std::vector<std::vector<size_t>> chain_ops(n);
+  for (size_t k = 0; k < n; ++k) {
+    if (root[k] >= 0 && members[size_t(root[k])] >= 2) chain_ops[size_t(root[k])].push_back(k);
+  }
+  std::vector<FusedStep> out;
+  out.reserve(steps.size());
+  for (FusedStep& s : steps) {
+    const bool grouped = single[s.op] && s.chain.empty() && root[s.op] >= 0 && members[size_t(root[s.op])] >= 2;
+    if (!grouped) {
+      out.push_back(std::move(s));
+    } else if (root[s.op] == int(s.op)) {  // the group's last op: the chain runs here
+      FusedStep chain;
+      chain.op = s.op;
+      chain.output = g.ops[s.op].outputs[0];
+      chain.chain = std::move(chain_ops[s.op]);
+      out.push_back(std::move(chain));
+    }  // other members are computed inside their group's step
+  }
+  return out;
+}
+
+std::vector<FusedStep> split_chain(const Graph& g, const FusedStep& chain_step) {
+  std::vector<FusedStep> out;
+  for (size_t m : chain_step.chain) {
+    FusedStep s;
+    s.op = m;
+    s.output = g.ops[m].outputs.empty() ? vgf::kNoTensor : g.ops[m].outputs[0];
+    out.push_back(s);
+  }
+  return out;
+}
 
 uint64_t tensor_bytes(vgf::DType dtype, const vgf::Shape& shape) {
   uint64_t n = 1;
@@ -84,7 +238,7 @@ std::vector<FusedStep> fuse_ops(const Graph& g, bool enable_fusion) {
     step.op = i;
     step.output = op.outputs.empty() ? vgf::kNoTensor : op.outputs[0];
     bool producer = op.kind == OpKind::CONV2D || op.kind == OpKind::DEPTHWISE_CONV2D ||
-                    op.kind == OpKind::MATMUL;
+                    op.kind == OpKind::TRANSPOSE_CONV2D || op.kind == OpKind::MATMUL;
     if (enable_fusion && producer && !op.inputs.empty() && op.outputs.size() == 1) {
       DType in = g.tensor(op.inputs[0]).dtype;
       DType acc = g.tensor(op.outputs[0]).dtype;
@@ -136,6 +290,24 @@ Result<MemoryPlan> plan_memory(const Graph& g, std::span<const vgf::Shape> shape
   for (const auto& io : g.inputs) touch(io.tensor, -1);
   for (size_t s = 0; s < steps.size(); ++s) {
     const auto& op = g.ops[steps[s].op];
+    if (!steps[s].chain.empty()) {
+      // A fused chain reads what its ops read from outside it and stores only its last output;
+      // its intermediates live in registers.
+      const auto& chain = steps[s].chain;
+      auto produced_inside = [&](TensorId t) {
+        for (size_t m : chain) {
+          if (g.ops[m].outputs[0] == t) return true;
+        }
+        return false;
+      };
+      for (size_t m : chain) {
+        for (TensorId t : g.ops[m].inputs) {
+          if (!produced_inside(t)) touch(t, int64_t(s));
+        }
+      }
+      touch(steps[s].output, int64_t(s));
+      continue;
+    }
     for (TensorId t : op.inputs) touch(t, int64_t(s));
     // A fused step stores only its final tensor (the int32 accumulator and the RESCALE result
     // before a fused CLAMP never reach memory).

@@ -14,12 +14,14 @@
 
 namespace vkrt::vulkan {
 
-// One dispatch-producing step: a main op plus the RESCALE/CLAMP folded into its epilogue.
+// One dispatch-producing step: a main op plus the RESCALE/CLAMP folded into its epilogue, or a
+// fused elementwise chain (`chain` non-empty; see fuse_elementwise_chains).
 struct FusedStep {
-  size_t op = 0;           // index into graph.ops
+  size_t op = 0;           // index into graph.ops (a chain: its last op, whose output it writes)
   int rescale = -1;        // fused RESCALE op index, or -1
   int clamp = -1;          // fused CLAMP op index, or -1
   vgf::TensorId output = vgf::kNoTensor;  // the tensor this step writes
+  std::vector<size_t> chain;  // elementwise chain: every op of it in program order, else empty
 };
 
 // Fusion rules (docs/vulkan-executor.md "Fusion"):
@@ -31,6 +33,23 @@ struct FusedStep {
 //  * fp32 CONV2D / DEPTHWISE_CONV2D / MATMUL followed by a sole-reader CLAMP: folded likewise.
 // RESHAPE produces no step (its output aliases its input, see alias_roots).
 std::vector<FusedStep> fuse_ops(const vgf::Graph& graph, bool enable_fusion);
+
+// Elementwise chain fusion (docs/vulkan-executor.md "Fused elementwise chains"), applied to the
+// steps of fuse_ops: single-op steps of elementwise ops (unary/binary arithmetic, comparisons,
+// RESCALE, CLAMP, TABLE, CAST, SELECT; see is_chainable_elementwise) are grouped so that every
+// intermediate tensor is read only by ops of its own group (it never reaches memory), is not
+// a graph output, and has the group's output shape (inputs from outside the group may
+// broadcast). Only static shapes fuse. A group of two or more ops
+// becomes one step placed at its last op; a group reads at most `max_inputs` distinct tensors
+// from outside (descriptor-binding budget) and holds at most kMaxChainOps ops.
+inline constexpr size_t kMaxChainOps = 32;
+std::vector<FusedStep> fuse_elementwise_chains(const vgf::Graph& graph, std::vector<FusedStep> steps,
+                                               size_t max_inputs);
+// True when op `op_index` can be part of a generated elementwise chain shader.
+bool is_chainable_elementwise(const vgf::Graph& graph, size_t op_index);
+// The single-op steps a chain step came from (program order): the fallback when a chain's
+// shader cannot be compiled.
+std::vector<FusedStep> split_chain(const vgf::Graph& graph, const FusedStep& chain_step);
 
 // alias[t] = the tensor whose storage t uses (t itself unless t is a RESHAPE output, followed
 // transitively).

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "vgf/vulkan/elementwise_fusion.h"
+
 namespace vkrt::vulkan {
 
 using vgf::DType;
@@ -117,18 +119,46 @@ Status check_op_supported(const vgf::Graph& g, size_t index) {
   switch (op.kind) {
     case OpKind::CONV2D:
     case OpKind::DEPTHWISE_CONV2D:
+    case OpKind::TRANSPOSE_CONV2D:
+      if (op.inputs.size() < 3) return unsupported(g, index, "a convolution without a bias operand");
+      // int16 activations (int48 accumulator) need shaderInt64; lower_conv_like checks the device.
       if ((in(0) == DType::Int8 && in(1) == DType::Int8 && out(0) == DType::Int32 && in(2) == DType::Int32) ||
+          (in(0) == DType::Int16 && in(1) == DType::Int8 && out(0) == DType::Int48 && in(2) == DType::Int48) ||
           (in(0) == DType::Fp32 && in(1) == DType::Fp32 && out(0) == DType::Fp32 && in(2) == DType::Fp32)) {
         return Status::ok();
       }
       return unsupported(g, index, types);
     case OpKind::MATMUL:
       if ((in(0) == DType::Int8 && in(1) == DType::Int8 && out(0) == DType::Int32) ||
+          (in(0) == DType::Int16 && in(1) == DType::Int16 && out(0) == DType::Int48) ||
           (in(0) == DType::Fp32 && in(1) == DType::Fp32 && out(0) == DType::Fp32) ||
           (in(0) == DType::Fp16 && in(1) == DType::Fp16 && out(0) == DType::Fp16)) {
         return Status::ok();
       }
       return unsupported(g, index, types);
+    case OpKind::RESIZE: {
+      const auto* a = std::get_if<vgf::ResizeAttr>(&op.attr);
+      if (!a) return unsupported(g, index, "missing attributes");
+      if (g.tensor(op.inputs[0]).shape.size() != 4) return unsupported(g, index, "a RESIZE input of rank other than 4");
+      // NEAREST keeps the type; integer BILINEAR widens (tosa.md §11, cpu_fallback/tosa/resize.cpp).
+      const bool bilinear = a->mode == vgf::ResizeMode::Bilinear;
+      if (a->mode != vgf::ResizeMode::Nearest && !bilinear) return unsupported(g, index, "this RESIZE mode");
+      if ((in(0) == DType::Fp32 && out(0) == DType::Fp32) ||
+          (in(0) == DType::Int8 && out(0) == (bilinear ? DType::Int32 : DType::Int8)) ||
+          (in(0) == DType::Int16 && out(0) == (bilinear ? DType::Int48 : DType::Int16))) {
+        return Status::ok();
+      }
+      return unsupported(g, index, types + (bilinear ? " (BILINEAR)" : " (NEAREST)"));
+    }
+    case OpKind::SCATTER: {
+      size_t bytes = vgf::dtype_storage_bytes(in(0));
+      if (op.inputs.size() == 3 && (bytes == 1 || bytes == 2 || bytes == 4) && in(1) == DType::Int32 &&
+          in(2) == in(0) && out(0) == in(0) && g.tensor(op.inputs[0]).shape.size() == 3 &&
+          g.tensor(op.inputs[1]).shape.size() == 2 && g.tensor(op.inputs[2]).shape.size() == 3) {
+        return Status::ok();
+      }
+      return unsupported(g, index, types);
+    }
     case OpKind::RESCALE: {
       const auto* a = std::get_if<vgf::RescaleAttr>(&op.attr);
       if (!a) return unsupported(g, index, "missing attributes");
@@ -253,7 +283,8 @@ Status check_op_supported(const vgf::Graph& g, size_t index) {
       return unsupported(g, index, types);
     case OpKind::CAST: {
       auto castable = [](DType t) {
-        return t == DType::Bool || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Fp32;
+        return t == DType::Bool || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Fp32 ||
+               t == DType::Fp16;
       };
       // bool -> bool would be a copy; int8 <-> bool uses the int8 variant with the bool flag.
       if (castable(in(0)) && castable(out(0)) && !(in(0) == out(0))) return Status::ok();
@@ -265,14 +296,22 @@ Status check_op_supported(const vgf::Graph& g, size_t index) {
 }
 
 Status lower_step(const FusedStep& step, LoweringContext& ctx, std::vector<PendingDispatch>* out) {
+  if (!step.chain.empty()) return lower_elementwise_chain(step, ctx, out);  // generated shader
   const vgf::Op& op = ctx.graph().ops[step.op];
   size_t before = out->size();
   Status s;
   switch (op.kind) {
     case OpKind::CONV2D:
     case OpKind::DEPTHWISE_CONV2D:
+    case OpKind::TRANSPOSE_CONV2D:
     case OpKind::MATMUL:
       s = lower_conv_like(step, ctx, out);
+      break;
+    case OpKind::RESIZE:
+      s = lower_resize(op, ctx, out);
+      break;
+    case OpKind::SCATTER:
+      s = lower_scatter(op, ctx, out);
       break;
     case OpKind::AVG_POOL2D:
     case OpKind::MAX_POOL2D:
@@ -303,8 +342,14 @@ Status lower_step(const FusedStep& step, LoweringContext& ctx, std::vector<Pendi
     case OpKind::REDUCE_SUM:
     case OpKind::SELECT:
     case OpKind::GATHER:
-    case OpKind::CAST:
       s = lower_misc(op, ctx, out);
+      break;
+    case OpKind::CAST:
+      if (ctx.dtype(op.inputs[0]) == DType::Fp16 || ctx.dtype(op.outputs[0]) == DType::Fp16) {
+        s = lower_cast_half(op, ctx, out);
+      } else {
+        s = lower_misc(op, ctx, out);
+      }
       break;
     default:
       if (op.inputs.size() == 2) {

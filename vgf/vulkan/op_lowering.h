@@ -99,6 +99,10 @@ Status lower_binary(const vgf::Op& op, LoweringContext& ctx, std::vector<Pending
 Status lower_unary(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
 Status lower_data_movement(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
 Status lower_misc(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
+// op_lowering_extra.cpp: RESIZE, SCATTER, CAST to/from fp16.
+Status lower_resize(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
+Status lower_scatter(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
+Status lower_cast_half(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
 
 // Helpers shared by the lowering files.
 const char* type_suffix(vgf::DType t);  // "i8", "i16", "i32", "f32"; "" when unsupported

@@ -4,6 +4,7 @@
 
 #include "shaders/glsl/op_codes.h"
 #include "vgf/vulkan/op_lowering.h"
+#include "vgf/vulkan/variant_select.h"
 
 namespace vkrt::vulkan {
 namespace {
@@ -89,6 +90,7 @@ Epilogue make_epilogue(const FusedStep& step, LoweringContext& ctx) {
 
 std::string conv_variant(const char* op, DType in, const Epilogue& e) {
   if (in == DType::Fp32) return std::string(op) + "_f32";
+  if (in == DType::Int16) return std::string(op) + "_i16_i48";  // int48 accumulator, never fused
   if (in == DType::Fp16) return std::string(op) + "_f16";  // MATMUL only (fp16 storage, fp32 accumulation)
   if (e.flags & kEpiFusedRescale) return std::string(op) + "_i8_" + type_suffix(e.out_type);
   return std::string(op) + "_i8_i32";
@@ -103,6 +105,11 @@ Status lower_conv_like(const FusedStep& step, LoweringContext& ctx, std::vector<
   if (in_type == DType::Fp16 && !ctx.features().shader_float16) {
     return make_error(Error::NotSupported, vgf::op_name(op.kind), " ", op.debug_name,
                       ": fp16 needs shaderFloat16, which this device lacks");
+  }
+  // int16 activations accumulate in int48 (tosa.md §6), held in int64 on the device.
+  if (in_type == DType::Int16 && !ctx.features().shader_int64) {
+    return make_error(Error::NotSupported, vgf::op_name(op.kind), " ", op.debug_name,
+                      ": int16 inputs (int48 accumulator) need shaderInt64, which this device lacks");
   }
   Epilogue e = make_epilogue(step, ctx);
   PendingDispatch d;
@@ -120,15 +127,60 @@ Status lower_conv_like(const FusedStep& step, LoweringContext& ctx, std::vector<
                    e.out_zp, e.clamp_min, e.clamp_max, e.flags};
     d.shader = conv_variant("matmul", in_type, e);
     d.set_push(p);
-    d.invocations = uint64_t(p.N) * uint64_t((p.H + 3) / 4) * uint64_t((p.W + 3) / 4);
+    // matmul_i16_i48 computes one output per invocation, the others a 4x4 tile.
+    d.invocations = in_type == DType::Int16 ? uint64_t(p.N) * uint64_t(p.H) * uint64_t(p.W)
+                                            : uint64_t(p.N) * uint64_t((p.H + 3) / 4) * uint64_t((p.W + 3) / 4);
+    VKRT_RETURN_IF_ERROR(select_int8_variant(op, ctx, sizeof(p), &d));  // fast variant by feature
+    out->push_back(std::move(d));
+    return Status::ok();
+  }
+
+  const auto& si = ctx.shape(op.inputs[0]);
+  const auto& sw = ctx.shape(op.inputs[1]);
+  const auto& so = ctx.shape(step.output);
+  // A bias of one element (or none: the zero dummy) is broadcast over the output channels.
+  uint64_t bias_elements = 1;
+  if (op.inputs.size() > 2) {
+    for (int64_t dim : ctx.shape(op.inputs[2])) bias_elements *= uint64_t(dim);
+  }
+
+  if (op.kind == OpKind::TRANSPOSE_CONV2D) {
+    // transpose_conv2d.comp reads the ConvParams block: pad_top/pad_left carry out_pad[0]/[2].
+    const auto& a = std::get<vgf::TransposeConvAttr>(op.attr);
+    ConvParams p{};
+    p.N = int32_t(si[0]);
+    p.IH = int32_t(si[1]);
+    p.IW = int32_t(si[2]);
+    p.IC = int32_t(si[3]);
+    p.OH = int32_t(so[1]);
+    p.OW = int32_t(so[2]);
+    p.OC = int32_t(sw[0]);
+    p.KH = int32_t(sw[1]);
+    p.KW = int32_t(sw[2]);
+    p.stride_y = a.stride[0];
+    p.stride_x = a.stride[1];
+    if (p.stride_y < 1 || p.stride_x < 1) {
+      return make_error(Error::InvalidProgram, "TRANSPOSE_CONV2D ", op.debug_name, ": stride ", p.stride_y, "x",
+                        p.stride_x, " must be >= 1");
+    }
+    p.pad_top = a.out_pad[0];
+    p.pad_left = a.out_pad[2];
+    p.dil_y = p.dil_x = 1;
+    p.in_zp = a.input_zp;
+    p.w_zp = a.weight_zp;
+    p.out_zp = e.out_zp;
+    p.clamp_min = e.clamp_min;
+    p.clamp_max = e.clamp_max;
+    p.flags = e.flags;
+    p.bias_broadcast = bias_elements == 1 ? 1 : 0;
+    d.shader = conv_variant("transpose_conv2d", in_type, e);
+    d.invocations = uint64_t(p.N) * p.OH * p.OW * uint64_t(p.OC);
+    d.set_push(p);
     out->push_back(std::move(d));
     return Status::ok();
   }
 
   const auto& a = std::get<vgf::ConvAttr>(op.attr);
-  const auto& si = ctx.shape(op.inputs[0]);
-  const auto& sw = ctx.shape(op.inputs[1]);
-  const auto& so = ctx.shape(step.output);
   ConvParams p{};
   p.N = int32_t(si[0]);
   p.IH = int32_t(si[1]);
@@ -148,18 +200,15 @@ Status lower_conv_like(const FusedStep& step, LoweringContext& ctx, std::vector<
   p.clamp_min = e.clamp_min;
   p.clamp_max = e.clamp_max;
   p.flags = e.flags;
-  // A bias of one element (or none: the zero dummy) is broadcast over the output channels.
-  uint64_t bias_elements = 1;
-  if (op.inputs.size() > 2) {
-    for (int64_t dim : ctx.shape(op.inputs[2])) bias_elements *= uint64_t(dim);
-  }
   p.bias_broadcast = bias_elements == 1 ? 1 : 0;
   if (op.kind == OpKind::CONV2D) {
     p.OC = int32_t(sw[0]);
     p.KH = int32_t(sw[1]);
     p.KW = int32_t(sw[2]);
     d.shader = conv_variant("conv2d", in_type, e);
-    d.invocations = uint64_t(p.N) * p.OH * p.OW * uint64_t((p.OC + 3) / 4);
+    // conv_i48.comp (int16) computes one output channel per invocation, conv2d.comp a block of 4.
+    d.invocations = uint64_t(p.N) * p.OH * p.OW *
+                    uint64_t(in_type == DType::Int16 ? p.OC : (p.OC + 3) / 4);
   } else {  // DEPTHWISE_CONV2D: weight [KH,KW,C,M]; the OC slot carries M
     p.KH = int32_t(sw[0]);
     p.KW = int32_t(sw[1]);
@@ -168,6 +217,7 @@ Status lower_conv_like(const FusedStep& step, LoweringContext& ctx, std::vector<
     d.invocations = uint64_t(p.N) * p.OH * p.OW * uint64_t(p.IC) * uint64_t(p.OC);
   }
   d.set_push(p);
+  VKRT_RETURN_IF_ERROR(select_int8_variant(op, ctx, sizeof(p), &d));  // fast variant by feature
   out->push_back(std::move(d));
   return Status::ok();
 }

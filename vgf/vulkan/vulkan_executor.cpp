@@ -1,6 +1,8 @@
 #include "vgf/vulkan/vulkan_executor.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -36,6 +38,21 @@ bool option_on(const BackendOptions* options, std::string_view key, const char* 
   }
   const char* e = env ? std::getenv(env) : nullptr;
   return e && (std::strcmp(e, "1") == 0 || std::strcmp(e, "true") == 0);
+}
+
+// Options that are on unless set to "0"/"false"/"off" (option first, then env).
+bool option_default_on(const BackendOptions* options, std::string_view key, const char* env) {
+  auto off = [](std::string_view v) { return v == "0" || v == "false" || v == "off"; };
+  if (options && options->has(key)) return !off(options->get(key));
+  const char* e = std::getenv(env);
+  return !(e && off(e));
+}
+
+// Distinct tensors a generated chain may read: bindings left after output and constants,
+// within the device's per-stage storage-buffer limit, at most 8 (register pressure).
+size_t chain_input_budget(const DeviceFeatures& f) {
+  size_t per_stage = f.max_storage_buffers_per_stage ? f.max_storage_buffers_per_stage : 4;
+  return std::clamp<size_t>(per_stage > 2 ? per_stage - 2 : 1, 1, 8);
 }
 
 std::string option_string(const BackendOptions* options, std::string_view key) {
@@ -93,17 +110,30 @@ Status VulkanExecutor::prepare(const vgf::Graph& graph, const vgf::ExecutorOptio
   copts.device_selector = option_string(opts, "VgfBackend.device");
   copts.validation = option_on(opts, "VgfBackend.validation", "VKRT_VULKAN_VALIDATION");
   VKRT_ASSIGN_OR_RETURN(ctx_, Context::shared(copts));
+  chains_.reset();
   pipelines_.reset();
   VKRT_ASSIGN_OR_RETURN(cache_, PipelineCache::open(ctx_, option_string(opts, "VgfBackend.pipeline_cache_dir")));
   pipelines_ = std::make_unique<PipelineSet>(ctx_, cache_->handle());
   profile_ = option_on(opts, "VgfBackend.profile", "VKRT_VULKAN_PROFILE");
   bool fusion = !(opts && opts->get("VgfBackend.fusion") == "0");
+  bool fuse_elementwise =
+      fusion && option_default_on(opts, "VgfBackend.fuse_elementwise", "VKRT_VULKAN_FUSE_ELEMENTWISE");
 
   graph_ = &graph;
+  stats_ = {};
   steps_ = fuse_ops(graph, fusion);
+  if (fuse_elementwise) {
+    // Generated at init; a chain that fails to compile runs unfused (and is reported).
+    steps_ = fuse_elementwise_chains(graph, std::move(steps_), chain_input_budget(ctx_->features()));
+    chains_ = std::make_unique<ChainPipelines>(ctx_, cache_->handle(), chain_compiler_);
+    steps_ = chains_->prepare(graph, std::move(steps_), &stats_.chain_failures);
+    for (const std::string& failure : stats_.chain_failures) std::fprintf(stderr, "vkrt: vulkan: %s\n", failure.c_str());
+    for (const FusedStep& step : steps_) stats_.fused_chains += step.chain.empty() ? 0 : 1;
+    stats_.chain_modules = chains_->module_count();
+    stats_.chain_compile_seconds = chains_->compile_seconds();
+  }
   alias_ = alias_roots(graph);
   is_static_ = vgf::graph_is_static(graph);
-  stats_ = {};
   stats_.device = ctx_->describe();
   stats_.op_count = graph.ops.size();
   stats_.cache = cache_->load_result();
@@ -115,7 +145,7 @@ Status VulkanExecutor::prepare(const vgf::Graph& graph, const vgf::ExecutorOptio
   }
   (void)cache_->save();
   stats_.pipeline_count = pipelines_->size();
-  stats_.pipeline_seconds = pipelines_->creation_seconds();
+  stats_.pipeline_seconds = pipelines_->creation_seconds() + (chains_ ? chains_->pipeline_seconds() : 0.0);
   stats_.prepare_seconds = seconds_since(t0);
   return Status::ok();
 }
@@ -206,7 +236,12 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
   dispatches.reserve(pending.size());
   for (PendingDispatch& p : pending) {
     Dispatch d;
-    VKRT_ASSIGN_OR_RETURN(d.pipeline, pipelines_->get(p.shader, p.binding_count));
+    if (is_chain_shader_name(p.shader)) {
+      d.pipeline = chains_ ? chains_->find(p.shader) : nullptr;
+      if (!d.pipeline) return make_error(Error::Internal, p.label, ": generated shader ", p.shader, " was not built");
+    } else {
+      VKRT_ASSIGN_OR_RETURN(d.pipeline, pipelines_->get(p.shader, p.binding_count));
+    }
     for (const Slot& s : p.bindings) {
       VkBuffer b = s.kind == SlotKind::Arena ? plan->arena.handle() : plan->constants.handle();
       d.bindings.push_back({b, s.offset, s.size});

@@ -13,6 +13,8 @@
 //   VgfBackend.pipeline_cache_dir  directory, or "off" (else env VKRT_VULKAN_CACHE_DIR, XDG)
 //   VgfBackend.profile             "1": per-dispatch GPU timestamps (also env VKRT_VULKAN_PROFILE)
 //   VgfBackend.fusion              "0": one dispatch per op (for comparisons)
+//   VgfBackend.fuse_elementwise    "0": no generated elementwise-chain shaders (also env
+//                                  VKRT_VULKAN_FUSE_ELEMENTWISE=0), for A/B comparisons
 //   VgfBackend.validation          "1": Khronos validation layer (also env VKRT_VULKAN_VALIDATION)
 #pragma once
 
@@ -25,6 +27,7 @@
 #include "vgf/vulkan/buffer.h"
 #include "vgf/vulkan/command_program.h"
 #include "vgf/vulkan/context.h"
+#include "vgf/vulkan/elementwise_fusion.h"
 #include "vgf/vulkan/graph_plan.h"
 #include "vgf/vulkan/pipeline.h"
 #include "vgf/vulkan/pipeline_cache.h"
@@ -45,6 +48,11 @@ struct VulkanExecutorStats {
   double pipeline_seconds = 0.0;   // inside vkCreateComputePipelines
   CacheLoadResult cache = CacheLoadResult::Disabled;
   bool staging = false;            // true when inputs/outputs go through staging copies
+  // Fused elementwise chains (elementwise_fusion.h).
+  size_t fused_chains = 0;         // chain steps (one generated dispatch each)
+  size_t chain_modules = 0;        // distinct generated shaders (cached by source text)
+  double chain_compile_seconds = 0.0;  // glslang + SPIRV-Tools at prepare
+  std::vector<std::string> chain_failures;  // chains that fell back to one dispatch per op
 };
 
 class VulkanExecutor final : public vgf::GraphExecutor {
@@ -63,6 +71,9 @@ class VulkanExecutor final : public vgf::GraphExecutor {
   // The same as the executor interface's per-step profile (executor_runner --profile).
   std::vector<DelegateProfileEntry> op_profile() const override;
   const std::shared_ptr<Context>& context() const { return ctx_; }
+  // Replaces the GLSL compiler used for generated elementwise-chain shaders at the next
+  // prepare() (default: compile_glsl_compute). Tests inject compile failures through it.
+  void set_chain_compiler(ChainPipelines::Compiler compiler) { chain_compiler_ = std::move(compiler); }
 
  private:
   struct ShapePlan;
@@ -73,6 +84,8 @@ class VulkanExecutor final : public vgf::GraphExecutor {
   std::shared_ptr<Context> ctx_;
   std::unique_ptr<PipelineCache> cache_;
   std::unique_ptr<PipelineSet> pipelines_;
+  std::unique_ptr<ChainPipelines> chains_;  // generated chain shaders (destroyed after plans_)
+  ChainPipelines::Compiler chain_compiler_;  // empty: compile_glsl_compute
   std::vector<FusedStep> steps_;
   std::vector<vgf::TensorId> alias_;
   bool profile_ = false;

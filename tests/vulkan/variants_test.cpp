@@ -1,0 +1,525 @@
+// Fast shader variants (docs/vulkan-executor.md "Fast variants"): the packed int8 dot-product
+// CONV2D / MATMUL variants against the CPU TOSA kernels (the oracle), bit for bit, on random
+// shapes (odd channel counts, K not a multiple of 4, padding, strides, dilation, zero points at
+// the extremes, constant and non-constant weights), forced with VKRT_VULKAN_VARIANTS=dot so they
+// run on lavapipe too; and the selection rules (features x policy -> variant name), checked
+// without a device through the lowering itself.
+#include <cstdlib>
+#include <optional>
+
+#include "vgf/vulkan/graph_plan.h"
+#include "vgf/vulkan/op_lowering.h"
+#include "vgf/vulkan/variant_select.h"
+#include "vulkan_test_util.h"
+
+namespace vkrt::vulkan::testing {
+namespace {
+
+// Sets VKRT_VULKAN_VARIANTS for the scope, restoring the previous value.
+class ScopedVariantsEnv {
+ public:
+  explicit ScopedVariantsEnv(const char* value) {
+    if (const char* old = std::getenv(kName)) old_ = old;
+    ::setenv(kName, value, 1);
+  }
+  ~ScopedVariantsEnv() {
+    if (old_) ::setenv(kName, old_->c_str(), 1);
+    else ::unsetenv(kName);
+  }
+
+ private:
+  static constexpr const char* kName = "VKRT_VULKAN_VARIANTS";
+  std::optional<std::string> old_;
+};
+
+vgf::RescaleAttr requant(int channels, std::mt19937& rng, int32_t out_zp) {
+  vgf::RescaleAttr a;
+  a.scale32 = true;
+  a.rounding_mode = vgf::RoundingMode::DoubleRound;
+  a.per_channel = true;
+  a.output_zp = out_zp;
+  std::uniform_int_distribution<int32_t> m(1 << 30, INT32_MAX);
+  std::uniform_int_distribution<int> s(36, 42);
+  for (int c = 0; c < channels; ++c) {
+    a.multiplier.push_back(m(rng));
+    a.shift.push_back(int8_t(s(rng)));
+  }
+  return a;
+}
+
+// RESCALE on the CPU, for the expected value of a fused epilogue.
+HostTensor cpu_requant(const HostTensor& acc, const vgf::RescaleAttr& a, DType out_type) {
+  std::vector<int32_t> shifts(a.shift.begin(), a.shift.end());
+  tosa::RescaleAttrs r;
+  r.multiplier = a.multiplier;
+  r.shift = shifts;
+  r.output_zp = a.output_zp;
+  r.scale32 = a.scale32;
+  r.rounding_mode = tosa::RoundingMode(uint32_t(a.rounding_mode));
+  r.per_channel = a.per_channel;
+  HostTensor out(out_type, acc.shape);
+  Status s = tosa::rescale(acc.ref(), r, out.ref());
+  EXPECT_TRUE(s.is_ok()) << s.message();
+  return out;
+}
+
+// ---------------------------------------------------------------- CONV2D
+
+struct ConvSpec {
+  int64_t n, ih, iw, ic, oc, kh, kw;
+  int32_t stride_y, stride_x, dil_y, dil_x;
+  std::array<int32_t, 4> pad;  // top, bottom, left, right
+  int32_t in_zp, w_zp;
+  DType out_type;              // Int32 = raw accumulator, else fused RESCALE to this type
+  bool constant_weights = true;
+
+  // TOSA needs (IH + pads - (KH-1)*dil - 1) divisible by the stride: grow IH/IW until it is.
+  ConvSpec exact() const {
+    ConvSpec c = *this;
+    while ((c.ih + pad[0] + pad[1] - (kh - 1) * dil_y - 1) % stride_y != 0) ++c.ih;
+    while ((c.iw + pad[2] + pad[3] - (kw - 1) * dil_x - 1) % stride_x != 0) ++c.iw;
+    return c;
+  }
+  int64_t oh() const { return (ih + pad[0] + pad[1] - (kh - 1) * dil_y - 1) / stride_y + 1; }
+  int64_t ow() const { return (iw + pad[2] + pad[3] - (kw - 1) * dil_x - 1) / stride_x + 1; }
+  std::string describe() const {
+    return "conv N" + std::to_string(n) + " " + std::to_string(ih) + "x" + std::to_string(iw) + "x" +
+           std::to_string(ic) + " -> OC" + std::to_string(oc) + " k" + std::to_string(kh) + "x" +
+           std::to_string(kw) + " s" + std::to_string(stride_y) + "," + std::to_string(stride_x) +
+           " d" + std::to_string(dil_y) + "," + std::to_string(dil_x) + " zp " + std::to_string(in_zp) +
+           "/" + std::to_string(w_zp) + " out " + vgf::dtype_name(out_type) +
+           (constant_weights ? "" : " weights-as-input");
+  }
+};
+
+struct Built {
+  vgf::Graph graph;
+  std::vector<HostTensor> inputs;
+  HostTensor expected;
+};
+
+Built build_conv(const ConvSpec& spec, std::mt19937& rng) {
+  const ConvSpec c = spec.exact();
+  Shape in_shape{c.n, c.ih, c.iw, c.ic}, w_shape{c.oc, c.kh, c.kw, c.ic};
+  Shape out_shape{c.n, c.oh(), c.ow(), c.oc};
+  HostTensor in(DType::Int8, in_shape), w(DType::Int8, w_shape), bias(DType::Int32, {c.oc});
+  fill_random(in, rng, -128, 127);
+  fill_random(w, rng, -128, 127);
+  fill_random(bias, rng, -20000, 20000);
+  vgf::ConvAttr attr;
+  attr.pad = {c.pad[0], c.pad[1], c.pad[2], c.pad[3], 0, 0};
+  attr.stride = {c.stride_y, c.stride_x, 1};
+  attr.dilation = {c.dil_y, c.dil_x, 1};
+  attr.input_zp = c.in_zp;
+  attr.weight_zp = c.w_zp;
+
+  Built b;
+  GraphBuilder g;
+  TensorId x = g.input(DType::Int8, in_shape);
+  TensorId wt = c.constant_weights ? g.constant(w) : g.input(DType::Int8, w_shape);
+  TensorId acc = g.tensor(DType::Int32, out_shape);
+  g.op(OpKind::CONV2D, {x, wt, g.constant(bias)}, {acc}, attr);
+  b.inputs.push_back(in);
+  if (!c.constant_weights) b.inputs.push_back(w);
+
+  tosa::Conv2dAttrs ca;
+  for (int i = 0; i < 4; ++i) ca.pad[i] = c.pad[i];
+  ca.stride[0] = c.stride_y;
+  ca.stride[1] = c.stride_x;
+  ca.dilation[0] = c.dil_y;
+  ca.dilation[1] = c.dil_x;
+  ca.input_zp = c.in_zp;
+  ca.weight_zp = c.w_zp;
+  HostTensor ref(DType::Int32, out_shape);
+  Status s = tosa::conv2d(in.ref(), w.ref(), bias.ref(), ca, ref.ref());
+  EXPECT_TRUE(s.is_ok()) << s.message();
+
+  if (c.out_type == DType::Int32) {
+    g.output(acc);
+    b.expected = ref;
+  } else {
+    vgf::RescaleAttr ra = requant(int(c.oc), rng, c.out_type == DType::Int8 ? -5 : 0);
+    TensorId q = g.tensor(c.out_type, out_shape);
+    g.op(OpKind::RESCALE, {acc}, {q}, ra);
+    g.output(q);
+    b.expected = cpu_requant(ref, ra, c.out_type);
+  }
+  b.graph = std::move(g.graph);
+  return b;
+}
+
+// The device must be able to run the dot variants (shaderIntegerDotProduct), else skip.
+#define REQUIRE_DOT_DEVICE()                                                                  \
+  do {                                                                                        \
+    VKRT_REQUIRE_VULKAN();                                                                    \
+    std::string why_;                                                                         \
+    auto ctx_ = device_or_null(&why_);                                                        \
+    if (!use_int8_dot_variants(ctx_->features(), VariantPolicy::Dot)) {                       \
+      GTEST_SKIP() << "device lacks shaderIntegerDotProduct: " << ctx_->describe();           \
+    }                                                                                         \
+  } while (0)
+
+std::vector<std::string> lowered_shaders(const vgf::Graph& graph, const DeviceFeatures& features,
+                                         const char* policy, Status* status);
+
+// Runs `built` with the given variant policy and compares with the CPU oracle byte for byte;
+// first checks that the policy makes the lowering pick (or not pick) a dot variant on this device.
+// `expect_kind`: "_dot_", "_coopmat_", or "" for a portable variant.
+void expect_matches_cpu(Built& built, const char* policy, const std::string& what, std::string expect_kind) {
+  std::string why;
+  auto device = device_or_null(&why);
+  Status lowered;
+  std::vector<std::string> names = lowered_shaders(built.graph, device->features(), policy, &lowered);
+  ASSERT_TRUE(lowered.is_ok()) << what << ": " << lowered.message();
+  ASSERT_EQ(names.size(), 1u) << what;
+  const bool fast =
+      names[0].find("_dot_") != std::string::npos || names[0].find("_coopmat_") != std::string::npos;
+  if (expect_kind.empty()) {
+    EXPECT_FALSE(fast) << what << ": " << names[0];
+  } else {
+    EXPECT_NE(names[0].find(expect_kind), std::string::npos) << what << ": " << names[0];
+  }
+  ScopedVariantsEnv env(policy);
+  std::vector<HostTensor> outputs;
+  Status r = run_on_vulkan(built.graph, built.inputs, outputs);
+  ASSERT_TRUE(r.is_ok()) << what << " [" << policy << "]: " << r.message();
+  EXPECT_TRUE(bytes_equal(built.expected, outputs[0])) << what << " [" << policy << "]";
+}
+
+std::vector<ConvSpec> conv_edge_specs() {
+  return {
+      // 3x3 pad 1, IC a multiple of 4 (word loads), extreme zero points.
+      {1, 7, 6, 8, 5, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, -128, 0, DType::Int32},
+      {1, 7, 6, 8, 5, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 127, 0, DType::Int8},
+      // Odd IC (padded weight words), stride 2, asymmetric pad, weight zero point.
+      {2, 9, 8, 3, 7, 3, 3, 2, 2, 1, 1, {1, 0, 0, 1}, -128, 127, DType::Int8},
+      {1, 9, 9, 5, 6, 3, 3, 2, 2, 1, 1, {1, 1, 1, 1}, -3, -128, DType::Int16},
+      // 1x1 (pointwise variant), odd and even channel counts, pad and stride.
+      {1, 5, 7, 17, 9, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 127, 127, DType::Int32},
+      {2, 6, 5, 16, 12, 1, 1, 2, 1, 1, 1, {1, 0, 0, 1}, -128, 0, DType::Int8},
+      // Dilation, non-square kernel, IC = 1.
+      {1, 10, 9, 1, 3, 2, 3, 1, 1, 2, 3, {2, 1, 0, 2}, 64, 0, DType::Int8},
+      // Weights as a graph input: IC % 4 == 0 runs the dot variant, IC % 4 != 0 stays portable.
+      {1, 6, 6, 4, 5, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, -128, 0, DType::Int32, false},
+      {1, 6, 6, 6, 5, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, -128, 0, DType::Int32, false},
+  };
+}
+
+std::vector<ConvSpec> conv_random_specs() {
+  std::vector<ConvSpec> specs;
+  std::mt19937 rng(20261122);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int32_t zps[] = {-128, -1, 0, 1, 127};
+  const DType outs[] = {DType::Int32, DType::Int8, DType::Int16};
+  for (int i = 0; i < 10; ++i) {
+    ConvSpec c{};
+    c.n = pick(1, 2);
+    c.ic = pick(1, 13);
+    c.oc = pick(1, 11);
+    c.kh = pick(1, 3);
+    c.kw = pick(1, 3);
+    c.stride_y = pick(1, 2);
+    c.stride_x = pick(1, 2);
+    c.dil_y = pick(1, 2);
+    c.dil_x = pick(1, 2);
+    c.pad = {pick(0, 1), pick(0, 1), pick(0, 1), pick(0, 1)};
+    c.ih = (c.kh - 1) * c.dil_y + pick(1, 8);
+    c.iw = (c.kw - 1) * c.dil_x + pick(1, 8);
+    c.in_zp = zps[pick(0, 4)];
+    c.w_zp = zps[pick(0, 4)];
+    c.out_type = outs[pick(0, 2)];
+    c.constant_weights = true;
+    specs.push_back(c.exact());
+  }
+  return specs;
+}
+
+// The dot variant runs unless the weights are not constant and IC % 4 != 0 (nothing to pad).
+void check_convs(const std::vector<ConvSpec>& specs, uint32_t seed) {
+  std::mt19937 rng(seed);
+  for (const ConvSpec& spec : specs) {
+    Built built = build_conv(spec, rng);
+    const bool dot = spec.constant_weights || spec.ic % 4 == 0;
+    expect_matches_cpu(built, "dot", spec.exact().describe(), dot ? "_dot_" : "");
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(VulkanDotVariants, Conv2dEdgeCasesBitExactWithCpu) {
+  REQUIRE_DOT_DEVICE();
+  check_convs(conv_edge_specs(), 7);
+}
+
+TEST(VulkanDotVariants, Conv2dRandomBitExactWithCpu) {
+  REQUIRE_DOT_DEVICE();
+  check_convs(conv_random_specs(), 17);
+}
+
+// The portable variant stays correct where the dot variant is not chosen.
+TEST(VulkanDotVariants, PortablePolicyStillBitExact) {
+  REQUIRE_DOT_DEVICE();
+  std::mt19937 rng(27);
+  ConvSpec spec{1, 9, 9, 5, 6, 3, 3, 2, 2, 1, 1, {1, 1, 1, 1}, -128, 127, DType::Int8};
+  Built built = build_conv(spec, rng);
+  expect_matches_cpu(built, "portable", spec.exact().describe(), "");
+}
+
+// ---------------------------------------------------------------- MATMUL
+
+struct MatmulSpec {
+  int64_t n, h, c, w;
+  int32_t a_zp, b_zp;
+  DType out_type;
+  bool constant_b;
+  std::string describe() const {
+    return "matmul N" + std::to_string(n) + " H" + std::to_string(h) + " C" + std::to_string(c) + " W" +
+           std::to_string(w) + " zp " + std::to_string(a_zp) + "/" + std::to_string(b_zp) + " out " +
+           vgf::dtype_name(out_type) + (constant_b ? " B constant" : " B input");
+  }
+};
+
+Built build_matmul(const MatmulSpec& m, std::mt19937& rng) {
+  Shape sa{m.n, m.h, m.c}, sb{m.n, m.c, m.w}, so{m.n, m.h, m.w};
+  HostTensor a(DType::Int8, sa), bm(DType::Int8, sb);
+  fill_random(a, rng, -128, 127);
+  fill_random(bm, rng, -128, 127);
+  vgf::MatmulAttr attr;
+  attr.a_zp = m.a_zp;
+  attr.b_zp = m.b_zp;
+  Built b;
+  GraphBuilder g;
+  TensorId ta = g.input(DType::Int8, sa);
+  TensorId tb = m.constant_b ? g.constant(bm) : g.input(DType::Int8, sb);
+  TensorId acc = g.tensor(DType::Int32, so);
+  g.op(OpKind::MATMUL, {ta, tb}, {acc}, attr);
+  b.inputs.push_back(a);
+  if (!m.constant_b) b.inputs.push_back(bm);
+  HostTensor ref(DType::Int32, so);
+  tosa::MatmulAttrs ma;
+  ma.a_zp = m.a_zp;
+  ma.b_zp = m.b_zp;
+  Status s = tosa::matmul(a.ref(), bm.ref(), ma, ref.ref());
+  EXPECT_TRUE(s.is_ok()) << s.message();
+  if (m.out_type == DType::Int32) {
+    g.output(acc);
+    b.expected = ref;
+  } else {
+    vgf::RescaleAttr ra = requant(int(m.w), rng, m.out_type == DType::Int8 ? 11 : 0);  // int16: zp 0
+    TensorId q = g.tensor(m.out_type, so);
+    g.op(OpKind::RESCALE, {acc}, {q}, ra);
+    g.output(q);
+    b.expected = cpu_requant(ref, ra, m.out_type);
+  }
+  b.graph = std::move(g.graph);
+  return b;
+}
+
+std::vector<MatmulSpec> matmul_specs() {
+  std::vector<MatmulSpec> specs = {
+      {1, 8, 64, 8, 0, 0, DType::Int32, true},
+      {2, 7, 13, 9, -128, 127, DType::Int32, true},   // odd K, tails in H and W
+      {2, 7, 13, 9, 127, -128, DType::Int32, false},  // B strided from a graph input
+      {1, 5, 1, 3, -128, -128, DType::Int8, true},    // K = 1
+      {1, 17, 36, 6, 3, 0, DType::Int16, false},      // K % 4 == 0: A as words
+      {3, 4, 7, 5, 0, 127, DType::Int8, false},
+  };
+  std::mt19937 rng(99);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int32_t zps[] = {-128, -1, 0, 1, 127};
+  const DType outs[] = {DType::Int32, DType::Int8, DType::Int16};
+  for (int i = 0; i < 10; ++i) {
+    specs.push_back({pick(1, 2), pick(1, 19), pick(1, 40), pick(1, 19), zps[pick(0, 4)], zps[pick(0, 4)],
+                     outs[pick(0, 2)], pick(0, 1) == 1});
+  }
+  return specs;
+}
+
+TEST(VulkanDotVariants, MatmulBitExactWithCpu) {
+  REQUIRE_DOT_DEVICE();
+  std::mt19937 rng(8);
+  for (const MatmulSpec& spec : matmul_specs()) {
+    Built built = build_matmul(spec, rng);
+    expect_matches_cpu(built, "dot", spec.describe(), "_dot_");
+    if (HasFailure()) return;
+  }
+}
+
+// On a device with NV int8 cooperative matrices this runs matmul_coopmat.comp against the CPU
+// (the only check of it: run it there); elsewhere "coopmat" must fall back to the dot variant.
+TEST(VulkanDotVariants, CoopmatPolicyMatmulBitExactWithCpu) {
+  REQUIRE_DOT_DEVICE();
+  std::string why;
+  const bool coopmat = use_int8_coopmat_matmul(device_or_null(&why)->features(), VariantPolicy::Coopmat);
+  std::mt19937 rng(13);
+  std::vector<MatmulSpec> specs = matmul_specs();
+  specs.resize(6);                                                 // the hand-picked edge cases
+  specs.push_back({1, 33, 70, 40, -128, 127, DType::Int8, true});  // several tiles and K steps
+  for (const MatmulSpec& spec : specs) {
+    Built built = build_matmul(spec, rng);
+    expect_matches_cpu(built, "coopmat", spec.describe(), coopmat ? "_coopmat_" : "_dot_");
+    if (HasFailure()) return;
+  }
+}
+
+TEST(VulkanDotVariants, MalformedPolicyIsAnError) {
+  VKRT_REQUIRE_VULKAN();
+  std::mt19937 rng(9);
+  Built built = build_matmul({1, 4, 8, 4, 0, 0, DType::Int32, true}, rng);
+  ScopedVariantsEnv env("fastest");
+  std::vector<HostTensor> outputs;
+  Status r = run_on_vulkan(built.graph, built.inputs, outputs);
+  EXPECT_EQ(r.code(), Error::InvalidArgument);
+  EXPECT_NE(r.message().find("VKRT_VULKAN_VARIANTS"), std::string::npos) << r.message();
+}
+
+// ---------------------------------------------------------------- selection (no device needed)
+
+// The shader names lower_step picks for the single compute op of `graph` on a device with
+// `features` under `policy`.
+std::vector<std::string> lowered_shaders(const vgf::Graph& graph, const DeviceFeatures& features,
+                                         const char* policy, Status* status) {
+  ScopedVariantsEnv env(policy);
+  std::vector<vgf::Shape> shapes;
+  for (const auto& t : graph.tensors) shapes.push_back(t.shape);
+  std::vector<FusedStep> steps = fuse_ops(graph, true);
+  std::vector<vgf::TensorId> alias = alias_roots(graph);
+  auto plan = plan_memory(graph, shapes, steps, alias, 64);
+  EXPECT_TRUE(plan.ok());
+  LoweringContext ctx(graph, shapes, alias, *plan, features, 64);
+  std::vector<std::string> names;
+  for (const FusedStep& step : steps) {
+    std::vector<PendingDispatch> out;
+    *status = lower_step(step, ctx, &out);
+    if (!status->is_ok()) return names;
+    for (const auto& d : out) names.push_back(d.shader);
+  }
+  return names;
+}
+
+DeviceFeatures features_with(bool dot, bool accelerated) {
+  DeviceFeatures f;
+  f.storage_buffer_8bit = f.storage_buffer_16bit = f.shader_int8 = f.shader_int16 = true;
+  f.integer_dot_product = dot;
+  f.integer_dot_4x8_accelerated = dot && accelerated;
+  return f;
+}
+
+// An NVIDIA-like device (vulkan.md §2): accelerated dot products, NV int8 cooperative matrices.
+DeviceFeatures coopmat_features() {
+  DeviceFeatures f = features_with(true, true);
+  f.cooperative_matrix_nv = f.cooperative_matrix_nv_int8 = true;
+  f.subgroup_size = 32;
+  f.subgroup_arithmetic = f.subgroup_shuffle = true;
+  return f;
+}
+
+TEST(VulkanVariantSelect, PolicyParsing) {
+  EXPECT_EQ(*parse_variant_policy(""), VariantPolicy::Auto);
+  EXPECT_EQ(*parse_variant_policy("auto"), VariantPolicy::Auto);
+  EXPECT_EQ(*parse_variant_policy("dot"), VariantPolicy::Dot);
+  EXPECT_EQ(*parse_variant_policy("portable"), VariantPolicy::Portable);
+  EXPECT_EQ(*parse_variant_policy("coopmat"), VariantPolicy::Coopmat);
+  auto bad = parse_variant_policy("DOT ");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), Error::InvalidArgument);
+}
+
+TEST(VulkanVariantSelect, FeaturesAndPolicyDecide) {
+  const DeviceFeatures none = features_with(false, false);
+  const DeviceFeatures emulated = features_with(true, false);  // lavapipe
+  const DeviceFeatures accelerated = features_with(true, true);  // e.g. H100 (vulkan.md §2)
+  EXPECT_FALSE(use_int8_dot_variants(none, VariantPolicy::Auto));
+  EXPECT_FALSE(use_int8_dot_variants(none, VariantPolicy::Dot));  // never without the feature
+  EXPECT_FALSE(use_int8_dot_variants(emulated, VariantPolicy::Auto));
+  EXPECT_TRUE(use_int8_dot_variants(emulated, VariantPolicy::Dot));
+  EXPECT_TRUE(use_int8_dot_variants(accelerated, VariantPolicy::Auto));
+  EXPECT_TRUE(use_int8_dot_variants(accelerated, VariantPolicy::Dot));
+  EXPECT_FALSE(use_int8_dot_variants(accelerated, VariantPolicy::Portable));
+}
+
+TEST(VulkanVariantSelect, LoweringPicksVariantByFeatures) {
+  std::mt19937 rng(10);
+  struct Case {
+    vgf::Graph graph;
+    std::string portable, dot;
+  };
+  std::vector<Case> cases;
+  cases.push_back({build_conv({1, 6, 6, 5, 4, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, -1, 0, DType::Int8}, rng).graph,
+                   "conv2d_i8_i8", "conv2d_dot_i8_i8"});
+  cases.push_back({build_conv({1, 6, 6, 8, 4, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 0, 0, DType::Int32}, rng).graph,
+                   "conv2d_i8_i32", "conv2d_1x1_dot_i8_i32"});
+  cases.push_back({build_matmul({1, 4, 5, 4, 0, 0, DType::Int16, true}, rng).graph, "matmul_i8_i16",
+                   "matmul_dot_i8_i16"});
+  cases.push_back({build_matmul({1, 4, 5, 4, 0, 0, DType::Int32, false}, rng).graph, "matmul_i8_i32",
+                   "matmul_dot_i8_i32"});
+  // Non-constant weights with IC % 4 != 0 cannot be padded at upload: portable even when forced.
+  const ConvSpec weights_input{1, 6, 6, 5, 4, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 0, 0, DType::Int32, false};
+  cases.push_back({build_conv(weights_input, rng).graph,
+                   "conv2d_i8_i32", "conv2d_i8_i32"});
+
+  struct Choice {
+    DeviceFeatures features;
+    const char* policy;
+    bool expect_dot;
+  };
+  const Choice choices[] = {
+      {features_with(true, true), "auto", true},     {features_with(true, true), "", true},
+      {features_with(true, true), "portable", false}, {features_with(true, false), "auto", false},
+      {features_with(true, false), "dot", true},     {features_with(false, false), "dot", false},
+  };
+  for (const Case& c : cases) {
+    for (const Choice& ch : choices) {
+      Status s;
+      std::vector<std::string> names = lowered_shaders(c.graph, ch.features, ch.policy, &s);
+      ASSERT_TRUE(s.is_ok()) << s.message();
+      ASSERT_EQ(names.size(), 1u);
+      EXPECT_EQ(names[0], ch.expect_dot ? c.dot : c.portable)
+          << "policy \"" << ch.policy << "\", dot " << ch.features.integer_dot_product << ", accelerated "
+          << ch.features.integer_dot_4x8_accelerated;
+    }
+  }
+}
+
+// The (untested on hardware) cooperative-matrix MATMUL is opt-in only and needs every feature it
+// uses; CONV2D takes the dot variant under the same policy.
+TEST(VulkanVariantSelect, CoopmatOnlyWhenAskedAndPresent) {
+  std::mt19937 rng(12);
+  vgf::Graph mm = build_matmul({2, 20, 40, 18, 3, 0, DType::Int8, true}, rng).graph;
+  vgf::Graph conv = build_conv({1, 6, 6, 8, 4, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 0, 0, DType::Int8}, rng).graph;
+  auto lower_one = [](const vgf::Graph& g, const DeviceFeatures& f, const char* policy) {
+    Status s;
+    std::vector<std::string> names = lowered_shaders(g, f, policy, &s);
+    EXPECT_TRUE(s.is_ok()) << s.message();
+    return names.size() == 1 ? names[0] : std::string("?");
+  };
+  const DeviceFeatures nv = coopmat_features();
+  EXPECT_EQ(lower_one(mm, nv, "coopmat"), "matmul_coopmat_i8_i8");
+  EXPECT_EQ(lower_one(conv, nv, "coopmat"), "conv2d_dot_i8_i8");
+  EXPECT_EQ(lower_one(mm, nv, "auto"), "matmul_dot_i8_i8");  // never by default
+  DeviceFeatures sg64 = nv;
+  sg64.subgroup_size = 64;
+  EXPECT_EQ(lower_one(mm, sg64, "coopmat"), "matmul_dot_i8_i8");
+  DeviceFeatures no_shape = nv;
+  no_shape.cooperative_matrix_nv_int8 = false;
+  EXPECT_EQ(lower_one(mm, no_shape, "coopmat"), "matmul_dot_i8_i8");
+  EXPECT_EQ(lower_one(mm, features_with(false, false), "coopmat"), "matmul_i8_i8");
+}
+
+// What the real device reports decides the default (printed for the record).
+TEST(VulkanVariantSelect, RealDeviceDefault) {
+  VKRT_REQUIRE_VULKAN();
+  std::string why;
+  auto ctx = device_or_null(&why);
+  const DeviceFeatures& f = ctx->features();
+  std::mt19937 rng(11);
+  vgf::Graph g = build_matmul({1, 4, 8, 4, 0, 0, DType::Int32, true}, rng).graph;
+  Status s;
+  std::vector<std::string> names = lowered_shaders(g, f, "auto", &s);
+  ASSERT_TRUE(s.is_ok()) << s.message();
+  ASSERT_EQ(names.size(), 1u);
+  EXPECT_EQ(names[0], f.integer_dot_4x8_accelerated ? "matmul_dot_i8_i32" : "matmul_i8_i32");
+  std::printf("device: %s -> default int8 MATMUL variant %s\n", ctx->describe().c_str(), names[0].c_str());
+}
+
+}  // namespace
+}  // namespace vkrt::vulkan::testing

@@ -1,0 +1,164 @@
+// Fused elementwise chains: compile-at-init with fallback, the pipelines of generated modules,
+// and the lowering of a chain step into its single dispatch.
+#include "vgf/vulkan/elementwise_fusion.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "vgf/vulkan/glsl_compiler.h"
+
+namespace vkrt::vulkan {
+
+Status lower_elementwise_chain(const FusedStep& step, LoweringContext& ctx, std::vector<PendingDispatch>* out) {
+  VKRT_ASSIGN_OR_RETURN(ChainKernel kernel, generate_chain_kernel(ctx.graph(), step));
+  // The shader indexes with the declared (static) shapes as literals; the arena was sized from
+  // the inferred ones. They must agree, or the shader would read past a tensor.
+  auto check_shape = [&](vgf::TensorId t) -> Status {
+    if (ctx.shape(t) != ctx.graph().tensor(t).shape) {
+      return make_error(Error::InvalidProgram, kernel.label, ": tensor ", ctx.graph().tensor(t).name,
+                        " has a declared shape that differs from its inferred shape");
+    }
+    return Status::ok();
+  };
+  VKRT_RETURN_IF_ERROR(check_shape(kernel.output));
+  for (vgf::TensorId t : kernel.inputs) VKRT_RETURN_IF_ERROR(check_shape(t));
+  PendingDispatch d;
+  d.shader = kernel.name;
+  d.binding_count = uint32_t(2 + kernel.inputs.size());
+  d.bindings.push_back(ctx.tensor(kernel.output));
+  d.bindings.push_back(kernel.constants.empty() ? ctx.dummy() : ctx.add_int32_constant(kernel.constants));
+  for (vgf::TensorId t : kernel.inputs) d.bindings.push_back(ctx.tensor(t));
+  d.writes.assign(d.bindings.size(), false);
+  d.writes[0] = true;
+  d.invocations = kernel.count;
+  d.label = std::move(kernel.label);
+  out->push_back(std::move(d));
+  return Status::ok();
+}
+
+ChainPipelines::ChainPipelines(std::shared_ptr<Context> ctx, VkPipelineCache cache, Compiler compiler)
+    : ctx_(std::move(ctx)), cache_(cache), compiler_(std::move(compiler)) {
+  if (!compiler_) compiler_ = &compile_glsl_compute;
+}
+
+ChainPipelines::~ChainPipelines() {
+  for (auto& [name, module] : modules_) destroy(module->pipeline);
+}
+
+void ChainPipelines::destroy(ComputePipeline& p) {
+  VkDevice dev = ctx_->device();
+  if (p.pipeline) vkDestroyPipeline(dev, p.pipeline, nullptr);
+  if (p.layout) vkDestroyPipelineLayout(dev, p.layout, nullptr);
+  if (p.set_layout) vkDestroyDescriptorSetLayout(dev, p.set_layout, nullptr);
+  p = ComputePipeline{};
+}
+
+const ComputePipeline* ChainPipelines::find(std::string_view name) const {
+  auto it = modules_.find(name);
+  return it == modules_.end() ? nullptr : &it->second->pipeline;
+}
+
+Result<const ComputePipeline*> ChainPipelines::get_or_create(const ChainKernel& kernel) {
+  if (auto it = modules_.find(kernel.name); it != modules_.end()) {
+    // Same name = same 64-bit hash; a different text would be a collision, not a cache hit.
+    if (it->second->source != kernel.source) {
+      return make_error(Error::Internal, kernel.label, ": source hash collision with an earlier chain");
+    }
+    return &it->second->pipeline;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  ++compile_count_;
+  auto words = compiler_(kernel.source, kernel.name);
+  compile_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  VKRT_RETURN_IF_ERROR(words.status());
+
+  // Same layout as PipelineSet (pipeline.cpp): N storage buffers, the 128-byte push range.
+  VkDevice dev = ctx_->device();
+  ComputePipeline p;
+  p.name = kernel.name;
+  p.binding_count = uint32_t(2 + kernel.inputs.size());
+  std::vector<VkDescriptorSetLayoutBinding> bindings(p.binding_count);
+  for (uint32_t i = 0; i < p.binding_count; ++i) {
+    bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  }
+  VkDescriptorSetLayoutCreateInfo dsl{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  dsl.bindingCount = p.binding_count;
+  dsl.pBindings = bindings.data();
+  VkResult r = vkCreateDescriptorSetLayout(dev, &dsl, nullptr, &p.set_layout);
+  if (r != VK_SUCCESS) return vk_status(r, "vkCreateDescriptorSetLayout(" + kernel.name + ")");
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes};
+  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  plci.setLayoutCount = 1;
+  plci.pSetLayouts = &p.set_layout;
+  plci.pushConstantRangeCount = 1;
+  plci.pPushConstantRanges = &range;
+  r = vkCreatePipelineLayout(dev, &plci, nullptr, &p.layout);
+  if (r != VK_SUCCESS) {
+    destroy(p);
+    return vk_status(r, "vkCreatePipelineLayout(" + kernel.name + ")");
+  }
+  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  smci.codeSize = words->size() * 4;
+  smci.pCode = words->data();
+  VkShaderModule module = VK_NULL_HANDLE;
+  r = vkCreateShaderModule(dev, &smci, nullptr, &module);
+  if (r != VK_SUCCESS) {
+    destroy(p);
+    return vk_status(r, "vkCreateShaderModule(" + kernel.name + ")");
+  }
+  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cpci.stage.module = module;
+  cpci.stage.pName = "main";
+  cpci.layout = p.layout;
+  auto t1 = std::chrono::steady_clock::now();
+  r = vkCreateComputePipelines(dev, cache_, 1, &cpci, nullptr, &p.pipeline);
+  pipeline_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  vkDestroyShaderModule(dev, module, nullptr);
+  if (r != VK_SUCCESS) {
+    p.pipeline = VK_NULL_HANDLE;
+    destroy(p);
+    return vk_status(r, "vkCreateComputePipelines(" + kernel.name + ")");
+  }
+  auto entry = std::make_unique<Module>();
+  entry->source = kernel.source;
+  entry->pipeline = p;
+  const ComputePipeline* raw = &entry->pipeline;
+  modules_.emplace(kernel.name, std::move(entry));
+  return raw;
+}
+
+std::vector<FusedStep> ChainPipelines::prepare(const vgf::Graph& graph, std::vector<FusedStep> steps,
+                                               std::vector<std::string>* failures) {
+  std::vector<FusedStep> out;
+  out.reserve(steps.size());
+  for (FusedStep& step : steps) {
+    if (step.chain.empty()) {
+      out.push_back(std::move(step));
+      continue;
+    }
+    auto kernel = generate_chain_kernel(graph, step);
+    Status s = kernel.status();
+    if (s.is_ok() && std::getenv("VKRT_VULKAN_DUMP_CHAINS")) {  // debugging aid: the generated GLSL
+      std::fprintf(stderr, "---- %s (%s)\n%s", kernel->name.c_str(), kernel->label.c_str(), kernel->source.c_str());
+    }
+    if (s.is_ok()) s = get_or_create(*kernel).status();
+    if (s.is_ok()) {
+      out.push_back(std::move(step));
+      continue;
+    }
+    // Fall back to one dispatch per op: the chain's ops are all supported on their own.
+    std::string ops;
+    for (size_t m : step.chain) ops += (ops.empty() ? "" : ", ") + std::to_string(m);
+    if (failures) {
+      failures->push_back("fused elementwise chain " + (kernel.ok() ? kernel->label : std::string("(ops ") + ops + ")") +
+                          " of ops " + ops + " could not be built, running its ops unfused: " + s.message());
+    }
+    for (FusedStep& single : split_chain(graph, step)) out.push_back(std::move(single));
+  }
+  return out;
+}
+
+}  // namespace vkrt::vulkan

@@ -1,0 +1,132 @@
+// Lowering of RESIZE, SCATTER and the fp16 CASTs (TRANSPOSE_CONV2D and the int16 convolutions
+// share lower_conv_like in op_lowering_compute.cpp). Push-constant structs mirror the `Params`
+// blocks of shaders/glsl/{resize,scatter,cast_f16}.comp exactly.
+#include <algorithm>
+
+#include "vgf/vulkan/op_lowering.h"
+
+namespace vkrt::vulkan {
+namespace {
+
+using vgf::DType;
+using vgf::OpKind;
+
+struct ResizeParams {
+  int32_t N, IH, IW, C, OH, OW;
+  int32_t y_n, y_d, x_n, x_d, offset_y, offset_x;
+  int32_t bilinear;
+};
+
+struct ScatterParams {
+  int32_t N, K, C, W;
+};
+
+struct CastParams {
+  int32_t count, out_bool;
+};
+
+uint64_t element_count(const vgf::Shape& s) {
+  uint64_t n = 1;
+  for (int64_t d : s) n *= uint64_t(d);
+  return n;
+}
+
+// Name part of a CAST operand: bool rides on the int8 variants (out_bool flag).
+const char* cast_suffix(DType t) { return t == DType::Fp16 ? "f16" : type_suffix(t); }
+
+}  // namespace
+
+Status lower_resize(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out) {
+  const auto& a = std::get<vgf::ResizeAttr>(op.attr);
+  const vgf::Shape& si = ctx.shape(op.inputs[0]);
+  const vgf::Shape& so = ctx.shape(op.outputs[0]);
+  // The shader divides by scale_n and indexes with the clamped neighbours: the TOSA ERROR_IF
+  // bounds (tosa.md §11) keep every intermediate in int32; refuse anything outside them.
+  for (int i = 0; i < 4; ++i) {
+    if (a.scale[size_t(i)] <= 0 || (i % 2 == 0 && a.scale[size_t(i)] > 2048)) {
+      return make_error(Error::InvalidProgram, "RESIZE ", op.debug_name, ": scale[", i, "] = ", a.scale[size_t(i)],
+                        " outside (0, 2048]");
+    }
+  }
+  for (int i = 0; i < 2; ++i) {
+    const int64_t n = a.scale[size_t(2 * i)];
+    if (a.offset[size_t(i)] < -n || a.offset[size_t(i)] >= 16 * n) {
+      return make_error(Error::InvalidProgram, "RESIZE ", op.debug_name, ": offset[", i, "] = ",
+                        a.offset[size_t(i)], " outside [", -n, ", ", 16 * n, ")");
+    }
+  }
+  if (si.size() != 4 || so.size() != 4 || si[1] < 1 || si[2] < 1 || si[1] >= 16384 || si[2] >= 16384 ||
+      so[1] >= 16384 * 16 || so[2] >= 16384 * 16 || so[0] != si[0] || so[3] != si[3]) {
+    return make_error(Error::InvalidProgram, "RESIZE ", op.debug_name, ": input/output shapes outside the TOSA limits");
+  }
+  const DType in = ctx.dtype(op.inputs[0]);
+  const DType o = ctx.dtype(op.outputs[0]);
+  ResizeParams p{};
+  p.N = int32_t(si[0]);
+  p.IH = int32_t(si[1]);
+  p.IW = int32_t(si[2]);
+  p.C = int32_t(si[3]);
+  p.OH = int32_t(so[1]);
+  p.OW = int32_t(so[2]);
+  p.y_n = a.scale[0];
+  p.y_d = a.scale[1];
+  p.x_n = a.scale[2];
+  p.x_d = a.scale[3];
+  p.offset_y = a.offset[0];
+  p.offset_x = a.offset[1];
+  p.bilinear = a.mode == vgf::ResizeMode::Bilinear ? 1 : 0;
+  PendingDispatch d;
+  if (in == DType::Fp32) {
+    d.shader = "resize_f32";
+  } else if (o == in) {
+    d.shader = std::string("resize_") + type_suffix(in);
+  } else {
+    d.shader = in == DType::Int8 ? "resize_i8_i32" : "resize_i16_i48";
+  }
+  d.binding_count = 2;
+  d.bindings = {ctx.tensor(op.inputs[0]), ctx.tensor(op.outputs[0])};
+  d.writes = {false, true};
+  d.set_push(p);
+  d.invocations = element_count(so);
+  if (d.invocations > 0) out->push_back(std::move(d));
+  return Status::ok();
+}
+
+Status lower_scatter(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out) {
+  const vgf::Shape& sv = ctx.shape(op.inputs[0]);
+  const vgf::Shape& si = ctx.shape(op.inputs[1]);
+  const vgf::Shape& sx = ctx.shape(op.inputs[2]);
+  if (sv.size() != 3 || si.size() != 2 || sx.size() != 3 || si[0] != sv[0] || sx[0] != sv[0] ||
+      sx[1] != si[1] || sx[2] != sv[2]) {
+    return make_error(Error::InvalidProgram, "SCATTER ", op.debug_name,
+                      ": expected values_in [N,K,C], indices [N,W], input [N,W,C]");
+  }
+  ScatterParams p{int32_t(sv[0]), int32_t(sv[1]), int32_t(sv[2]), int32_t(si[1])};
+  PendingDispatch d;
+  d.shader = "scatter_" + std::to_string(vgf::dtype_storage_bytes(ctx.dtype(op.inputs[0])) * 8);
+  d.binding_count = 4;
+  d.bindings = {ctx.tensor(op.inputs[0]), ctx.tensor(op.inputs[1]), ctx.tensor(op.inputs[2]),
+                ctx.tensor(op.outputs[0])};
+  d.writes = {false, false, false, true};
+  d.set_push(p);
+  d.invocations = element_count(sv);
+  if (d.invocations > 0) out->push_back(std::move(d));
+  return Status::ok();
+}
+
+Status lower_cast_half(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out) {
+  const DType in = ctx.dtype(op.inputs[0]);
+  const DType o = ctx.dtype(op.outputs[0]);
+  CastParams p{int32_t(element_count(ctx.shape(op.outputs[0]))), o == DType::Bool ? 1 : 0};
+  PendingDispatch d;
+  d.shader = std::string("cast_") + cast_suffix(in) + "_" + cast_suffix(o);
+  d.binding_count = 2;
+  d.bindings = {ctx.tensor(op.inputs[0]), ctx.tensor(op.outputs[0])};
+  d.writes = {false, true};
+  d.set_push(p);
+  d.invocations = uint64_t(p.count);
+  if (d.invocations > 0) out->push_back(std::move(d));
+  return Status::ok();
+}
+
+}  // namespace vkrt::vulkan

@@ -1,0 +1,190 @@
+#include "vgf/vulkan/variant_select.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace vkrt::vulkan {
+namespace {
+
+// Push-constant fields the dot variants append after the portable layout; the shaders' Params
+// blocks (shaders/glsl/conv2d_dot.comp, matmul_dot.comp) mirror "portable prefix + these".
+struct ConvDotExtra {
+  int32_t ic_words;
+  int32_t dot_flags;
+};
+struct MatmulDotExtra {
+  int32_t c_words;
+  int32_t dot_flags;
+};
+constexpr int32_t kConvInWords = 1;    // DOT_IN_WORDS in conv2d_dot.comp
+constexpr int32_t kMatmulAWords = 1;   // DOT_A_WORDS in matmul_dot.comp
+constexpr int32_t kMatmulBPacked = 2;  // DOT_B_PACKED
+// Byte sizes of ConvParams / MatmulParams (op_lowering_compute.cpp) that the shaders expect.
+constexpr size_t kConvParamsBytes = 22 * 4;
+constexpr size_t kMatmulParamsBytes = 10 * 4;
+
+bool starts_with(const std::string& s, std::string_view prefix) {
+  return s.size() >= prefix.size() && std::string_view(s).substr(0, prefix.size()) == prefix;
+}
+
+int64_t words_for(int64_t bytes) { return (bytes + 3) / 4; }
+
+// Product of dimensions from the graph, or -1 when one is negative or the product overflows.
+int64_t checked_product(std::initializer_list<int64_t> dims) {
+  int64_t product = 1;
+  for (int64_t d : dims) {
+    if (d < 0 || __builtin_mul_overflow(product, d, &product)) return -1;
+  }
+  return product;
+}
+
+template <typename T>
+Status append_push(PendingDispatch* d, size_t push_bytes, size_t expected, const T& extra) {
+  if (push_bytes != expected || push_bytes + sizeof(T) > d->push.size()) {
+    return make_error(Error::Internal, "shader ", d->shader, ": portable push constants are ",
+                      push_bytes, " bytes, the dot variant expects ", expected);
+  }
+  std::memcpy(d->push.data() + push_bytes, &extra, sizeof(T));
+  return Status::ok();
+}
+
+// Constant bytes of `id`, checked against the element count of its shape (int8: one byte each).
+Result<std::span<const uint8_t>> int8_constant(const vgf::Graph& g, vgf::TensorId id,
+                                               int64_t elements, const vgf::Op& op) {
+  std::span<const uint8_t> bytes = g.tensor(id).constant_bytes();
+  if (elements < 0 || int64_t(bytes.size()) != elements) {
+    return make_error(Error::InvalidProgram, vgf::op_name(op.kind), " ", op.debug_name,
+                      ": constant \"", g.tensor(id).name, "\" has ", bytes.size(),
+                      " bytes, its shape needs ", elements);
+  }
+  return bytes;
+}
+
+Status select_conv(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes, PendingDispatch* d) {
+  const vgf::Graph& g = ctx.graph();
+  const vgf::Shape& sw = ctx.shape(op.inputs[1]);  // [OC, KH, KW, IC]
+  if (sw.size() != 4 || ctx.shape(op.inputs[0]).size() != 4 || ctx.shape(op.inputs[0])[3] != sw[3]) {
+    return Status::ok();  // malformed shapes are reported by the checks, not here
+  }
+  const int64_t oc = sw[0], kh = sw[1], kw = sw[2], ic = sw[3];
+  const int64_t ic_words = words_for(ic);
+  ConvDotExtra extra{int32_t(ic_words), 0};
+  if (ic % 4 == 0) {
+    // Input and weights are read as words straight from their tensors (rows start at multiples
+    // of 4 bytes, buffers at aligned offsets): no copy, constant weights or not.
+    extra.dot_flags = kConvInWords;
+  } else {
+    const vgf::TensorInfo& w = g.tensor(op.inputs[1]);
+    if (!w.is_constant) return Status::ok();  // cannot pad at upload: stay portable
+    VKRT_ASSIGN_OR_RETURN(auto bytes, int8_constant(g, op.inputs[1], checked_product({oc, kh, kw, ic}), op));
+    // [OC][KH][KW][IC] -> [OC][KH][KW][IC_WORDS * 4], zero padded: the padding multiplies the
+    // zero lanes of the packed input, so it adds nothing (conv2d_dot.comp).
+    const int64_t rows = oc * kh * kw;
+    std::vector<uint8_t> padded(size_t(rows * ic_words * 4), 0);
+    for (int64_t r = 0; r < rows; ++r) {
+      std::memcpy(padded.data() + r * ic_words * 4, bytes.data() + r * ic, size_t(ic));
+    }
+    d->bindings[1] = ctx.add_constant(padded.data(), padded.size());
+  }
+  VKRT_RETURN_IF_ERROR(append_push(d, push_bytes, kConvParamsBytes, extra));
+  // One invocation per tile of 4 output pixels x 4 output channels (conv2d_dot.comp).
+  const vgf::Shape& so = ctx.shape(op.outputs[0]);  // [N, OH, OW, OC]
+  const uint64_t pixels = uint64_t(so[0]) * uint64_t(so[1]) * uint64_t(so[2]);
+  d->invocations = (pixels + 3) / 4 * ((uint64_t(oc) + 3) / 4);
+  const std::string out_suffix = d->shader.substr(std::strlen("conv2d_i8_"));
+  d->shader = (kh == 1 && kw == 1 ? "conv2d_1x1_dot_i8_" : "conv2d_dot_i8_") + out_suffix;
+  return Status::ok();
+}
+
+Status select_matmul(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes, PendingDispatch* d) {
+  const vgf::Graph& g = ctx.graph();
+  const vgf::Shape& sb = ctx.shape(op.inputs[1]);  // [N, C, W]
+  const vgf::Shape& sa = ctx.shape(op.inputs[0]);  // [N, H, C]
+  const int64_t n = sb[0], c = sb[1], w = sb[2];
+  if (sa.size() != 3 || sb.size() != 3 || sa[0] != n || sa[2] != c) {
+    return Status::ok();  // malformed shapes are reported by the checks, not here
+  }
+  MatmulDotExtra extra{int32_t(words_for(c)), 0};
+  if (c % 4 == 0) extra.dot_flags |= kMatmulAWords;
+  const vgf::TensorInfo& b = g.tensor(op.inputs[1]);
+  if (b.is_constant) {
+    VKRT_ASSIGN_OR_RETURN(auto bytes, int8_constant(g, op.inputs[1], checked_product({n, c, w}), op));
+    // [N][C][W] -> [N][W][C_WORDS * 4] (each column's C values contiguous, zero padded).
+    const int64_t row = extra.c_words * 4;
+    std::vector<uint8_t> packed(size_t(n * w * row), 0);
+    for (int64_t bn = 0; bn < n; ++bn)
+      for (int64_t k = 0; k < c; ++k)
+        for (int64_t col = 0; col < w; ++col)
+          packed[size_t((bn * w + col) * row + k)] = bytes[size_t((bn * c + k) * w + col)];
+    d->bindings[1] = ctx.add_constant(packed.data(), packed.size());
+    extra.dot_flags |= kMatmulBPacked;
+  }
+  VKRT_RETURN_IF_ERROR(append_push(d, push_bytes, kMatmulParamsBytes, extra));
+  d->shader = "matmul_dot_i8_" + d->shader.substr(std::strlen("matmul_i8_"));
+  // One invocation per 4x4 output tile (matmul_dot.comp).
+  d->invocations = uint64_t(n) * ((uint64_t(sa[1]) + 3) / 4) * ((uint64_t(w) + 3) / 4);
+  return Status::ok();
+}
+
+// Same bindings and push constants as the portable variant (raw A and B, no packing).
+Status select_matmul_coopmat(const vgf::Op& op, LoweringContext& ctx, PendingDispatch* d) {
+  const vgf::Shape& sa = ctx.shape(op.inputs[0]);  // [N, H, C]
+  const vgf::Shape& sb = ctx.shape(op.inputs[1]);  // [N, C, W]
+  // One 32-lane subgroup per 16x16 output tile (matmul_coopmat.comp).
+  d->invocations = uint64_t(sa[0]) * ((uint64_t(sa[1]) + 15) / 16) * ((uint64_t(sb[2]) + 15) / 16) * 32;
+  d->shader = "matmul_coopmat_i8_" + d->shader.substr(std::strlen("matmul_i8_"));
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<VariantPolicy> parse_variant_policy(std::string_view text) {
+  if (text.empty() || text == "auto") return VariantPolicy::Auto;
+  if (text == "dot") return VariantPolicy::Dot;
+  if (text == "portable") return VariantPolicy::Portable;
+  if (text == "coopmat") return VariantPolicy::Coopmat;
+  return make_error(Error::InvalidArgument, "VKRT_VULKAN_VARIANTS=\"", std::string(text),
+                    "\": expected auto, dot, portable or coopmat");
+}
+
+Result<VariantPolicy> variant_policy_from_env() {
+  const char* env = std::getenv("VKRT_VULKAN_VARIANTS");
+  return parse_variant_policy(env ? std::string_view(env) : std::string_view());
+}
+
+bool use_int8_dot_variants(const DeviceFeatures& features, VariantPolicy policy) {
+  switch (policy) {
+    case VariantPolicy::Portable: return false;
+    // Forced: still only where the feature is enabled on the device (the SPIR-V needs it).
+    case VariantPolicy::Dot:
+    case VariantPolicy::Coopmat: return features.integer_dot_product;
+    case VariantPolicy::Auto: return features.integer_dot_product && features.integer_dot_4x8_accelerated;
+  }
+  return false;
+}
+
+bool use_int8_coopmat_matmul(const DeviceFeatures& features, VariantPolicy policy) {
+  // matmul_coopmat.comp: one 16x16 tile per 32-lane subgroup, subgroupShuffle/subgroupAdd.
+  return policy == VariantPolicy::Coopmat && features.cooperative_matrix_nv_int8 &&
+         features.subgroup_size == 32 && features.subgroup_arithmetic && features.subgroup_shuffle;
+}
+
+Status select_int8_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes,
+                           PendingDispatch* d) {
+  const bool conv = op.kind == vgf::OpKind::CONV2D && starts_with(d->shader, "conv2d_i8_");
+  const bool matmul = op.kind == vgf::OpKind::MATMUL && starts_with(d->shader, "matmul_i8_");
+  if (!conv && !matmul) return Status::ok();
+  // Both operands int8 (another branch may lower int16 inputs to other variants).
+  if (ctx.dtype(op.inputs[0]) != vgf::DType::Int8 || ctx.dtype(op.inputs[1]) != vgf::DType::Int8) {
+    return Status::ok();
+  }
+  VKRT_ASSIGN_OR_RETURN(VariantPolicy policy, variant_policy_from_env());
+  if (matmul && use_int8_coopmat_matmul(ctx.features(), policy)) return select_matmul_coopmat(op, ctx, d);
+  if (!use_int8_dot_variants(ctx.features(), policy)) return Status::ok();
+  return conv ? select_conv(op, ctx, push_bytes, d) : select_matmul(op, ctx, push_bytes, d);
+}
+
+}  // namespace vkrt::vulkan
