@@ -247,17 +247,19 @@ void gemm_packed(const GemmS8& g, const Exec& exec) {
     }
   });
 
-  const int64_t blocks = (g.m + kBlockRows - 1) / kBlockRows;
+  // Each task takes an equal share of the rows, cut at tile boundaries (not at whole 32-row
+  // blocks: 49 rows would split 32/17 and cap two threads at 1.5x).
+  auto task_first_row = [&](int t) {
+    return t >= tasks ? g.m : g.m * t / tasks / kTileRows * kTileRows;
+  };
   exec.parallel_for(tasks, [&](int t) {
     uint8_t* mine = task_base + size_t(t) * l.task_bytes;
     uint8_t* a_pack = mine;
     int32_t* row_sums = reinterpret_cast<int32_t*>(mine + align_up(size_t(kBlockRows) * l.kp));
     int8_t* row_tmp = reinterpret_cast<int8_t*>(reinterpret_cast<uint8_t*>(row_sums) + align_up(kBlockRows * 4));
-    int64_t b0, b1;
-    split_range(blocks, tasks, t, &b0, &b1);
-    for (int64_t blk = b0; blk < b1; ++blk) {
-      const int64_t r0 = blk * kBlockRows;
-      const int rows = int(std::min<int64_t>(kBlockRows, g.m - r0));
+    const int64_t row_end = task_first_row(t + 1);
+    for (int64_t r0 = task_first_row(t); r0 < row_end; r0 += kBlockRows) {
+      const int rows = int(std::min<int64_t>(kBlockRows, row_end - r0));
       pack_a_block(g, r0, rows, l.kp, a_pack, row_sums, row_tmp);
       for (int32_t p = 0; p < l.panels; p += 2) {
         const uint8_t* panel = packed_b + size_t(p) * 16 * l.kp;

@@ -228,6 +228,34 @@ TEST(CortexMFastPaths, SmallLinearMatchesReference) {
   }
 }
 
+// Big enough (>= 1M MACs) that the packed GEMM splits its rows over two threads; row counts
+// that are not multiples of the 8-row tile or the 32-row block put the cut in odd places.
+TEST(CortexMFastPaths, LinearSplitOverTwoThreadsAtAnyRowCount) {
+  std::mt19937 rng(91);
+  TestExec exec(2);
+  for (int rows : {9, 33, 49, 57, 100, 196}) {
+    LinearParams p;
+    p.batches = rows;
+    p.in_features = 200;
+    p.out_features = 6 * 1048576 / (rows * 200) + 17;  // >= 6M MACs: several tasks
+    p.input_offset = 3;
+    p.filter_offset = 0;
+    p.output_offset = -5;
+    p.multiplier = int32_t(1u << 30 | (rng() & 0x3FFFFFFF));
+    p.shift = -9;
+    p.activation_min = -128;
+    p.activation_max = 127;
+    const auto x = random_values<int8_t>(size_t(p.batches) * p.in_features, rng);
+    const auto w = random_values<int8_t>(size_t(p.out_features) * p.in_features, rng);
+    const auto bias = random_values<int32_t>(p.out_features, rng, -100000, 100000);
+    const size_t n = size_t(p.batches) * p.out_features;
+    std::vector<int8_t> want(n), got(n, 0x55);
+    ref::fully_connected_s8(p, x.data(), w.data(), bias.data(), &p.multiplier, &p.shift, false, want.data());
+    linear_s8(p, x.data(), w.data(), bias.data(), nullptr, got.data(), exec.make(linear_s8_scratch_bytes(p, 2)));
+    ASSERT_EQ(got, want) << rows << " rows";
+  }
+}
+
 // ---- average pool (int16 sums, float division) ------------------------------------------------
 TEST(CortexMFastPaths, AveragePoolMatchesReference) {
   std::mt19937 rng(99);
