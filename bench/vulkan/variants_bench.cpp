@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_io.h"
 #include "vgf/vulkan/vulkan_executor.h"
 
 namespace vkrt::bench {
@@ -34,16 +35,6 @@ int64_t g_conv_res = 28;
 // GPU milliseconds per run, by "<case>" then variant policy.
 std::map<std::string, std::map<std::string, double>> g_gpu_ms;
 std::string g_device;
-
-std::vector<int64_t> parse_list(const char* text) {
-  std::vector<int64_t> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (!item.empty()) out.push_back(std::stoll(item));
-  }
-  return out;
-}
 
 vgf::TensorId add_tensor(vgf::Graph& g, vgf::DType t, vgf::Shape s, std::mt19937* constant_rng = nullptr) {
   vgf::TensorInfo info;
@@ -112,26 +103,6 @@ vgf::Graph conv_graph(int64_t res, int64_t k) {
   g.inputs = {{x, "x", 0, 0}};
   g.outputs = {{q, "q", 1, 0}};
   return g;
-}
-
-struct HostBuffer {
-  std::vector<uint8_t> bytes;
-  std::vector<int32_t> sizes;
-  Tensor tensor;
-};
-
-HostBuffer host_buffer(const vgf::Graph& g, vgf::TensorId id, std::mt19937& rng) {
-  HostBuffer h;
-  const auto& info = g.tensor(id);
-  int64_t n = 1;
-  for (int64_t d : info.shape) {
-    n *= d;
-    h.sizes.push_back(int32_t(d));
-  }
-  h.bytes.resize(size_t(n) * vgf::dtype_storage_bytes(info.dtype));
-  for (auto& b : h.bytes) b = uint8_t(rng());
-  h.tensor = *Tensor::make(vgf::dtype_to_scalar_type(info.dtype), h.sizes, h.bytes.data());
-  return h;
 }
 
 void BM_Variant(benchmark::State& state, const vgf::Graph& g, std::string name, std::string policy,

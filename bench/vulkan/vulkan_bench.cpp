@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_io.h"
 #include "mobilenet_v2_graph.h"
 #include "torch_peer.h"
 #include "vgf/vulkan/vulkan_executor.h"
@@ -40,49 +41,6 @@ std::vector<GemmShape> g_gemm_shapes{{128, 128, 128}, {256, 256, 256}, {512, 512
 std::vector<GemmFigure> g_our_gemm;  // last GPU throughput per (dtype, shape), for --torch
 std::vector<int64_t> g_mnv2_batches{1};
 int64_t g_mnv2_res = 224;
-
-std::vector<int64_t> parse_list(const char* text) {
-  std::vector<int64_t> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (!item.empty()) out.push_back(std::stoll(item));
-  }
-  return out;
-}
-
-// Host-side buffers for one graph input or output.
-struct HostBuffer {
-  std::vector<uint8_t> bytes;
-  std::vector<int32_t> sizes;
-  Tensor tensor;
-};
-
-HostBuffer host_buffer(const vgf::Graph& g, vgf::TensorId id, std::mt19937& rng) {
-  HostBuffer h;
-  const auto& info = g.tensor(id);
-  int64_t n = 1;
-  for (int64_t d : info.shape) {
-    n *= d;
-    h.sizes.push_back(int32_t(d));
-  }
-  h.bytes.resize(size_t(n) * vgf::dtype_storage_bytes(info.dtype));
-  for (auto& b : h.bytes) b = uint8_t(rng());
-  if (info.dtype == vgf::DType::Fp32) {  // finite floats in [-1, 1]
-    std::uniform_real_distribution<float> d(-1, 1);
-    for (int64_t i = 0; i < n; ++i) {
-      float f = d(rng);
-      std::memcpy(&h.bytes[size_t(i) * 4], &f, 4);
-    }
-  } else if (info.dtype == vgf::DType::Fp16) {
-    for (int64_t i = 0; i < n; ++i) {  // fp16 values in [-1, 1): sign, exponent <= 14
-      uint16_t v = uint16_t((rng() & 0x83FF) | ((rng() % 15) << 10));
-      std::memcpy(&h.bytes[size_t(i) * 2], &v, 2);
-    }
-  }
-  h.tensor = *Tensor::make(vgf::dtype_to_scalar_type(info.dtype), h.sizes, h.bytes.data());
-  return h;
-}
 
 struct Prepared {
   std::unique_ptr<VulkanExecutor> executor;

@@ -53,22 +53,6 @@ struct Case {
   size_t unfused_dispatches = 0;  // expected with it off; 0 = one per op
 };
 
-// Runs `graph` on the CPU executor.
-Status run_on_cpu(const vgf::Graph& graph, std::vector<HostTensor>& inputs, std::vector<HostTensor>& outputs) {
-  auto cpu = vgf::make_cpu_executor();
-  VKRT_RETURN_IF_ERROR(cpu->prepare(graph, vgf::ExecutorOptions{}));
-  std::vector<Tensor> in_tensors, out_tensors;
-  for (auto& h : inputs) in_tensors.push_back(h.tensor());
-  outputs.clear();
-  for (const auto& io : graph.outputs) outputs.emplace_back(graph.tensor(io.tensor).dtype, graph.tensor(io.tensor).shape);
-  for (auto& h : outputs) out_tensors.push_back(h.tensor());
-  std::vector<const Tensor*> in_ptrs;
-  std::vector<Tensor*> out_ptrs;
-  for (auto& t : in_tensors) in_ptrs.push_back(&t);
-  for (auto& t : out_tensors) out_ptrs.push_back(&t);
-  return cpu->run(in_ptrs, out_ptrs, nullptr);
-}
-
 BackendOptions fusion_options(bool fuse) {
   BackendOptions o;
   o.set("VgfBackend.pipeline_cache_dir", "off");

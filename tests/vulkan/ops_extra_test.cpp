@@ -21,26 +21,6 @@ namespace cmsis = ::vkrt::testing::cmsis;
 
 constexpr uint32_t kSeed = 4321;
 
-// Runs `graph` on the CPU executor (the oracle), outputs shaped per the graph.
-Status run_on_cpu(const vgf::Graph& graph, std::vector<HostTensor>& inputs, std::vector<HostTensor>& outputs) {
-  auto executor = vgf::make_cpu_executor();
-  vgf::ExecutorOptions eo;
-  VKRT_RETURN_IF_ERROR(executor->prepare(graph, eo));
-  std::vector<Tensor> in_tensors, out_tensors;
-  for (auto& h : inputs) in_tensors.push_back(h.tensor());
-  outputs.clear();
-  for (const auto& io : graph.outputs) {
-    const auto& info = graph.tensor(io.tensor);
-    outputs.emplace_back(info.dtype, info.shape);
-  }
-  for (auto& h : outputs) out_tensors.push_back(h.tensor());
-  std::vector<const Tensor*> in_ptrs;
-  std::vector<Tensor*> out_ptrs;
-  for (auto& t : in_tensors) in_ptrs.push_back(&t);
-  for (auto& t : out_tensors) out_ptrs.push_back(&t);
-  return executor->run(in_ptrs, out_ptrs, nullptr);
-}
-
 // Both executors on the same graph and inputs; integer (and exact) outputs compared byte for
 // byte, fp32 ones within the conv tolerance when `exact` is false.
 // expected_dispatches >= 0 also checks how many dispatches the graph became (fusion).

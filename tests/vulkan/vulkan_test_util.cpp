@@ -108,15 +108,9 @@ std::shared_ptr<Context> device_or_null(std::string* why) {
   return ctx;
 }
 
-Status run_on_vulkan(const vgf::Graph& graph, std::vector<HostTensor>& inputs,
-                     std::vector<HostTensor>& outputs, const BackendOptions* options,
-                     VulkanExecutorStats* stats) {
-  VulkanExecutor executor;
-  BackendOptions defaults;
-  defaults.set("VgfBackend.pipeline_cache_dir", "off");
-  vgf::ExecutorOptions eo;
-  eo.backend_options = options ? options : &defaults;
-  VKRT_RETURN_IF_ERROR(executor.prepare(graph, eo));
+Status run_graph(vgf::GraphExecutor& executor, const vgf::Graph& graph, const vgf::ExecutorOptions& options,
+                 std::vector<HostTensor>& inputs, std::vector<HostTensor>& outputs) {
+  VKRT_RETURN_IF_ERROR(executor.prepare(graph, options));
   std::vector<Tensor> in_tensors, out_tensors;
   for (auto& h : inputs) in_tensors.push_back(h.tensor());
   outputs.clear();
@@ -129,7 +123,18 @@ Status run_on_vulkan(const vgf::Graph& graph, std::vector<HostTensor>& inputs,
   std::vector<Tensor*> out_ptrs;
   for (auto& t : in_tensors) in_ptrs.push_back(&t);
   for (auto& t : out_tensors) out_ptrs.push_back(&t);
-  VKRT_RETURN_IF_ERROR(executor.run(in_ptrs, out_ptrs, nullptr));
+  return executor.run(in_ptrs, out_ptrs, nullptr);
+}
+
+Status run_on_vulkan(const vgf::Graph& graph, std::vector<HostTensor>& inputs,
+                     std::vector<HostTensor>& outputs, const BackendOptions* options,
+                     VulkanExecutorStats* stats) {
+  VulkanExecutor executor;
+  BackendOptions defaults;
+  defaults.set("VgfBackend.pipeline_cache_dir", "off");
+  vgf::ExecutorOptions eo;
+  eo.backend_options = options ? options : &defaults;
+  VKRT_RETURN_IF_ERROR(run_graph(executor, graph, eo, inputs, outputs));
   if (stats) *stats = executor.stats();
   return Status::ok();
 }

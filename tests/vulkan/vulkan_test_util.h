@@ -71,6 +71,13 @@ std::shared_ptr<Context> device_or_null(std::string* why);
     }                                                                                \
   } while (0)
 
+// Prepares `graph` on `executor` and runs it. Outputs are shaped per the graph.
+Status run_graph(vgf::GraphExecutor& executor, const vgf::Graph& graph, const vgf::ExecutorOptions& options,
+                 std::vector<HostTensor>& inputs, std::vector<HostTensor>& outputs);
+
+// The same on the CPU executor, the oracle (cpu_oracle.cpp: tests that use it link vkrt_vgf_backend).
+Status run_on_cpu(const vgf::Graph& graph, std::vector<HostTensor>& inputs, std::vector<HostTensor>& outputs);
+
 // Prepares `graph` on a fresh Vulkan executor and runs it. Outputs are shaped per the graph.
 Status run_on_vulkan(const vgf::Graph& graph, std::vector<HostTensor>& inputs,
                      std::vector<HostTensor>& outputs, const BackendOptions* options = nullptr,
