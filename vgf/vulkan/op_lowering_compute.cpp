@@ -144,9 +144,8 @@ Status lower_conv_like(const FusedStep& step, LoweringContext& ctx, std::vector<
     for (int64_t dim : ctx.shape(op.inputs[2])) bias_elements *= uint64_t(dim);
   }
 
-  if (op.kind == OpKind::TRANSPOSE_CONV2D) {
-    // transpose_conv2d.comp reads the ConvParams block: pad_top/pad_left carry out_pad[0]/[2].
-    const auto& a = std::get<vgf::TransposeConvAttr>(op.attr);
+  // NHWC shapes and the fused epilogue, the same for every convolution.
+  auto common_params = [&] {
     ConvParams p{};
     p.N = int32_t(si[0]);
     p.IH = int32_t(si[1]);
@@ -154,6 +153,18 @@ Status lower_conv_like(const FusedStep& step, LoweringContext& ctx, std::vector<
     p.IC = int32_t(si[3]);
     p.OH = int32_t(so[1]);
     p.OW = int32_t(so[2]);
+    p.out_zp = e.out_zp;
+    p.clamp_min = e.clamp_min;
+    p.clamp_max = e.clamp_max;
+    p.flags = e.flags;
+    p.bias_broadcast = bias_elements == 1 ? 1 : 0;
+    return p;
+  };
+
+  if (op.kind == OpKind::TRANSPOSE_CONV2D) {
+    // transpose_conv2d.comp reads the ConvParams block: pad_top/pad_left carry out_pad[0]/[2].
+    const auto& a = std::get<vgf::TransposeConvAttr>(op.attr);
+    ConvParams p = common_params();
     p.OC = int32_t(sw[0]);
     p.KH = int32_t(sw[1]);
     p.KW = int32_t(sw[2]);
@@ -168,11 +179,6 @@ Status lower_conv_like(const FusedStep& step, LoweringContext& ctx, std::vector<
     p.dil_y = p.dil_x = 1;
     p.in_zp = a.input_zp;
     p.w_zp = a.weight_zp;
-    p.out_zp = e.out_zp;
-    p.clamp_min = e.clamp_min;
-    p.clamp_max = e.clamp_max;
-    p.flags = e.flags;
-    p.bias_broadcast = bias_elements == 1 ? 1 : 0;
     d.shader = conv_variant("transpose_conv2d", in_type, e);
     d.invocations = uint64_t(p.N) * p.OH * p.OW * uint64_t(p.OC);
     d.set_push(p);
@@ -181,13 +187,7 @@ Status lower_conv_like(const FusedStep& step, LoweringContext& ctx, std::vector<
   }
 
   const auto& a = std::get<vgf::ConvAttr>(op.attr);
-  ConvParams p{};
-  p.N = int32_t(si[0]);
-  p.IH = int32_t(si[1]);
-  p.IW = int32_t(si[2]);
-  p.IC = int32_t(si[3]);
-  p.OH = int32_t(so[1]);
-  p.OW = int32_t(so[2]);
+  ConvParams p = common_params();
   p.stride_y = a.stride[0];
   p.stride_x = a.stride[1];
   p.pad_top = a.pad[0];
@@ -196,11 +196,6 @@ Status lower_conv_like(const FusedStep& step, LoweringContext& ctx, std::vector<
   p.dil_x = a.dilation[1];
   p.in_zp = a.input_zp;
   p.w_zp = a.weight_zp;
-  p.out_zp = e.out_zp;
-  p.clamp_min = e.clamp_min;
-  p.clamp_max = e.clamp_max;
-  p.flags = e.flags;
-  p.bias_broadcast = bias_elements == 1 ? 1 : 0;
   if (op.kind == OpKind::CONV2D) {
     p.OC = int32_t(sw[0]);
     p.KH = int32_t(sw[1]);
