@@ -142,3 +142,7 @@ foreach(t i8 i16 i32 f32)
   vkrt_shader(cast_f16_${t} cast_f16.comp IN_T=uint16_t OUT_T=${t_${t}} OUT_BITS=${b_${t}} IN_HALF=1 ${out_extra})
   vkrt_shader(cast_${t}_f16 cast_f16.comp IN_T=${t_${t}} OUT_T=uint16_t OUT_HALF=1 ${in_extra})
 endforeach()
+# RESCALE of an int48 input (int16 convolutions' accumulators), apply_scale_16 on int64.
+vkrt_shader(rescale_i48_i8 rescale_i48.comp OUT_T=int8_t)
+vkrt_shader(rescale_i48_i16 rescale_i48.comp OUT_T=int16_t)
+vkrt_shader(rescale_i48_i32 rescale_i48.comp OUT_T=int)

@@ -5,6 +5,7 @@
 // SCATTER, which the CPU executor does not run, is checked against tosa::scatter directly.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "cortex_m/vector_access.h"
 #include "tests/common/conformance.h"
@@ -356,9 +357,14 @@ int64_t conv_out(int64_t in, int64_t k, int32_t pa, int32_t pb, int32_t s, int32
 
 class VulkanInt16Conv : public ::testing::TestWithParam<int> {};
 
-TEST_P(VulkanInt16Conv, MatchesCpuExecutor) {
-  VKRT_REQUIRE_VULKAN();
-  const Int16ConvCase& c = kInt16ConvCases[GetParam()];
+// The int16 convolution of case `c` with random data; with `rescale`, followed by the A16W8
+// requantization: RESCALE int48 -> `rescale_out` (scale16, per channel, tosa.md §5).
+struct Int16ConvGraph {
+  vgf::Graph graph;
+  HostTensor input;
+};
+
+Int16ConvGraph int16_conv_graph(const Int16ConvCase& c, std::optional<DType> rescale_out, bool scale32 = false) {
   std::mt19937 rng(kSeed + 2);
   vgf::ConvAttr a;
   a.pad = c.pad;
@@ -379,10 +385,50 @@ TEST_P(VulkanInt16Conv, MatchesCpuExecutor) {
   if (oc > 1) bias.as<int64_t>()[1] = -(int64_t(1) << 47);  // and downward
   GraphBuilder b;
   TensorId in = b.input(DType::Int16, c.input);
-  TensorId out = b.tensor(DType::Int48, out_shape);
-  b.op(c.depthwise ? OpKind::DEPTHWISE_CONV2D : OpKind::CONV2D, {in, b.constant(w), b.constant(bias)}, {out}, a);
+  TensorId acc = b.tensor(DType::Int48, out_shape);
+  b.op(c.depthwise ? OpKind::DEPTHWISE_CONV2D : OpKind::CONV2D, {in, b.constant(w), b.constant(bias)}, {acc}, a);
+  if (!rescale_out) {
+    b.output(acc);
+    return {std::move(b.graph), x};
+  }
+  vgf::RescaleAttr r;
+  r.scale32 = scale32;
+  r.rounding_mode = vgf::RoundingMode::SingleRound;
+  r.per_channel = true;
+  std::uniform_int_distribution<int32_t> mult(1 << 14, INT16_MAX);
+  for (int64_t ch = 0; ch < oc; ++ch) {
+    r.multiplier.push_back(mult(rng));
+    r.shift.push_back(int8_t(24 + ch % 12));  // some outputs saturate, some do not
+  }
+  r.output_zp = *rescale_out == DType::Int8 ? 5 : 0;
+  TensorId out = b.tensor(*rescale_out, out_shape);
+  b.op(OpKind::RESCALE, {acc}, {out}, r);
   b.output(out);
-  expect_same_on_both(b.graph, {x});
+  return {std::move(b.graph), x};
+}
+
+TEST_P(VulkanInt16Conv, MatchesCpuExecutor) {
+  VKRT_REQUIRE_VULKAN();
+  Int16ConvGraph g = int16_conv_graph(kInt16ConvCases[GetParam()], std::nullopt);
+  expect_same_on_both(g.graph, {g.input});
+}
+
+TEST_P(VulkanInt16Conv, WithInt48RescaleMatchesCpuExecutor) {
+  VKRT_REQUIRE_VULKAN();
+  for (DType out : {DType::Int16, DType::Int8, DType::Int32}) {
+    SCOPED_TRACE(vgf::dtype_name(out));
+    Int16ConvGraph g = int16_conv_graph(kInt16ConvCases[GetParam()], out);
+    expect_same_on_both(g.graph, {g.input}, true, 2);  // conv, then rescale_i48_*
+  }
+}
+
+TEST(VulkanInt48Rescale, Scale32IsRefusedAtPrepare) {
+  VKRT_REQUIRE_VULKAN();
+  Int16ConvGraph g = int16_conv_graph(kInt16ConvCases[0], DType::Int16, /*scale32=*/true);
+  std::vector<HostTensor> inputs{g.input}, outputs;
+  Status s = run_on_vulkan(g.graph, inputs, outputs);
+  EXPECT_EQ(s.code(), Error::InvalidProgram) << s.message();
+  EXPECT_NE(s.message().find("scale32"), std::string::npos) << s.message();
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, VulkanInt16Conv, ::testing::Range(0, int(std::size(kInt16ConvCases))),

@@ -15,6 +15,7 @@ const char* type_suffix(DType t) {
     case DType::Bool: return "i8";  // stored as one byte 0/1
     case DType::Int16: return "i16";
     case DType::Int32: return "i32";
+    case DType::Int48: return "i48";  // held in int64
     case DType::Fp32: return "f32";
     default: return "";
   }
@@ -162,7 +163,7 @@ Status check_op_supported(const vgf::Graph& g, size_t index) {
     case OpKind::RESCALE: {
       const auto* a = std::get_if<vgf::RescaleAttr>(&op.attr);
       if (!a) return unsupported(g, index, "missing attributes");
-      if (is_one_of(in(0), {DType::Int8, DType::Int16, DType::Int32}) &&
+      if (is_one_of(in(0), {DType::Int8, DType::Int16, DType::Int32, DType::Int48}) &&
           is_one_of(out(0), {DType::Int8, DType::Int16, DType::Int32})) {
         return Status::ok();
       }

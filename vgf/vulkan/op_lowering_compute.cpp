@@ -267,6 +267,23 @@ Status lower_rescale(const vgf::Op& op, LoweringContext& ctx, std::vector<Pendin
     return make_error(Error::InvalidProgram, "RESCALE ", op.debug_name, ": ", a.multiplier.size(),
                       " multipliers / ", a.shift.size(), " shifts for ", needed, " channels");
   }
+  if (in == DType::Int48) {
+    // int16 convolutions' accumulators. TOSA ERROR_IFs (tosa.md §5): no scale32, no unsigned input.
+    if (!ctx.features().shader_int64) {
+      return make_error(Error::NotSupported, "RESCALE ", op.debug_name,
+                        ": an int48 input needs shaderInt64, which this device lacks");
+    }
+    if (a.scale32 || a.input_unsigned) {
+      return make_error(Error::InvalidProgram, "RESCALE ", op.debug_name, ": an int48 input allows neither ",
+                        a.scale32 ? "scale32" : "input_unsigned");
+    }
+    for (size_t c = 0; c < needed; ++c) {
+      if (a.multiplier[c] < 0 || a.multiplier[c] > INT16_MAX || a.shift[c] < 2 || a.shift[c] > 62) {
+        return make_error(Error::InvalidProgram, "RESCALE ", op.debug_name, ": multiplier[", c, "] = ",
+                          a.multiplier[c], " / shift ", int(a.shift[c]), " outside scale16's range");
+      }
+    }
+  }
   if (a.scale32 && a.rounding_mode == vgf::RoundingMode::DoubleRound) p.flags |= kEpiDoubleRound;
   if (a.per_channel) p.flags |= kEpiPerChannel;
   if (a.input_unsigned) p.flags |= kRescaleInputUnsigned;
