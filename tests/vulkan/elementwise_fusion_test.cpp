@@ -3,14 +3,20 @@
 // unfused (VgfBackend.fuse_elementwise=0) and on the CPU executor (the TOSA reference kernels):
 // integer results bit-exact, fp32 within the tolerances of docs/vulkan-executor.md; dispatch
 // counts; the fallback when a chain's shader does not compile.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 
 #include "vgf/cpu/cpu_executor.h"
 #include "vgf/vulkan/elementwise_fusion.h"
 #include "vgf/vulkan/glsl_compiler.h"
 #include "vgf/vulkan/graph_plan.h"
+#include "vgf/vulkan/spirv_disk_cache.h"
 #include "vulkan_test_util.h"
 
 namespace vkrt::vulkan::testing {
@@ -382,6 +388,48 @@ TEST(GlslCompiler, CompilesGeneratedChainAndNamesTheLineOfAnError) {
   EXPECT_NE(bad.status().message().find("nope"), std::string::npos) << bad.status().message();
 }
 
+// The on-disk SPIR-V cache (spirv_disk_cache.h) without a device: round trip, and every kind of
+// bad file is a miss rather than words handed to a driver.
+TEST(SpirvDiskCache, RoundTripsAndRejectsForeignCorruptAndInvalidFiles) {
+  const std::string source = "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n";
+  auto words = compile_glsl_compute(source, "tiny");
+  ASSERT_TRUE(words.ok()) << words.status().message();
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("vkrt-spv-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  SpirvDiskCache cache(dir.string());
+  EXPECT_FALSE(cache.load("fused_ew_1", source));  // no file yet
+  cache.store("fused_ew_1", source, *words);
+  auto back = cache.load("fused_ew_1", source);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, *words);
+  // Same name, other source (a hash collision or a stale file): not ours.
+  EXPECT_FALSE(cache.load("fused_ew_1", source + " "));
+  // Flipped byte in the words: the checksum catches it.
+  const std::string file = cache.path("fused_ew_1");
+  std::vector<char> bytes;
+  {
+    std::ifstream in(file, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ASSERT_GT(bytes.size(), 40u);
+  for (size_t cut : {size_t(0), size_t(7), size_t(23), bytes.size() - 1}) {  // truncations
+    std::ofstream(file, std::ios::binary | std::ios::trunc).write(bytes.data(), std::streamsize(cut));
+    EXPECT_FALSE(cache.load("fused_ew_1", source)) << "truncated to " << cut;
+  }
+  std::vector<char> flipped = bytes;
+  flipped.back() ^= 0x10;
+  std::ofstream(file, std::ios::binary | std::ios::trunc).write(flipped.data(), std::streamsize(flipped.size()));
+  EXPECT_FALSE(cache.load("fused_ew_1", source));
+  // A well-formed file whose words are not valid SPIR-V: SPIRV-Tools refuses it.
+  std::vector<uint32_t> garbage = {0x07230203u, 0x00010500u, 0, 1, 0, 0xDEADBEEFu};
+  cache.store("fused_ew_2", source, garbage);
+  EXPECT_FALSE(cache.load("fused_ew_2", source));
+  // Names that are not plain identifiers never become paths.
+  EXPECT_EQ(cache.path("../escape"), "");
+  EXPECT_EQ(SpirvDiskCache("").path("fused_ew_1"), "");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(GlslCompiler, EqualChainsShareOneSourceText) {
   GraphBuilder b;
   Shape s{3, 7};
@@ -623,6 +671,46 @@ TEST(ElementwiseFusionVulkan, ExecutorRunsAChainUnfusedWhenItsShaderDoesNotCompi
   s = executor.run(in_ptrs, out_ptrs, nullptr);
   ASSERT_TRUE(s.is_ok()) << s.message();
   EXPECT_TRUE(bytes_equal(expected[0], out));
+}
+
+// Warm init: a second executor with the same pipeline cache directory reads the chain's SPIR-V
+// from disk instead of running glslang; a corrupted file is recompiled (and rewritten).
+TEST(ElementwiseFusionVulkan, CompiledChainsPersistBesideThePipelineCache) {
+  VKRT_REQUIRE_VULKAN();
+  Case c = random_int_chain(5);
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("vkrt-chain-cache-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  BackendOptions options;
+  options.set("VgfBackend.pipeline_cache_dir", dir.string());
+  auto run = [&](VulkanExecutorStats* stats) {
+    std::vector<HostTensor> out;
+    Status s = run_on_vulkan(c.graph, c.inputs, out, &options, stats);
+    EXPECT_TRUE(s.is_ok()) << s.message();
+    return out;
+  };
+  VulkanExecutorStats cold, warm, repaired;
+  std::vector<HostTensor> expected = run(&cold);
+  EXPECT_EQ(cold.chain_compiles, 1u);
+  EXPECT_EQ(cold.chain_disk_hits, 0u);
+  std::vector<HostTensor> again = run(&warm);
+  EXPECT_EQ(warm.chain_compiles, 0u);
+  EXPECT_EQ(warm.chain_disk_hits, 1u);
+  ASSERT_EQ(again.size(), expected.size());
+  EXPECT_TRUE(bytes_equal(again[0], expected[0]));
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".spv") continue;
+    std::fstream f(entry.path(), std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(-3, std::ios::end);
+    f.put('\x7f');
+  }
+  std::vector<HostTensor> after = run(&repaired);
+  EXPECT_EQ(repaired.chain_compiles, 1u);
+  EXPECT_EQ(repaired.chain_disk_hits, 0u);
+  EXPECT_TRUE(bytes_equal(after[0], expected[0]));
+  VulkanExecutorStats rewritten;
+  run(&rewritten);
+  EXPECT_EQ(rewritten.chain_disk_hits, 1u);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ElementwiseFusionVulkan, EnvironmentVariableDisablesChains) {

@@ -68,8 +68,15 @@ Result<const ComputePipeline*> ChainPipelines::get_or_create(const ChainKernel& 
     return &it->second->pipeline;
   }
   auto t0 = std::chrono::steady_clock::now();
-  ++compile_count_;
-  auto words = compiler_(kernel.source, kernel.name);
+  Result<std::vector<uint32_t>> words = make_error(Error::Internal, "not compiled");
+  if (auto stored = disk_ ? disk_->load(kernel.name, kernel.source) : std::nullopt) {
+    ++disk_hits_;
+    words = std::move(*stored);
+  } else {
+    ++compile_count_;
+    words = compiler_(kernel.source, kernel.name);
+    if (words.ok() && disk_) disk_->store(kernel.name, kernel.source, *words);
+  }
   compile_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   VKRT_RETURN_IF_ERROR(words.status());
 

@@ -28,6 +28,7 @@
 #include "vgf/vulkan/graph_plan.h"
 #include "vgf/vulkan/op_lowering.h"
 #include "vgf/vulkan/pipeline.h"
+#include "vgf/vulkan/spirv_disk_cache.h"
 #include "vkrt/error.h"
 
 namespace vkrt::vulkan {
@@ -72,10 +73,14 @@ class ChainPipelines {
   std::vector<FusedStep> prepare(const vgf::Graph& graph, std::vector<FusedStep> steps,
                                  std::vector<std::string>* failures);
 
+  // Keeps compiled modules on disk between runs (warm init skips glslang); null = off.
+  void set_disk_cache(const SpirvDiskCache* disk) { disk_ = disk; }
+
   // The pipeline of a generated module, or nullptr.
   const ComputePipeline* find(std::string_view name) const;
   size_t module_count() const { return modules_.size(); }
   size_t compile_count() const { return compile_count_; }  // glslang runs (cache misses)
+  size_t disk_hits() const { return disk_hits_; }          // modules read from the disk cache
   double compile_seconds() const { return compile_seconds_; }
   double pipeline_seconds() const { return pipeline_seconds_; }
 
@@ -90,8 +95,10 @@ class ChainPipelines {
   std::shared_ptr<Context> ctx_;
   VkPipelineCache cache_;
   Compiler compiler_;
+  const SpirvDiskCache* disk_ = nullptr;
   std::map<std::string, std::unique_ptr<Module>, std::less<>> modules_;  // by name
   size_t compile_count_ = 0;
+  size_t disk_hits_ = 0;
   double compile_seconds_ = 0.0;
   double pipeline_seconds_ = 0.0;
 };

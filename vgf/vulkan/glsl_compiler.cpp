@@ -65,6 +65,11 @@ Result<std::vector<uint32_t>> compile_glsl_compute(std::string_view source, std:
     return make_error(Error::InvalidProgram, "glslang produced no SPIR-V for ", label, ": ",
                       trimmed(logger.getAllMessages()));
   }
+  VKRT_RETURN_IF_ERROR(validate_spirv(words, label));
+  return words;
+}
+
+Status validate_spirv(std::span<const uint32_t> words, std::string_view label) {
   spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_2);
   std::string diagnostics;
   tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t& pos, const char* msg) {
@@ -72,10 +77,10 @@ Result<std::vector<uint32_t>> compile_glsl_compute(std::string_view source, std:
       diagnostics += "word " + std::to_string(pos.index) + ": " + msg + "\n";
     }
   });
-  if (!tools.Validate(words)) {
-    return make_error(Error::Internal, "SPIR-V generated for ", label, " is invalid: ", trimmed(diagnostics));
+  if (!tools.Validate(words.data(), words.size())) {
+    return make_error(Error::Internal, "SPIR-V for ", label, " is invalid: ", trimmed(diagnostics));
   }
-  return words;
+  return Status::ok();
 }
 
 }  // namespace vkrt::vulkan

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -18,5 +19,9 @@ namespace vkrt::vulkan {
 //  * Internal: SPIRV-Tools rejected the generated module (a glslang or generator bug).
 // Thread-safe (glslang's process state is initialised once).
 Result<std::vector<uint32_t>> compile_glsl_compute(std::string_view source, std::string_view name);
+
+// Validates a SPIR-V module for Vulkan 1.2 with SPIRV-Tools (as spirv-val would). Internal with
+// the validator's diagnostics when it is not valid; `label` names the module in the message.
+Status validate_spirv(std::span<const uint32_t> words, std::string_view label);
 
 }  // namespace vkrt::vulkan

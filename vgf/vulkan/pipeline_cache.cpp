@@ -16,14 +16,6 @@ constexpr size_t kHeaderBytes = 52;
 // The driver's header (Vulkan spec, VkPipelineCacheHeaderVersionOne): 16 + UUID bytes.
 constexpr size_t kVkHeaderBytes = 16 + VK_UUID_SIZE;
 
-uint64_t fnv1a(std::span<const uint8_t> bytes) {
-  uint64_t h = 1469598103934665603ull;
-  for (uint8_t b : bytes) {
-    h ^= b;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 uint32_t read_u32(const uint8_t* p) {
   uint32_t v;
@@ -164,21 +156,32 @@ Status PipelineCache::save() {
   VKRT_VK_RETURN_IF_ERROR(vkGetPipelineCacheData(ctx_->device(), cache_, &size, data.data()),
                           "vkGetPipelineCacheData");
   data.resize(size);
-  std::vector<uint8_t> file = encode_cache_file(data, ctx_->info());
+  return write_file_atomically(path_, encode_cache_file(data, ctx_->info()));
+}
+
+uint64_t fnv1a(std::span<const uint8_t> bytes) {
+  uint64_t h = 1469598103934665603ull;
+  for (uint8_t b : bytes) {
+    h ^= b;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+Status write_file_atomically(const std::string& path, std::span<const uint8_t> bytes) {
   std::error_code ec;
-  std::filesystem::path path(path_);
-  std::filesystem::create_directories(path.parent_path(), ec);
-  std::string tmp = path_ + ".tmp" + std::to_string(::getpid());
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  std::string tmp = path + ".tmp" + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return make_error(Error::AccessFailed, "cannot write pipeline cache ", tmp);
-    out.write(reinterpret_cast<const char*>(file.data()), std::streamsize(file.size()));
-    if (!out) return make_error(Error::AccessFailed, "cannot write pipeline cache ", tmp);
+    if (!out) return make_error(Error::AccessFailed, "cannot write ", tmp);
+    out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    if (!out) return make_error(Error::AccessFailed, "cannot write ", tmp);
   }
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
     std::filesystem::remove(tmp, ec);
-    return make_error(Error::AccessFailed, "cannot rename pipeline cache to ", path_);
+    return make_error(Error::AccessFailed, "cannot rename ", tmp, " to ", path);
   }
   return Status::ok();
 }

@@ -62,4 +62,10 @@ class PipelineCache {
 // The default cache directory (see the header comment); "" when none can be determined.
 std::string default_pipeline_cache_dir();
 
+// FNV-1a 64 of `bytes` (the cache files' checksum).
+uint64_t fnv1a(std::span<const uint8_t> bytes);
+// Writes a temporary file next to `path` and renames it over `path` (readers never see half a
+// file); creates the directory. AccessFailed on I/O errors.
+Status write_file_atomically(const std::string& path, std::span<const uint8_t> bytes);
+
 }  // namespace vkrt::vulkan

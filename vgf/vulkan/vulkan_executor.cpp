@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "vgf/vulkan/op_lowering.h"
 
@@ -126,7 +127,15 @@ Status VulkanExecutor::prepare(const vgf::Graph& graph, const vgf::ExecutorOptio
     // Generated at init; a chain that fails to compile runs unfused (and is reported).
     steps_ = fuse_elementwise_chains(graph, std::move(steps_), chain_input_budget(ctx_->features()));
     chains_ = std::make_unique<ChainPipelines>(ctx_, cache_->handle(), chain_compiler_);
+    // Compiled chains persist beside the pipeline cache (not with an injected test compiler).
+    spirv_disk_.reset();
+    if (!cache_->path().empty() && !chain_compiler_) {
+      spirv_disk_ = std::make_unique<SpirvDiskCache>(std::filesystem::path(cache_->path()).parent_path().string());
+      chains_->set_disk_cache(spirv_disk_.get());
+    }
     steps_ = chains_->prepare(graph, std::move(steps_), &stats_.chain_failures);
+    stats_.chain_compiles = chains_->compile_count();
+    stats_.chain_disk_hits = chains_->disk_hits();
     for (const std::string& failure : stats_.chain_failures) std::fprintf(stderr, "vkrt: vulkan: %s\n", failure.c_str());
     for (const FusedStep& step : steps_) stats_.fused_chains += step.chain.empty() ? 0 : 1;
     stats_.chain_modules = chains_->module_count();

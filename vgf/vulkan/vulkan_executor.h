@@ -51,7 +51,9 @@ struct VulkanExecutorStats {
   // Fused elementwise chains (elementwise_fusion.h).
   size_t fused_chains = 0;         // chain steps (one generated dispatch each)
   size_t chain_modules = 0;        // distinct generated shaders (cached by source text)
-  double chain_compile_seconds = 0.0;  // glslang + SPIRV-Tools at prepare
+  double chain_compile_seconds = 0.0;  // glslang + SPIRV-Tools at prepare (or disk cache reads)
+  size_t chain_compiles = 0;         // modules compiled with glslang
+  size_t chain_disk_hits = 0;        // modules read back from the disk cache (warm init)
   std::vector<std::string> chain_failures;  // chains that fell back to one dispatch per op
 };
 
@@ -86,6 +88,7 @@ class VulkanExecutor final : public vgf::GraphExecutor {
   std::unique_ptr<PipelineSet> pipelines_;
   std::unique_ptr<ChainPipelines> chains_;  // generated chain shaders (destroyed after plans_)
   ChainPipelines::Compiler chain_compiler_;  // empty: compile_glsl_compute
+  std::unique_ptr<SpirvDiskCache> spirv_disk_;  // next to the pipeline cache file; null when off
   std::vector<FusedStep> steps_;
   std::vector<vgf::TensorId> alias_;
   bool profile_ = false;
