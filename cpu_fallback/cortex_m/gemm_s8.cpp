@@ -224,6 +224,36 @@ int useful_tasks(const Exec& exec, double macs) {
   return std::max(1, std::min(exec.num_threads(), int(macs / 1048576.0) + 1));
 }
 
+// Packs B panels [p0, p1) (and their column terms).
+void pack_b_panels(const GemmS8& g, const PackedLayout& l, int32_t p0, int32_t p1, uint8_t* packed_b,
+                   int32_t* colterm, int32_t* mult, int32_t* shift) {
+  // Gather offsets are int32: 15 rows of B must stay below 2^31 bytes.
+  const bool gather = g.b_stride > 0 && g.b_stride <= (int64_t(1) << 26);
+  for (int32_t p = p0; p < p1; ++p) {
+    if (gather)
+      pack_b_gather(g, l, p, packed_b, colterm, mult, shift);
+    else
+      pack_b(g, l, p, packed_b, colterm, mult, shift);
+  }
+}
+
+// Rows [r0, r0 + rows) of A (packed in a_pack) times B panels [p0, p1), p0 even.
+void multiply_block(const GemmS8& g, const PackedLayout& l, const uint8_t* a_pack, const int32_t* row_sums,
+                    int64_t r0, int rows, int32_t p0, int32_t p1, const uint8_t* packed_b,
+                    const int32_t* colterm, const int32_t* mult, const int32_t* shift) {
+  for (int32_t p = p0; p < p1; p += 2) {
+    const uint8_t* panel = packed_b + size_t(p) * 16 * l.kp;
+    for (int r = 0; r < rows; r += kTileRows) {
+      const int tile_rows = std::min(kTileRows, rows - r);
+      const uint8_t* a = a_pack + size_t(r) * l.kp;
+      if (p + 1 < p1)
+        tile_8xP<2>(a, l.kp, row_sums + r, panel, colterm, mult, shift, g, r0 + r, tile_rows, p * 16);
+      else
+        tile_8xP<1>(a, l.kp, row_sums + r, panel, colterm, mult, shift, g, r0 + r, tile_rows, p * 16);
+    }
+  }
+}
+
 void gemm_packed(const GemmS8& g, const Exec& exec) {
   const int tasks = useful_tasks(exec, double(g.m) * g.n * g.k);
   const PackedLayout l = packed_layout(g, tasks);
@@ -233,45 +263,57 @@ void gemm_packed(const GemmS8& g, const Exec& exec) {
   int32_t* mult = colterm + l.panels * 16;
   int32_t* shift = mult + l.panels * 16;
   uint8_t* task_base = base + l.b_bytes + l.colterm_bytes;
+  struct TaskBuffers {
+    uint8_t* a_pack;
+    int32_t* row_sums;
+    int8_t* row_tmp;
+  };
+  auto buffers_of = [&](int t) {
+    uint8_t* mine = task_base + size_t(t) * l.task_bytes;
+    int32_t* row_sums = reinterpret_cast<int32_t*>(mine + align_up(size_t(kBlockRows) * l.kp));
+    int8_t* row_tmp = reinterpret_cast<int8_t*>(reinterpret_cast<uint8_t*>(row_sums) + align_up(kBlockRows * 4));
+    return TaskBuffers{mine, row_sums, row_tmp};
+  };
 
+  // Few rows, many columns (a 7x7 or 14x14 pointwise layer): each task packs its own pairs of
+  // B panels and multiplies every row by them, in one pass with no barrier between packing B
+  // and using it. Every task packs A (M x K, small next to K x N here).
+  const int32_t pairs = (l.panels + 1) / 2;
+  const int64_t blocks = (g.m + kBlockRows - 1) / kBlockRows;
+  if (tasks > 1 && pairs >= 2 * tasks && blocks < 4 * tasks) {
+    exec.parallel_for(tasks, [&](int t) {
+      int64_t q0, q1;
+      split_range(pairs, tasks, t, &q0, &q1);
+      const int32_t p0 = int32_t(2 * q0), p1 = int32_t(std::min<int64_t>(2 * q1, l.panels));
+      pack_b_panels(g, l, p0, p1, packed_b, colterm, mult, shift);
+      const TaskBuffers mine = buffers_of(t);
+      for (int64_t r0 = 0; r0 < g.m; r0 += kBlockRows) {
+        const int rows = int(std::min<int64_t>(kBlockRows, g.m - r0));
+        pack_a_block(g, r0, rows, l.kp, mine.a_pack, mine.row_sums, mine.row_tmp);
+        multiply_block(g, l, mine.a_pack, mine.row_sums, r0, rows, p0, p1, packed_b, colterm, mult, shift);
+      }
+    });
+    return;
+  }
+
+  // Otherwise B is packed by all tasks first, then the rows are shared out. Each task takes an
+  // equal share of the rows, cut at tile boundaries (not at whole 32-row blocks: 49 rows would
+  // split 32/17 and cap two threads at 1.5x).
   exec.parallel_for(tasks, [&](int t) {
     int64_t p0, p1;
     split_range(l.panels, tasks, t, &p0, &p1);
-    // Gather offsets are int32: 15 rows of B must stay below 2^31 bytes.
-    const bool gather = g.b_stride > 0 && g.b_stride <= (int64_t(1) << 26);
-    for (int64_t p = p0; p < p1; ++p) {
-      if (gather)
-        pack_b_gather(g, l, int32_t(p), packed_b, colterm, mult, shift);
-      else
-        pack_b(g, l, int32_t(p), packed_b, colterm, mult, shift);
-    }
+    pack_b_panels(g, l, int32_t(p0), int32_t(p1), packed_b, colterm, mult, shift);
   });
-
-  // Each task takes an equal share of the rows, cut at tile boundaries (not at whole 32-row
-  // blocks: 49 rows would split 32/17 and cap two threads at 1.5x).
   auto task_first_row = [&](int t) {
     return t >= tasks ? g.m : g.m * t / tasks / kTileRows * kTileRows;
   };
   exec.parallel_for(tasks, [&](int t) {
-    uint8_t* mine = task_base + size_t(t) * l.task_bytes;
-    uint8_t* a_pack = mine;
-    int32_t* row_sums = reinterpret_cast<int32_t*>(mine + align_up(size_t(kBlockRows) * l.kp));
-    int8_t* row_tmp = reinterpret_cast<int8_t*>(reinterpret_cast<uint8_t*>(row_sums) + align_up(kBlockRows * 4));
+    const TaskBuffers mine = buffers_of(t);
     const int64_t row_end = task_first_row(t + 1);
     for (int64_t r0 = task_first_row(t); r0 < row_end; r0 += kBlockRows) {
       const int rows = int(std::min<int64_t>(kBlockRows, row_end - r0));
-      pack_a_block(g, r0, rows, l.kp, a_pack, row_sums, row_tmp);
-      for (int32_t p = 0; p < l.panels; p += 2) {
-        const uint8_t* panel = packed_b + size_t(p) * 16 * l.kp;
-        for (int r = 0; r < rows; r += kTileRows) {
-          const int tile_rows = std::min(kTileRows, rows - r);
-          const uint8_t* a = a_pack + size_t(r) * l.kp;
-          if (p + 1 < l.panels)
-            tile_8xP<2>(a, l.kp, row_sums + r, panel, colterm, mult, shift, g, r0 + r, tile_rows, p * 16);
-          else
-            tile_8xP<1>(a, l.kp, row_sums + r, panel, colterm, mult, shift, g, r0 + r, tile_rows, p * 16);
-        }
-      }
+      pack_a_block(g, r0, rows, l.kp, mine.a_pack, mine.row_sums, mine.row_tmp);
+      multiply_block(g, l, mine.a_pack, mine.row_sums, r0, rows, 0, l.panels, packed_b, colterm, mult, shift);
     }
   });
 }

@@ -228,16 +228,19 @@ TEST(CortexMFastPaths, SmallLinearMatchesReference) {
   }
 }
 
-// Big enough (>= 1M MACs) that the packed GEMM splits its rows over two threads; row counts
-// that are not multiples of the 8-row tile or the 32-row block put the cut in odd places.
-TEST(CortexMFastPaths, LinearSplitOverTwoThreadsAtAnyRowCount) {
+// Big enough (>= 1M MACs) that the packed GEMM splits the work over two threads: by column
+// panels when there are few rows (every case but the last two), by rows otherwise; row counts
+// that are not multiples of the 8-row tile or the 32-row block put the cuts in odd places.
+TEST(CortexMFastPaths, LinearSplitOverTwoThreadsAtAnyShape) {
   std::mt19937 rng(91);
   TestExec exec(2);
-  for (int rows : {9, 33, 49, 57, 100, 196}) {
+  const std::pair<int, int> shapes[] = {{9, 3512}, {33, 970}, {49, 659}, {57, 569}, {100, 331}, {196, 177},
+                                        {1000, 40}, {1001, 33}};
+  for (auto [rows, columns] : shapes) {
     LinearParams p;
     p.batches = rows;
     p.in_features = 200;
-    p.out_features = 6 * 1048576 / (rows * 200) + 17;  // >= 6M MACs: several tasks
+    p.out_features = columns;  // >= 6M MACs: several tasks
     p.input_offset = 3;
     p.filter_offset = 0;
     p.output_offset = -5;
