@@ -118,15 +118,39 @@ bool gemm_usable(const Conv2dParams& p) {
 
 }  // namespace
 
-size_t conv2d_s8_scratch_bytes(const Conv2dParams& p, int threads) {
+size_t conv2d_s8_scratch_bytes(const Conv2dParams& p, int threads, const GemmS8PackedB* packed) {
   if (!gemm_usable(p) || p.groups < 1) return 0;
   Im2col ctx{&p, nullptr, 0, p.in_ch / p.groups, 0, is_direct_1x1(p)};
-  const GemmS8 gm = group_gemm(p, ctx, 0, nullptr, nullptr, nullptr, nullptr, nullptr);
+  GemmS8 gm = group_gemm(p, ctx, 0, nullptr, nullptr, nullptr, nullptr, nullptr);
+  if (packed && p.groups == 1) {  // sized as if it matches; gemm_s8 re-checks with the real pointers
+    gm.b = packed->b;
+    gm.bias = packed->bias;
+    gm.out.multiplier = packed->multiplier;
+    gm.out.shift = packed->shift;
+    gm.packed_b = packed;
+  }
   return gemm_s8_scratch_bytes(gm, threads);
 }
 
+size_t conv2d_s8_packed_bytes(const Conv2dParams& p) {
+  if (!gemm_usable(p) || p.groups != 1) return 0;
+  static const int8_t kAnyWeights = 0;  // only the sizes matter here
+  static const int32_t kAnyScale = 0;
+  Im2col ctx{&p, nullptr, 0, p.in_ch, 0, is_direct_1x1(p)};
+  return gemm_s8_packed_b_bytes(group_gemm(p, ctx, 0, &kAnyWeights, nullptr, &kAnyScale, &kAnyScale, nullptr));
+}
+
+const GemmS8PackedB* conv2d_s8_pack_weights(const Conv2dParams& p, const int8_t* weight, const int32_t* bias,
+                                            const int32_t* multiplier, const int32_t* shift,
+                                            std::span<uint8_t> memory) {
+  if (!gemm_usable(p) || p.groups != 1) return nullptr;
+  Im2col ctx{&p, nullptr, 0, p.in_ch, 0, is_direct_1x1(p)};
+  return gemm_s8_pack_b(group_gemm(p, ctx, 0, weight, bias, multiplier, shift, nullptr), memory);
+}
+
 void conv2d_s8(const Conv2dParams& p, const int8_t* input, const int8_t* weight, const int32_t* bias,
-               const int32_t* multiplier, const int32_t* shift, int8_t* output, const Exec& exec) {
+               const int32_t* multiplier, const int32_t* shift, int8_t* output, const Exec& exec,
+               const GemmS8PackedB* packed) {
   const int32_t kc = p.in_ch / p.groups;
   const bool direct = is_direct_1x1(p);
   Im2col probe{&p, input, 0, kc, int8_t(-p.input_offset), direct};
@@ -137,7 +161,9 @@ void conv2d_s8(const Conv2dParams& p, const int8_t* input, const int8_t* weight,
   }
   for (int32_t g = 0; g < p.groups; ++g) {
     const Im2col ctx{&p, input, g * kc, kc, int8_t(-p.input_offset), direct};
-    gemm_s8(group_gemm(p, ctx, g, weight, bias, multiplier, shift, output), exec);
+    GemmS8 gm = group_gemm(p, ctx, g, weight, bias, multiplier, shift, output);
+    if (p.groups == 1) gm.packed_b = packed;
+    gemm_s8(gm, exec);
   }
 }
 
@@ -219,22 +245,36 @@ namespace {
 // quantized_conv2d(input, weight, bias?, stride[2], padding[2], dilation[2], input_offset,
 //   output_offset, requantize_multipliers, requantize_shifts, activation_min, activation_max,
 //   [scratch], out) + return slot: 15 arguments, 14 before scratch existed (§2).
-Status quantized_conv2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
-  const KernelArgs args("cortex_m::quantized_conv2d.out", argv);
+constexpr const char* kConvOp = "cortex_m::quantized_conv2d.out";
+
+struct ConvCall {
+  Conv2dParams p;
+  Tensor* input = nullptr;
+  Tensor* weight = nullptr;
+  Tensor* bias = nullptr;
+  Tensor* out = nullptr;
+  const int32_t* mult = nullptr;
+  const int32_t* shift = nullptr;
+  bool s16 = false;
+};
+
+// Every argument check that does not need the activations' data (shared by prepare and execute).
+Result<ConvCall> parse_conv_call(const KernelArgs& args) {
   VKRT_RETURN_IF_ERROR(args.expect_count(14, 15));
   const size_t out_index = args.size() - 2;
-  VKRT_ASSIGN_OR_RETURN(Tensor * input, args.tensor(0, "input"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * weight, args.tensor(1, "weight"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(out_index, "out"));
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", *input, {ScalarType::Char, ScalarType::Short}));
-  const bool s16 = input->dtype() == ScalarType::Short;
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, 1, "weight", *weight, {ScalarType::Char}));
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, out_index, "out", *out, {input->dtype()}));
-  VKRT_ASSIGN_OR_RETURN(Nhwc in, nhwc_of(args, 0, "input", *input));
-  if (weight->rank() != 4) return args.error(1, "weight", "expected 4-D OHWI weights");
-  const auto wd = physical_dims4(*weight);  // [out_ch, kh, kw, in_ch/groups]
+  ConvCall c;
+  Conv2dParams& p = c.p;
+  VKRT_ASSIGN_OR_RETURN(c.input, args.tensor(0, "input"));
+  VKRT_ASSIGN_OR_RETURN(c.weight, args.tensor(1, "weight"));
+  VKRT_ASSIGN_OR_RETURN(c.out, args.tensor(out_index, "out"));
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", *c.input, {ScalarType::Char, ScalarType::Short}));
+  c.s16 = c.input->dtype() == ScalarType::Short;
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, 1, "weight", *c.weight, {ScalarType::Char}));
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, out_index, "out", *c.out, {c.input->dtype()}));
+  VKRT_ASSIGN_OR_RETURN(Nhwc in, nhwc_of(args, 0, "input", *c.input));
+  if (c.weight->rank() != 4) return args.error(1, "weight", "expected 4-D OHWI weights");
+  const auto wd = physical_dims4(*c.weight);  // [out_ch, kh, kw, in_ch/groups]
 
-  Conv2dParams p;
   int32_t stride[2], padding[2], dilation[2];
   VKRT_RETURN_IF_ERROR(int_list_arg(args, 3, "stride", stride, 1, INT32_MAX));
   VKRT_RETURN_IF_ERROR(int_list_arg(args, 4, "padding", padding, 0, INT32_MAX));
@@ -252,35 +292,62 @@ Status quantized_conv2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
   p.stride_h = stride[0], p.stride_w = stride[1];
   p.pad_h = padding[0], p.pad_w = padding[1];
   p.dilation_h = dilation[0], p.dilation_w = dilation[1];
-  VKRT_ASSIGN_OR_RETURN(Nhwc o, nhwc_of(args, out_index, "out", *out));
+  VKRT_ASSIGN_OR_RETURN(Nhwc o, nhwc_of(args, out_index, "out", *c.out));
   if (o.n != in.n || o.c != p.out_ch)
     return args.error(out_index, "out", "batch/channels do not match input and weight");
   p.out_h = o.h, p.out_w = o.w;
-  if (Status s = check_conv2d(p, s16); !s.is_ok()) return args.op_error(s.code(), s.message());
-  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *input));
-  VKRT_RETURN_IF_ERROR(expect_data(args, 1, "weight", *weight));
-  VKRT_RETURN_IF_ERROR(expect_data(args, out_index, "out", *out));
-  VKRT_ASSIGN_OR_RETURN(Tensor * bias, optional_bias(args, 2, "bias", p.out_ch, s16));
-  VKRT_ASSIGN_OR_RETURN(const int32_t* mult, channel_params(args, 8, "requantize_multipliers", p.out_ch));
-  VKRT_ASSIGN_OR_RETURN(const int32_t* shift, channel_params(args, 9, "requantize_shifts", p.out_ch));
-  for (int32_t c = 0; c < p.out_ch; ++c)
-    VKRT_RETURN_IF_ERROR(expect_range(args, 9, "requantize_shifts", shift[c], -31, 30));
+  if (Status s = check_conv2d(p, c.s16); !s.is_ok()) return args.op_error(s.code(), s.message());
+  VKRT_ASSIGN_OR_RETURN(c.bias, optional_bias(args, 2, "bias", p.out_ch, c.s16));
+  VKRT_ASSIGN_OR_RETURN(c.mult, channel_params(args, 8, "requantize_multipliers", p.out_ch));
+  VKRT_ASSIGN_OR_RETURN(c.shift, channel_params(args, 9, "requantize_shifts", p.out_ch));
+  for (int32_t ch = 0; ch < p.out_ch; ++ch)
+    VKRT_RETURN_IF_ERROR(expect_range(args, 9, "requantize_shifts", c.shift[ch], -31, 30));
+  return c;
+}
 
-  if (s16) {
-    const bool b64 = bias && bias->dtype() == ScalarType::Long;
-    conv2d_s16(p, input->data_as<int16_t>(), weight->data_as<int8_t>(), (bias && !b64) ? bias->data_as<int32_t>() : nullptr,
-               b64 ? bias->data_as<int64_t>() : nullptr, mult, shift, out->data_as<int16_t>());
+// Load time: constant int8 weights (with constant bias and scales) are packed once for the GEMM.
+Status quantized_conv2d_prepare(KernelPrepareContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args(kConvOp, argv);
+  Result<ConvCall> parsed = parse_conv_call(args);
+  if (!parsed.ok()) return Status::ok();  // execute reports it
+  const ConvCall& c = parsed.value();
+  if (c.s16 || c.weight->data() == nullptr || !ctx.is_constant(argv[1]) || (c.bias && !ctx.is_constant(argv[2])) ||
+      !ctx.is_constant(argv[8]) || !ctx.is_constant(argv[9]))
+    return Status::ok();
+  const size_t bytes = conv2d_s8_packed_bytes(c.p);
+  if (bytes == 0) return Status::ok();
+  void* memory = ctx.allocate_persistent(bytes);
+  if (!memory) return args.op_error(Error::MemoryAllocationFailed, "cannot allocate " + std::to_string(bytes) +
+                                                                         " bytes for the packed weights");
+  ctx.set_state(conv2d_s8_pack_weights(c.p, c.weight->data_as<int8_t>(), c.bias ? c.bias->data_as<int32_t>() : nullptr,
+                                       c.mult, c.shift, std::span<uint8_t>(static_cast<uint8_t*>(memory), bytes)));
+  return Status::ok();
+}
+
+Status quantized_conv2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args(kConvOp, argv);
+  VKRT_ASSIGN_OR_RETURN(ConvCall c, parse_conv_call(args));
+  const Conv2dParams& p = c.p;
+  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *c.input));
+  VKRT_RETURN_IF_ERROR(expect_data(args, 1, "weight", *c.weight));
+  VKRT_RETURN_IF_ERROR(expect_data(args, args.size() - 2, "out", *c.out));
+  if (c.s16) {
+    const bool b64 = c.bias && c.bias->dtype() == ScalarType::Long;
+    conv2d_s16(p, c.input->data_as<int16_t>(), c.weight->data_as<int8_t>(),
+               (c.bias && !b64) ? c.bias->data_as<int32_t>() : nullptr, b64 ? c.bias->data_as<int64_t>() : nullptr,
+               c.mult, c.shift, c.out->data_as<int16_t>());
     return Status::ok();
   }
+  const auto* packed = static_cast<const GemmS8PackedB*>(ctx.prepared_state());
   ContextRunner runner(ctx);
-  const Exec exec = make_exec(ctx, runner, conv2d_s8_scratch_bytes(p, runner.num_threads()));
-  conv2d_s8(p, input->data_as<int8_t>(), weight->data_as<int8_t>(), bias ? bias->data_as<int32_t>() : nullptr, mult,
-            shift, out->data_as<int8_t>(), exec);
+  const Exec exec = make_exec(ctx, runner, conv2d_s8_scratch_bytes(p, runner.num_threads(), packed));
+  conv2d_s8(p, c.input->data_as<int8_t>(), c.weight->data_as<int8_t>(), c.bias ? c.bias->data_as<int32_t>() : nullptr,
+            c.mult, c.shift, c.out->data_as<int8_t>(), exec, packed);
   return Status::ok();
 }
 
 }  // namespace
 
-VKRT_REGISTER_KERNEL("cortex_m::quantized_conv2d.out", quantized_conv2d_out);
+VKRT_REGISTER_KERNEL_WITH_PREPARE(kConvOp, quantized_conv2d_out, quantized_conv2d_prepare);
 
 }  // namespace vkrt::cortex_m

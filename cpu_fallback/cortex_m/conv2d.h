@@ -4,8 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "cortex_m/exec.h"
+#include "cortex_m/gemm_s8.h"
 #include "vkrt/error.h"
 
 namespace vkrt::cortex_m {
@@ -26,10 +28,20 @@ struct Conv2dParams {
 // InvalidArgument describing the first inconsistency (sizes, strides, groups, bounds).
 Status check_conv2d(const Conv2dParams& p, bool int16_activations);
 
-size_t conv2d_s8_scratch_bytes(const Conv2dParams& p, int threads);
-// int8 x int8 → int8; bias int32 [out_ch] or null; multiplier/shift [out_ch].
+// Scratch for conv2d_s8 with `threads` workers (less when the weights were packed ahead).
+size_t conv2d_s8_scratch_bytes(const Conv2dParams& p, int threads, const GemmS8PackedB* packed = nullptr);
+// Weights packed once for every later conv2d_s8 call with the same weights, bias and scales (a
+// loaded method does this for constant weights; ungrouped convolutions only): bytes needed
+// (0: not packed), then the packing into caller-owned memory (null when not packed).
+size_t conv2d_s8_packed_bytes(const Conv2dParams& p);
+const GemmS8PackedB* conv2d_s8_pack_weights(const Conv2dParams& p, const int8_t* weight, const int32_t* bias,
+                                            const int32_t* multiplier, const int32_t* shift,
+                                            std::span<uint8_t> memory);
+// int8 x int8 → int8; bias int32 [out_ch] or null; multiplier/shift [out_ch]. `packed`: from
+// conv2d_s8_pack_weights, or null (ignored unless built from these arguments).
 void conv2d_s8(const Conv2dParams& p, const int8_t* input, const int8_t* weight, const int32_t* bias,
-               const int32_t* multiplier, const int32_t* shift, int8_t* output, const Exec& exec);
+               const int32_t* multiplier, const int32_t* shift, int8_t* output, const Exec& exec,
+               const GemmS8PackedB* packed = nullptr);
 // The plain loop (no scratch, no threads): what conv2d_s8 falls back to.
 void conv2d_s8_portable(const Conv2dParams& p, const int8_t* input, const int8_t* weight,
                         const int32_t* bias, const int32_t* multiplier, const int32_t* shift,

@@ -63,12 +63,13 @@ struct PackedLayout {
   size_t b_bytes, colterm_bytes, task_bytes, total;
 };
 
-PackedLayout packed_layout(const GemmS8& g, int tasks) {
+// With `b_in_scratch` false (B packed ahead), the scratch holds only the per-task buffers.
+PackedLayout packed_layout(const GemmS8& g, int tasks, bool b_in_scratch = true) {
   PackedLayout l{};
   l.kp = padded_k4(g.k);
   l.panels = panels_of(g.n);
-  l.b_bytes = align_up(size_t(l.panels) * 16 * size_t(l.kp));
-  l.colterm_bytes = align_up(size_t(l.panels) * 16 * 4 * 3);  // colterm, multiplier, shift
+  l.b_bytes = b_in_scratch ? align_up(size_t(l.panels) * 16 * size_t(l.kp)) : 0;
+  l.colterm_bytes = b_in_scratch ? align_up(size_t(l.panels) * 16 * 4 * 3) : 0;  // colterm, multiplier, shift
   l.task_bytes = align_up(size_t(kBlockRows) * size_t(l.kp)) + align_up(kBlockRows * 4) +
                  align_up(size_t(g.k));
   l.total = l.b_bytes + l.colterm_bytes + size_t(std::max(tasks, 1)) * l.task_bytes + 64;
@@ -150,11 +151,31 @@ VKRT_TARGET_AVX512VNNI void pack_b_gather(const GemmS8& g, const PackedLayout& l
   }
 }
 
+// Packed B as the multiply loops read it: from the scratch (packed by this call) or from a
+// GemmS8PackedB (packed once, ahead).
+struct BPanels {
+  const uint8_t* data;  // panel p at data + p·16·kp
+  const int32_t* colterm;
+  const int32_t* mult;
+  const int32_t* shift;
+};
+
+// The output stage for 16 columns of one row: acc + colterm (+ b_offset·Σa), requantized,
+// offset, clamped and stored (cols ≤ 16 bytes).
+VKRT_TARGET_AVX512 inline void store_columns(const GemmS8& g, const BPanels& b, __m512i acc, int32_t row_sum,
+                                             int64_t row, int32_t col) {
+  const int cols = std::min<int32_t>(16, g.n - col);
+  __m512i v = _mm512_add_epi32(acc, _mm512_loadu_si512(b.colterm + col));
+  if (g.b_offset != 0) v = _mm512_add_epi32(v, _mm512_set1_epi32(wrap_mul(g.b_offset, row_sum)));
+  v = simd::requantize_x16(v, _mm512_loadu_si512(b.mult + col), simd::split_shift(_mm512_loadu_si512(b.shift + col)));
+  simd::store_s8x16(g.c + row * g.c_stride + col, v, _mm512_set1_epi32(g.out.output_offset),
+                    _mm512_set1_epi32(g.out.activation_min), _mm512_set1_epi32(g.out.activation_max), cols);
+}
+
 // 8 rows x (16·P) columns over packed A rows (kp bytes each, unsigned) and P B panels.
 template <int P>
 VKRT_TARGET_AVX512VNNI void tile_8xP(const uint8_t* a_pack, int32_t kp, const int32_t* row_sums,
-                                     const uint8_t* b_panels, const int32_t* colterm,
-                                     const int32_t* mult, const int32_t* shift, const GemmS8& g,
+                                     const uint8_t* b_panels, const BPanels& bp, const GemmS8& g,
                                      int64_t row0, int rows, int32_t col0) {
   __m512i acc[kTileRows][P];
   for (int r = 0; r < kTileRows; ++r)
@@ -171,30 +192,16 @@ VKRT_TARGET_AVX512VNNI void tile_8xP(const uint8_t* a_pack, int32_t kp, const in
       for (int p = 0; p < P; ++p) acc[r][p] = _mm512_dpbusd_epi32(acc[r][p], a, b[p]);
     }
   }
-  const __m512i offset = _mm512_set1_epi32(g.out.output_offset);
-  const __m512i lo = _mm512_set1_epi32(g.out.activation_min);
-  const __m512i hi = _mm512_set1_epi32(g.out.activation_max);
-  const __m512i b_offset = _mm512_set1_epi32(g.b_offset);
-  for (int p = 0; p < P; ++p) {
-    const int32_t col = col0 + p * 16;
-    const int cols = std::min<int32_t>(16, g.n - col);
-    const __m512i term = _mm512_loadu_si512(colterm + col);
-    const __m512i m = _mm512_loadu_si512(mult + col);
-    const simd::Shifts16 s = simd::split_shift(_mm512_loadu_si512(shift + col));
-    for (int r = 0; r < rows; ++r) {
-      __m512i v = _mm512_add_epi32(acc[r][p], term);
-      if (g.b_offset != 0) v = _mm512_add_epi32(v, _mm512_mullo_epi32(b_offset, _mm512_set1_epi32(row_sums[r])));
-      v = simd::requantize_x16(v, m, s);
-      simd::store_s8x16(g.c + (row0 + r) * g.c_stride + col, v, offset, lo, hi, cols);
-    }
-  }
+  for (int p = 0; p < P; ++p)
+    for (int r = 0; r < rows; ++r) store_columns(g, bp, acc[r][p], row_sums[r], row0 + r, col0 + p * 16);
 }
 
 // Packs rows [r0, r0+rows) of A as unsigned (a ^ 0x80), kp bytes each, zero padded, and
 // their signed sums; pads to a multiple of kTileRows rows.
+// (pad_rows false: exactly `rows` rows.)
 VKRT_TARGET_AVX512 void pack_a_block(const GemmS8& g, int64_t r0, int rows, int32_t kp,
-                                     uint8_t* a_pack, int32_t* row_sums, int8_t* row_tmp) {
-  const int padded_rows = (rows + kTileRows - 1) / kTileRows * kTileRows;
+                                     uint8_t* a_pack, int32_t* row_sums, int8_t* row_tmp, bool pad_rows = true) {
+  const int padded_rows = pad_rows ? (rows + kTileRows - 1) / kTileRows * kTileRows : rows;
   const __m512i flip = _mm512_set1_epi8(int8_t(0x80));
   for (int r = 0; r < padded_rows; ++r) {
     uint8_t* dst = a_pack + size_t(r) * kp;
@@ -239,29 +246,31 @@ void pack_b_panels(const GemmS8& g, const PackedLayout& l, int32_t p0, int32_t p
 
 // Rows [r0, r0 + rows) of A (packed in a_pack) times B panels [p0, p1), p0 even.
 void multiply_block(const GemmS8& g, const PackedLayout& l, const uint8_t* a_pack, const int32_t* row_sums,
-                    int64_t r0, int rows, int32_t p0, int32_t p1, const uint8_t* packed_b,
-                    const int32_t* colterm, const int32_t* mult, const int32_t* shift) {
+                    int64_t r0, int rows, int32_t p0, int32_t p1, const BPanels& b) {
   for (int32_t p = p0; p < p1; p += 2) {
-    const uint8_t* panel = packed_b + size_t(p) * 16 * l.kp;
+    const uint8_t* panel = b.data + size_t(p) * 16 * l.kp;
     for (int r = 0; r < rows; r += kTileRows) {
       const int tile_rows = std::min(kTileRows, rows - r);
       const uint8_t* a = a_pack + size_t(r) * l.kp;
       if (p + 1 < p1)
-        tile_8xP<2>(a, l.kp, row_sums + r, panel, colterm, mult, shift, g, r0 + r, tile_rows, p * 16);
+        tile_8xP<2>(a, l.kp, row_sums + r, panel, b, g, r0 + r, tile_rows, p * 16);
       else
-        tile_8xP<1>(a, l.kp, row_sums + r, panel, colterm, mult, shift, g, r0 + r, tile_rows, p * 16);
+        tile_8xP<1>(a, l.kp, row_sums + r, panel, b, g, r0 + r, tile_rows, p * 16);
     }
   }
 }
 
 void gemm_packed(const GemmS8& g, const Exec& exec) {
   const int tasks = useful_tasks(exec, double(g.m) * g.n * g.k);
-  const PackedLayout l = packed_layout(g, tasks);
+  const GemmS8PackedB* ahead = g.packed_b;  // gemm_s8 has checked that it matches
+  const PackedLayout l = packed_layout(g, tasks, ahead == nullptr);
   uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(exec.scratch.data())));
   uint8_t* packed_b = base;
   int32_t* colterm = reinterpret_cast<int32_t*>(base + l.b_bytes);
   int32_t* mult = colterm + l.panels * 16;
   int32_t* shift = mult + l.panels * 16;
+  const BPanels b = ahead ? BPanels{ahead->panel_data, ahead->colterm, ahead->column_multiplier, ahead->column_shift}
+                          : BPanels{packed_b, colterm, mult, shift};
   uint8_t* task_base = base + l.b_bytes + l.colterm_bytes;
   struct TaskBuffers {
     uint8_t* a_pack;
@@ -275,45 +284,164 @@ void gemm_packed(const GemmS8& g, const Exec& exec) {
     return TaskBuffers{mine, row_sums, row_tmp};
   };
 
-  // Few rows, many columns (a 7x7 or 14x14 pointwise layer): each task packs its own pairs of
-  // B panels and multiplies every row by them, in one pass with no barrier between packing B
-  // and using it. Every task packs A (M x K, small next to K x N here).
+  // Few rows, many columns (a 7x7 or 14x14 pointwise layer): each task takes its own pairs of
+  // B panels (packing them here unless B was packed ahead) and multiplies every row by them,
+  // in one pass with no barrier between packing B and using it. Every task packs A (M x K,
+  // small next to K x N here).
   const int32_t pairs = (l.panels + 1) / 2;
   const int64_t blocks = (g.m + kBlockRows - 1) / kBlockRows;
-  if (tasks > 1 && pairs >= 2 * tasks && blocks < 4 * tasks) {
+  const int64_t tiles = (g.m + kTileRows - 1) / kTileRows;
+  bool by_columns = pairs >= 2 * tasks && blocks < 4 * tasks;
+  if (ahead) {
+    // No packing step to share out: take the cut whose busiest task has the fewest tiles
+    // (8 rows x 2 panels) to multiply. 25x5 276→276: 9 panel pairs split 5/4 against 16 row
+    // tiles split 8/8, so rows win.
+    const int64_t by_column_tiles = (pairs + tasks - 1) / tasks * tiles;
+    const int64_t by_row_tiles = (tiles + tasks - 1) / tasks * pairs;
+    by_columns = by_column_tiles <= by_row_tiles;
+  }
+  if (tasks > 1 && by_columns) {
     exec.parallel_for(tasks, [&](int t) {
       int64_t q0, q1;
       split_range(pairs, tasks, t, &q0, &q1);
       const int32_t p0 = int32_t(2 * q0), p1 = int32_t(std::min<int64_t>(2 * q1, l.panels));
-      pack_b_panels(g, l, p0, p1, packed_b, colterm, mult, shift);
+      if (!ahead) pack_b_panels(g, l, p0, p1, packed_b, colterm, mult, shift);
       const TaskBuffers mine = buffers_of(t);
       for (int64_t r0 = 0; r0 < g.m; r0 += kBlockRows) {
         const int rows = int(std::min<int64_t>(kBlockRows, g.m - r0));
         pack_a_block(g, r0, rows, l.kp, mine.a_pack, mine.row_sums, mine.row_tmp);
-        multiply_block(g, l, mine.a_pack, mine.row_sums, r0, rows, p0, p1, packed_b, colterm, mult, shift);
+        multiply_block(g, l, mine.a_pack, mine.row_sums, r0, rows, p0, p1, b);
       }
     });
     return;
   }
 
-  // Otherwise B is packed by all tasks first, then the rows are shared out. Each task takes an
-  // equal share of the rows, cut at tile boundaries (not at whole 32-row blocks: 49 rows would
-  // split 32/17 and cap two threads at 1.5x).
-  exec.parallel_for(tasks, [&](int t) {
-    int64_t p0, p1;
-    split_range(l.panels, tasks, t, &p0, &p1);
-    pack_b_panels(g, l, int32_t(p0), int32_t(p1), packed_b, colterm, mult, shift);
-  });
-  auto task_first_row = [&](int t) {
-    return t >= tasks ? g.m : g.m * t / tasks / kTileRows * kTileRows;
-  };
+  // Otherwise B is packed by all tasks first (unless packed ahead), then the rows are shared
+  // out. Each task takes an equal share of the 8-row tiles (not of whole 32-row blocks: 49
+  // rows would split 32/17 and cap two threads at 1.5x).
+  if (!ahead) {
+    exec.parallel_for(tasks, [&](int t) {
+      int64_t p0, p1;
+      split_range(l.panels, tasks, t, &p0, &p1);
+      pack_b_panels(g, l, int32_t(p0), int32_t(p1), packed_b, colterm, mult, shift);
+    });
+  }
+  auto task_first_row = [&](int t) { return t >= tasks ? g.m : std::min(g.m, tiles * t / tasks * kTileRows); };
   exec.parallel_for(tasks, [&](int t) {
     const TaskBuffers mine = buffers_of(t);
     const int64_t row_end = task_first_row(t + 1);
     for (int64_t r0 = task_first_row(t); r0 < row_end; r0 += kBlockRows) {
       const int rows = int(std::min<int64_t>(kBlockRows, row_end - r0));
       pack_a_block(g, r0, rows, l.kp, mine.a_pack, mine.row_sums, mine.row_tmp);
-      multiply_block(g, l, mine.a_pack, mine.row_sums, r0, rows, 0, l.panels, packed_b, colterm, mult, shift);
+      multiply_block(g, l, mine.a_pack, mine.row_sums, r0, rows, 0, l.panels, b);
+    }
+  });
+}
+
+// ---- GEMV over B packed ahead (m <= kGemvMaxRows) -------------------------------------------
+// R rows against panels [p0, p1): the depth is cut into four interleaved chains of
+// accumulators so that one row does not wait on VPDPBUSD's latency at every step.
+template <int R>
+VKRT_TARGET_AVX512VNNI void gemv_packed_rows(const GemmS8& g, const BPanels& b, int32_t kp, const uint8_t* a_pack,
+                                             const int32_t* row_sums, int32_t p0, int32_t p1) {
+  for (int32_t p = p0; p < p1; ++p) {
+    const uint8_t* panel = b.data + size_t(p) * 16 * kp;
+    __m512i acc[R][4];
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < 4; ++c) acc[r][c] = _mm512_setzero_si512();
+    int32_t kk = 0;
+    for (; kk + 16 <= kp; kk += 16) {
+      for (int c = 0; c < 4; ++c) {
+        const __m512i bv = _mm512_loadu_si512(panel + size_t(kk + 4 * c) * 16);
+        for (int r = 0; r < R; ++r) {
+          int32_t a4;
+          std::memcpy(&a4, a_pack + size_t(r) * kp + kk + 4 * c, 4);
+          acc[r][c] = _mm512_dpbusd_epi32(acc[r][c], _mm512_set1_epi32(a4), bv);
+        }
+      }
+    }
+    for (int c = 0; kk < kp; kk += 4, ++c) {
+      const __m512i bv = _mm512_loadu_si512(panel + size_t(kk) * 16);
+      for (int r = 0; r < R; ++r) {
+        int32_t a4;
+        std::memcpy(&a4, a_pack + size_t(r) * kp + kk, 4);
+        acc[r][c] = _mm512_dpbusd_epi32(acc[r][c], _mm512_set1_epi32(a4), bv);
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      const __m512i sum = _mm512_add_epi32(_mm512_add_epi32(acc[r][0], acc[r][1]), _mm512_add_epi32(acc[r][2], acc[r][3]));
+      store_columns(g, b, sum, row_sums[r], r, p * 16);
+    }
+  }
+}
+
+// acc + 4 unsigned bytes (one int32) of A times 16 columns' 4 bytes of B.
+VKRT_TARGET_AVX512VNNI inline __m512i dot_step(__m512i acc, int32_t a4, const uint8_t* b) {
+  return _mm512_dpbusd_epi32(acc, _mm512_set1_epi32(a4), _mm512_loadu_si512(b));
+}
+
+// One row of A against B packed ahead, with no scratch and no threads: for classifier-sized
+// products (DS-CNN's 64→12), where any set-up costs as much as the arithmetic. A is made
+// unsigned 64 bytes at a time in a stack buffer; bytes past k meet B's zero padding.
+VKRT_TARGET_AVX512VNNI void gemv_packed_row(const GemmS8& g, const GemmS8PackedB& pb, int64_t r) {
+  const int8_t* a = g.a + r * g.a_stride;
+  const __m512i flip = _mm512_set1_epi8(int8_t(0x80));
+  const BPanels b{pb.panel_data, pb.colterm, pb.column_multiplier, pb.column_shift};
+  int32_t row_sum = 0;
+  if (g.b_offset != 0)
+    for (int32_t i = 0; i < g.k; ++i) row_sum = wrap_add(row_sum, a[i]);
+  alignas(64) int32_t a_unsigned[16];
+  for (int32_t p = 0; p < pb.panels; ++p) {
+    const uint8_t* panel = pb.panel_data + size_t(p) * 16 * pb.kp;
+    // Four accumulators in turn (named, so that they stay in registers).
+    __m512i acc0 = _mm512_setzero_si512(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+    for (int32_t i = 0; i < g.k; i += 64) {
+      const int32_t left = g.k - i;
+      const __mmask64 m = left >= 64 ? ~__mmask64(0) : (__mmask64(1) << left) - 1;
+      _mm512_store_si512(a_unsigned, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, a + i), flip));
+      // Read the words back from memory: broadcast loads (folded into VPDPBUSD) cost no shuffle,
+      // where extracting each word from the register costs two.
+      asm volatile("" ::: "memory");
+      const int steps = std::min<int32_t>(16, (pb.kp - i) / 4);
+      int s = 0;
+      const uint8_t* rows = panel + size_t(i / 4) * 64;  // 64 bytes per group of 4 depths
+      for (; s + 4 <= steps; s += 4) {
+        acc0 = dot_step(acc0, a_unsigned[s], rows + s * 64);
+        acc1 = dot_step(acc1, a_unsigned[s + 1], rows + (s + 1) * 64);
+        acc2 = dot_step(acc2, a_unsigned[s + 2], rows + (s + 2) * 64);
+        acc3 = dot_step(acc3, a_unsigned[s + 3], rows + (s + 3) * 64);
+      }
+      for (; s < steps; ++s) acc0 = dot_step(acc0, a_unsigned[s], rows + s * 64);
+    }
+    const __m512i sum = _mm512_add_epi32(_mm512_add_epi32(acc0, acc1), _mm512_add_epi32(acc2, acc3));
+    store_columns(g, b, sum, row_sum, r, p * 16);
+  }
+}
+
+size_t gemv_packed_scratch_bytes(const GemmS8& g) {
+  return align_up(size_t(kGemvMaxRows) * size_t(padded_k4(g.k))) + align_up(size_t(g.k)) + 64;
+}
+
+
+void gemv_packed(const GemmS8& g, const Exec& exec) {
+  const int32_t kp = padded_k4(g.k);
+  uint8_t* a_pack = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(exec.scratch.data())));
+  int8_t* row_tmp = reinterpret_cast<int8_t*>(a_pack + align_up(size_t(kGemvMaxRows) * kp));
+  int32_t row_sums[kGemvMaxRows] = {};
+  const int rows = int(g.m);
+  pack_a_block(g, 0, rows, kp, a_pack, row_sums, row_tmp, /*pad_rows=*/false);
+  const GemmS8PackedB& ahead = *g.packed_b;
+  const BPanels b{ahead.panel_data, ahead.colterm, ahead.column_multiplier, ahead.column_shift};
+  const int32_t panels = panels_of(g.n);
+  const int tasks = std::max(1, std::min(useful_tasks(exec, double(g.m) * g.n * g.k), int(panels)));
+  exec.parallel_for(tasks, [&](int t) {
+    int64_t q0, q1;
+    split_range(panels, tasks, t, &q0, &q1);
+    switch (rows) {
+      case 1: gemv_packed_rows<1>(g, b, kp, a_pack, row_sums, int32_t(q0), int32_t(q1)); break;
+      case 2: gemv_packed_rows<2>(g, b, kp, a_pack, row_sums, int32_t(q0), int32_t(q1)); break;
+      case 3: gemv_packed_rows<3>(g, b, kp, a_pack, row_sums, int32_t(q0), int32_t(q1)); break;
+      default: gemv_packed_rows<4>(g, b, kp, a_pack, row_sums, int32_t(q0), int32_t(q1)); break;
     }
   });
 }
@@ -424,7 +552,68 @@ VKRT_TARGET_AVX512 void gemv(const GemmS8& g, const Exec& exec) {
 }  // namespace
 #endif  // __x86_64__
 
-size_t gemm_s8_scratch_bytes(const GemmS8& g, int threads) {
+namespace {
+// Whether g.packed_b was built from exactly this product's B and constants.
+bool packed_b_matches(const GemmS8& g) {
+  const GemmS8PackedB* pb = g.packed_b;
+  if (pb == nullptr || pb->b != g.b || pb->b_stride != g.b_stride || pb->n != g.n || pb->k != g.k ||
+      pb->bias != g.bias || pb->a_offset != g.a_offset || pb->b_offset != g.b_offset ||
+      pb->per_channel != g.out.per_channel)
+    return false;
+  if (g.out.per_channel) return pb->multiplier == g.out.multiplier && pb->shift == g.out.shift;
+  return pb->multiplier0 == g.out.multiplier[0] && pb->shift0 == g.out.shift[0];
+}
+
+// g without its packed B when that B is not this product's (an older method's, a changed weight).
+GemmS8 with_checked_packed_b(const GemmS8& g) {
+  GemmS8 checked = g;
+  if (checked.packed_b && !packed_b_matches(checked)) checked.packed_b = nullptr;
+  return checked;
+}
+}  // namespace
+
+size_t gemm_s8_packed_b_bytes(const GemmS8& g) {
+#if defined(__x86_64__)
+  if (!cpu_features().avx512vnni || g.n <= 0 || g.k <= 0 || g.b == nullptr) return 0;
+  const int32_t kp = padded_k4(g.k), panels = panels_of(g.n);
+  return align_up(sizeof(GemmS8PackedB)) + align_up(size_t(panels) * 16 * size_t(kp)) +
+         align_up(size_t(panels) * 16 * 4 * 3) + 64;
+#else
+  (void)g;
+  return 0;
+#endif
+}
+
+const GemmS8PackedB* gemm_s8_pack_b(const GemmS8& g, std::span<uint8_t> memory) {
+#if defined(__x86_64__)
+  const size_t need = gemm_s8_packed_b_bytes(g);
+  if (need == 0 || memory.size() < need) return nullptr;
+  uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(memory.data())));
+  const PackedLayout l = packed_layout(g, 1);
+  auto* header = reinterpret_cast<GemmS8PackedB*>(base);
+  uint8_t* panels = base + align_up(sizeof(GemmS8PackedB));
+  int32_t* colterm = reinterpret_cast<int32_t*>(panels + l.b_bytes);
+  int32_t* mult = colterm + l.panels * 16;
+  int32_t* shift = mult + l.panels * 16;
+  pack_b_panels(g, l, 0, l.panels, panels, colterm, mult, shift);
+  *header = GemmS8PackedB{g.b, g.b_stride, g.n, g.k, g.bias, g.a_offset, g.b_offset, g.out.per_channel,
+                          g.out.per_channel ? g.out.multiplier : nullptr, g.out.multiplier[0], g.out.shift[0],
+                          g.out.per_channel ? g.out.shift : nullptr, l.kp, l.panels, panels, colterm, mult, shift};
+  return header;
+#else
+  (void)g, (void)memory;
+  return nullptr;
+#endif
+}
+
+size_t gemm_s8_scratch_bytes(const GemmS8& given, int threads) {
+  const GemmS8 g = with_checked_packed_b(given);
+#if defined(__x86_64__)
+  if (g.packed_b) {
+    if (g.m <= kGemvMaxRows) return gemv_packed_scratch_bytes(g);
+    return packed_layout(g, std::max(threads, 1), /*b_in_scratch=*/false).total;
+  }
+#endif
   if (gemv_small_usable(g)) return gemm_s8_min_scratch_bytes(g);
 #if defined(__x86_64__)
   if (g.m <= kGemvMaxRows) return gemv_scratch_bytes(g);
@@ -434,8 +623,26 @@ size_t gemm_s8_scratch_bytes(const GemmS8& g, int threads) {
 #endif
 }
 
-void gemm_s8(const GemmS8& g, const Exec& exec) {
-  if (g.m <= 0 || g.n <= 0) return;
+void gemm_s8(const GemmS8& given, const Exec& exec) {
+  if (given.m <= 0 || given.n <= 0) return;
+#if defined(__x86_64__)
+  // Classifier-sized products over B packed ahead: straight to the arithmetic.
+  if (given.packed_b && given.a_row == nullptr && given.m <= kGemvMaxRows &&
+      given.m * int64_t(given.n) * given.k <= kGemvSmallMaxMacs && packed_b_matches(given)) {
+    for (int64_t r = 0; r < given.m; ++r) gemv_packed_row(given, *given.packed_b, r);
+    return;
+  }
+#endif
+  const GemmS8 g = with_checked_packed_b(given);
+#if defined(__x86_64__)
+  if (g.packed_b && cpu_features().avx512vnni && exec.scratch.size() >= gemm_s8_scratch_bytes(g, exec.num_threads())) {
+    if (g.m <= kGemvMaxRows)
+      gemv_packed(g, exec);
+    else
+      gemm_packed(g, exec);
+    return;
+  }
+#endif
   if (gemv_small_usable(g)) {  // a few thousand MACs: no packing, no scratch, no threads
     gemv_small(g);
     return;
@@ -443,10 +650,12 @@ void gemm_s8(const GemmS8& g, const Exec& exec) {
 #if defined(__x86_64__)
   if (cpu_features().avx512vnni && g.k > 0 &&
       exec.scratch.size() >= gemm_s8_scratch_bytes(g, exec.num_threads())) {
+    GemmS8 unpacked = g;
+    unpacked.packed_b = nullptr;  // scratch was sized for packing here
     if (g.m <= kGemvMaxRows)
-      gemv(g, exec);
+      gemv(unpacked, exec);
     else
-      gemm_packed(g, exec);
+      gemm_packed(unpacked, exec);
     return;
   }
 #endif

@@ -12,11 +12,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "cortex_m/exec.h"
 #include "cortex_m/requantize_row.h"
 
 namespace vkrt::cortex_m {
+
+struct GemmS8PackedB;
 
 struct GemmS8 {
   int64_t m = 0;  // rows of A and C
@@ -36,7 +39,38 @@ struct GemmS8 {
   RequantizeRow out;  // per_channel: indexed by column j
   int8_t* c = nullptr;
   int64_t c_stride = 0;  // elements between rows of C
+  // B already packed (gemm_s8_pack_b, once per loaded method for constant weights). Used only
+  // when it was built from this product's B, bias, offsets and output scales; else ignored.
+  const GemmS8PackedB* packed_b = nullptr;
 };
+
+// B in the layout the VNNI path reads (16-column panels, depth in groups of 4) with its
+// per-column terms, and a record of what it was built from. Lives in caller-owned memory.
+struct GemmS8PackedB {
+  // Built from (checked by gemm_s8 before use):
+  const int8_t* b;
+  int64_t b_stride;
+  int32_t n, k;
+  const int32_t* bias;
+  int32_t a_offset, b_offset;
+  bool per_channel;
+  const int32_t* multiplier;  // the per-channel arrays, or
+  int32_t multiplier0, shift0;  // the per-tensor values
+  const int32_t* shift;
+  // The packed form:
+  int32_t kp, panels;
+  const uint8_t* panel_data;  // [panels][kp/4][16][4]
+  const int32_t* colterm;     // [panels·16] bias + offset terms
+  const int32_t* column_multiplier;
+  const int32_t* column_shift;
+};
+
+// Bytes gemm_s8_pack_b needs for g's B (g.a and g.c are not read), or 0 when this CPU has no
+// packed path (no AVX-512 VNNI) or the product is one gemm_s8 runs without packing.
+size_t gemm_s8_packed_b_bytes(const GemmS8& g);
+// Packs g's B into `memory` (at least gemm_s8_packed_b_bytes(g) bytes); returns the header,
+// placed at the start of `memory`, or null when there is nothing to pack or it does not fit.
+const GemmS8PackedB* gemm_s8_pack_b(const GemmS8& g, std::span<uint8_t> memory);
 
 // Scratch that gemm_s8 needs for its fastest path with `threads` workers.
 size_t gemm_s8_scratch_bytes(const GemmS8& g, int threads);

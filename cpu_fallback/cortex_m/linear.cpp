@@ -52,14 +52,35 @@ GemmS8 linear_gemm(const LinearParams& p, const int8_t* input, const int8_t* wei
 }
 }  // namespace
 
-size_t linear_s8_scratch_bytes(const LinearParams& p, int threads) {
-  return gemm_s8_scratch_bytes(linear_gemm(p, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr), threads);
+size_t linear_s8_scratch_bytes(const LinearParams& p, int threads, const GemmS8PackedB* packed) {
+  GemmS8 g = linear_gemm(p, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+  if (packed) {  // sized as if it matches; gemm_s8 re-checks with the real pointers
+    g.b = packed->b;
+    g.bias = packed->bias;
+    g.a_offset = packed->a_offset;
+    g.out.multiplier = &p.multiplier;
+    g.out.shift = &p.shift;
+    g.packed_b = packed;
+  }
+  return gemm_s8_scratch_bytes(g, threads);
+}
+
+size_t linear_s8_packed_bytes(const LinearParams& p) {
+  // Placeholder weights: only the sizes matter here.
+  static const int8_t kAnyWeights = 0;
+  return gemm_s8_packed_b_bytes(linear_gemm(p, nullptr, &kAnyWeights, nullptr, nullptr, &p.multiplier, &p.shift, nullptr));
+}
+
+const GemmS8PackedB* linear_s8_pack_weights(const LinearParams& p, const int8_t* weights, const int32_t* bias,
+                                            const int32_t* kernel_sum, std::span<uint8_t> memory) {
+  return gemm_s8_pack_b(linear_gemm(p, nullptr, weights, bias, kernel_sum, &p.multiplier, &p.shift, nullptr), memory);
 }
 
 void linear_s8(const LinearParams& p, const int8_t* input, const int8_t* weights, const int32_t* bias,
-               const int32_t* kernel_sum, int8_t* output, const Exec& exec) {
-  const GemmS8 g = linear_gemm(p, input, weights, bias, kernel_sum, &p.multiplier, &p.shift, output);
-  if (gemv_small_usable(g)) {  // classifier-sized layers: skip gemm_s8's dispatch
+               const int32_t* kernel_sum, int8_t* output, const Exec& exec, const GemmS8PackedB* packed) {
+  GemmS8 g = linear_gemm(p, input, weights, bias, kernel_sum, &p.multiplier, &p.shift, output);
+  g.packed_b = packed;
+  if (!packed && gemv_small_usable(g)) {  // classifier-sized layers: skip gemm_s8's dispatch
     gemv_small(g);
     return;
   }
@@ -94,31 +115,46 @@ namespace {
 // quantized_linear(input, weights, bias?, kernel_sum?, input_offset, filter_offset, output_offset,
 //   requantize_multipliers[], requantize_shifts[], activation_max, activation_min, out) + return:
 // 13 arguments. Note activation_max comes before activation_min in the schema.
-Status quantized_linear_out(KernelContext& ctx, std::span<EValue* const> argv) {
-  const KernelArgs args("cortex_m::quantized_linear.out", argv);
-  VKRT_RETURN_IF_ERROR(args.expect_count(13, 13));
-  const size_t out_index = 11;
-  VKRT_ASSIGN_OR_RETURN(Tensor * input, args.tensor(0, "input"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * weights, args.tensor(1, "weights"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(out_index, "out"));
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", *input, {ScalarType::Char, ScalarType::Short}));
-  const bool s16 = input->dtype() == ScalarType::Short;
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, 1, "weights", *weights, {ScalarType::Char}));
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, out_index, "out", *out, {input->dtype()}));
-  if (weights->rank() != 2) return args.error(1, "weights", "expected 2-D [out, in] weights");
-  if (input->rank() < 1) return args.error(0, "input", "expected rank >= 1");
-  if (!input->is_default_dim_order()) return args.error(0, "input", "expected contiguous memory");
+constexpr const char* kLinearOp = "cortex_m::quantized_linear.out";
+constexpr size_t kLinearOut = 11;
+
+struct LinearCall {
   LinearParams p;
-  p.out_features = weights->size(0);
-  p.in_features = weights->size(1);
-  if (input->size(input->rank() - 1) != p.in_features)
-    return args.error(0, "input", "last dim " + std::to_string(input->size(input->rank() - 1)) +
+  Tensor* input = nullptr;
+  Tensor* weights = nullptr;
+  Tensor* bias = nullptr;
+  Tensor* kernel_sum = nullptr;
+  Tensor* out = nullptr;
+  bool s16 = false;
+};
+
+// Every argument check that does not need the activations' data (shared by prepare and execute).
+Result<LinearCall> parse_linear_call(const KernelArgs& args) {
+  VKRT_RETURN_IF_ERROR(args.expect_count(13, 13));
+  LinearCall c;
+  LinearParams& p = c.p;
+  VKRT_ASSIGN_OR_RETURN(c.input, args.tensor(0, "input"));
+  VKRT_ASSIGN_OR_RETURN(c.weights, args.tensor(1, "weights"));
+  VKRT_ASSIGN_OR_RETURN(c.out, args.tensor(kLinearOut, "out"));
+  const Tensor& input = *c.input;
+  const Tensor& weights = *c.weights;
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", input, {ScalarType::Char, ScalarType::Short}));
+  c.s16 = input.dtype() == ScalarType::Short;
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, 1, "weights", weights, {ScalarType::Char}));
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, kLinearOut, "out", *c.out, {input.dtype()}));
+  if (weights.rank() != 2) return args.error(1, "weights", "expected 2-D [out, in] weights");
+  if (input.rank() < 1) return args.error(0, "input", "expected rank >= 1");
+  if (!input.is_default_dim_order()) return args.error(0, "input", "expected contiguous memory");
+  p.out_features = weights.size(0);
+  p.in_features = weights.size(1);
+  if (input.size(input.rank() - 1) != p.in_features)
+    return args.error(0, "input", "last dim " + std::to_string(input.size(input.rank() - 1)) +
                                       " != weights in_features " + std::to_string(p.in_features));
-  p.batches = p.in_features ? input->numel() / p.in_features : 0;
-  VKRT_ASSIGN_OR_RETURN(Tensor * bias, optional_bias(args, 2, "bias", p.out_features, s16));
-  VKRT_ASSIGN_OR_RETURN(Tensor * kernel_sum, optional_bias(args, 3, "kernel_sum", p.out_features, false));
-  if (bias && kernel_sum) return args.error(3, "kernel_sum", "bias and kernel_sum are both set");
-  if (s16 && kernel_sum) return args.error(3, "kernel_sum", "not supported with int16 input");
+  p.batches = p.in_features ? input.numel() / p.in_features : 0;
+  VKRT_ASSIGN_OR_RETURN(c.bias, optional_bias(args, 2, "bias", p.out_features, c.s16));
+  VKRT_ASSIGN_OR_RETURN(c.kernel_sum, optional_bias(args, 3, "kernel_sum", p.out_features, false));
+  if (c.bias && c.kernel_sum) return args.error(3, "kernel_sum", "bias and kernel_sum are both set");
+  if (c.s16 && c.kernel_sum) return args.error(3, "kernel_sum", "not supported with int16 input");
   VKRT_ASSIGN_OR_RETURN(p.input_offset, int_arg(args, 4, "input_offset", -65536, 65536));
   VKRT_ASSIGN_OR_RETURN(p.filter_offset, int_arg(args, 5, "filter_offset", -65536, 65536));
   VKRT_ASSIGN_OR_RETURN(p.output_offset, int_arg(args, 6, "output_offset", -65536, 65536));
@@ -134,29 +170,59 @@ Status quantized_linear_out(KernelContext& ctx, std::span<EValue* const> argv) {
   p.shift = int32_t(values[0]);
   VKRT_ASSIGN_OR_RETURN(p.activation_max, int_arg(args, 9, "activation_max"));
   VKRT_ASSIGN_OR_RETURN(p.activation_min, int_arg(args, 10, "activation_min"));
-  if (Status s = check_linear(p, s16); !s.is_ok()) return args.op_error(s.code(), s.message());
+  if (Status s = check_linear(p, c.s16); !s.is_ok()) return args.op_error(s.code(), s.message());
+  return c;
+}
+
+// Load time: constant int8 weights (and bias or kernel_sum) are packed once for the GEMM.
+Status quantized_linear_prepare(KernelPrepareContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args(kLinearOp, argv);
+  Result<LinearCall> parsed = parse_linear_call(args);
+  if (!parsed.ok()) return Status::ok();  // execute reports it
+  const LinearCall& c = parsed.value();
+  if (c.s16 || c.weights->data() == nullptr || !ctx.is_constant(argv[1]) || (c.bias && !ctx.is_constant(argv[2])) ||
+      (c.kernel_sum && !ctx.is_constant(argv[3])))
+    return Status::ok();
+  const size_t bytes = linear_s8_packed_bytes(c.p);
+  if (bytes == 0) return Status::ok();
+  void* memory = ctx.allocate_persistent(bytes);
+  if (!memory) return args.op_error(Error::MemoryAllocationFailed, "cannot allocate " + std::to_string(bytes) +
+                                                                         " bytes for the packed weights");
+  ctx.set_state(linear_s8_pack_weights(c.p, c.weights->data_as<int8_t>(),
+                                       c.bias ? c.bias->data_as<int32_t>() : nullptr,
+                                       c.kernel_sum ? c.kernel_sum->data_as<int32_t>() : nullptr,
+                                       std::span<uint8_t>(static_cast<uint8_t*>(memory), bytes)));
+  return Status::ok();
+}
+
+Status quantized_linear_out(KernelContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args(kLinearOp, argv);
+  VKRT_ASSIGN_OR_RETURN(LinearCall c, parse_linear_call(args));
+  const LinearParams& p = c.p;
+  Tensor& input = *c.input;
   // Output: the input's leading dims with the last replaced by out_features.
   int32_t sizes[kMaxRank];
-  for (int i = 0; i < input->rank(); ++i) sizes[i] = input->size(i);
-  sizes[input->rank() - 1] = p.out_features;
-  VKRT_RETURN_IF_ERROR(prepare_output(args, out_index, *out, std::span<const int32_t>(sizes, input->rank())));
-  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *input));
-  VKRT_RETURN_IF_ERROR(expect_data(args, 1, "weights", *weights));
-  if (s16) {
-    const bool b64 = bias && bias->dtype() == ScalarType::Long;
-    linear_s16(p, input->data_as<int16_t>(), weights->data_as<int8_t>(), b64 ? bias->data_as<int64_t>() : nullptr,
-               (bias && !b64) ? bias->data_as<int32_t>() : nullptr, out->data_as<int16_t>());
+  for (int i = 0; i < input.rank(); ++i) sizes[i] = input.size(i);
+  sizes[input.rank() - 1] = p.out_features;
+  VKRT_RETURN_IF_ERROR(prepare_output(args, kLinearOut, *c.out, std::span<const int32_t>(sizes, input.rank())));
+  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", input));
+  VKRT_RETURN_IF_ERROR(expect_data(args, 1, "weights", *c.weights));
+  if (c.s16) {
+    const bool b64 = c.bias && c.bias->dtype() == ScalarType::Long;
+    linear_s16(p, input.data_as<int16_t>(), c.weights->data_as<int8_t>(), b64 ? c.bias->data_as<int64_t>() : nullptr,
+               (c.bias && !b64) ? c.bias->data_as<int32_t>() : nullptr, c.out->data_as<int16_t>());
     return Status::ok();
   }
+  const auto* packed = static_cast<const GemmS8PackedB*>(ctx.prepared_state());
   ContextRunner runner(ctx);
-  const Exec exec = make_exec(ctx, runner, linear_s8_scratch_bytes(p, runner.num_threads()));
-  linear_s8(p, input->data_as<int8_t>(), weights->data_as<int8_t>(), bias ? bias->data_as<int32_t>() : nullptr,
-            kernel_sum ? kernel_sum->data_as<int32_t>() : nullptr, out->data_as<int8_t>(), exec);
+  const Exec exec = make_exec(ctx, runner, linear_s8_scratch_bytes(p, runner.num_threads(), packed));
+  linear_s8(p, input.data_as<int8_t>(), c.weights->data_as<int8_t>(), c.bias ? c.bias->data_as<int32_t>() : nullptr,
+            c.kernel_sum ? c.kernel_sum->data_as<int32_t>() : nullptr, c.out->data_as<int8_t>(), exec, packed);
   return Status::ok();
 }
 
 }  // namespace
 
-VKRT_REGISTER_KERNEL("cortex_m::quantized_linear.out", quantized_linear_out);
+VKRT_REGISTER_KERNEL_WITH_PREPARE(kLinearOp, quantized_linear_out, quantized_linear_prepare);
 
 }  // namespace vkrt::cortex_m

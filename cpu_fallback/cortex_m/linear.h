@@ -4,8 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "cortex_m/exec.h"
+#include "cortex_m/gemm_s8.h"
 #include "vkrt/error.h"
 
 namespace vkrt::cortex_m {
@@ -21,11 +23,20 @@ struct LinearParams {
 };
 
 Status check_linear(const LinearParams& p, bool int16_activations);
-size_t linear_s8_scratch_bytes(const LinearParams& p, int threads);
+// Scratch for linear_s8 with `threads` workers (less when the weights were packed ahead).
+size_t linear_s8_scratch_bytes(const LinearParams& p, int threads, const GemmS8PackedB* packed = nullptr);
+// Weights packed once for every later linear_s8 call with the same weights, bias/kernel_sum and
+// parameters (a loaded method does this for constant weights): bytes needed (0: nothing to
+// gain on this CPU), then the packing into caller-owned memory (null when not packed).
+size_t linear_s8_packed_bytes(const LinearParams& p);
+const GemmS8PackedB* linear_s8_pack_weights(const LinearParams& p, const int8_t* weights, const int32_t* bias,
+                                            const int32_t* kernel_sum, std::span<uint8_t> memory);
 // bias[out] (scalar/DSP form) or kernel_sum[out] (MVE form: bias + in_off·Σ_i(w + w_off), so the
-// input offset is not applied again), or neither. Both forms are equal modulo 2^32.
+// input offset is not applied again), or neither. Both forms are equal modulo 2^32. `packed`:
+// from linear_s8_pack_weights, or null (ignored unless built from these arguments).
 void linear_s8(const LinearParams& p, const int8_t* input, const int8_t* weights, const int32_t* bias,
-               const int32_t* kernel_sum, int8_t* output, const Exec& exec);
+               const int32_t* kernel_sum, int8_t* output, const Exec& exec,
+               const GemmS8PackedB* packed = nullptr);
 // arm_fully_connected_per_channel_s8: one multiplier/shift per output (not emitted by ExecuTorch,
 // kept for completeness and for CMSIS-NN's per-channel vectors).
 void linear_s8_per_channel(const LinearParams& p, const int8_t* input, const int8_t* weights,

@@ -38,20 +38,30 @@ KernelRegistry& KernelRegistry::global() {
   return *registry;
 }
 
-Status KernelRegistry::add(std::string_view name, KernelFunction fn) {
+Status KernelRegistry::add(std::string_view name, KernelFunction fn, KernelPrepareFunction prepare) {
   auto it = std::lower_bound(entries_.begin(), entries_.end(), name,
                              [](const KernelEntry& e, std::string_view n) { return e.name < n; });
   if (it != entries_.end() && it->name == name)
     return make_error(Error::RegistrationAlreadyRegistered, "kernel ", name, " is already registered");
   if (!fn) return make_error(Error::InvalidArgument, "kernel ", name, " has no function");
-  entries_.insert(it, KernelEntry{std::string(name), fn});
+  entries_.insert(it, KernelEntry{std::string(name), fn, prepare});
   return Status::ok();
 }
 
-KernelFunction KernelRegistry::find(std::string_view name) const {
+const KernelEntry* KernelRegistry::entry(std::string_view name) const {
   auto it = std::lower_bound(entries_.begin(), entries_.end(), name,
                              [](const KernelEntry& e, std::string_view n) { return e.name < n; });
-  return (it != entries_.end() && it->name == name) ? it->fn : nullptr;
+  return (it != entries_.end() && it->name == name) ? &*it : nullptr;
+}
+
+KernelFunction KernelRegistry::find(std::string_view name) const {
+  const KernelEntry* e = entry(name);
+  return e ? e->fn : nullptr;
+}
+
+KernelPrepareFunction KernelRegistry::find_prepare(std::string_view name) const {
+  const KernelEntry* e = entry(name);
+  return e ? e->prepare : nullptr;
 }
 
 std::vector<std::string> KernelRegistry::names() const {
@@ -61,8 +71,8 @@ std::vector<std::string> KernelRegistry::names() const {
   return out;
 }
 
-detail::KernelRegistrar::KernelRegistrar(const char* name, KernelFunction fn) {
-  Status s = KernelRegistry::global().add(name, fn);
+detail::KernelRegistrar::KernelRegistrar(const char* name, KernelFunction fn, KernelPrepareFunction prepare) {
+  Status s = KernelRegistry::global().add(name, fn, prepare);
   // Static initialisation cannot return an error; a duplicate is a build mistake, so say so.
   if (!s.is_ok()) fprintf(stderr, "vkrt: %s\n", s.to_string().c_str());
 }

@@ -102,7 +102,7 @@ Status MethodImpl::set_output_data_ptr(size_t index, void* data, size_t nbytes) 
 Status MethodImpl::run_instruction(InstructionEntry& in, size_t& pc) {
   switch (in.kind) {
     case InstructionEntry::Kind::Kernel: {
-      KernelContext kctx(&temp, threads_);
+      KernelContext kctx(&temp, threads_, in.kernel_state);
       Status s = in.kernel(kctx, in.args);
       ++pc;
       return s;

@@ -16,6 +16,7 @@ struct InstructionEntry {
   enum class Kind : uint8_t { Kernel, Delegate, Move, JumpFalse, Free };
   Kind kind = Kind::Kernel;
   KernelFunction kernel = nullptr;
+  const void* kernel_state = nullptr;  // from the kernel's prepare function, if any
   uint32_t delegate = 0;
   std::span<EValue* const> args;  // Kernel and Delegate
   int32_t a = 0;                  // Move: from; JumpFalse: condition value; Free: value
@@ -56,6 +57,8 @@ class MethodImpl {
   Status check_lists();
   Status plan_buffers(const LoadOptions& options);
   Status resolve_instructions();
+  Status prepare_kernels();
+  void mark_constant(size_t index);
   Status init_delegates(const LoadOptions& options);
   Status run_instruction(InstructionEntry& instr, size_t& pc);
   std::span<EValue* const> make_arg_span(const flatbuffers::Vector<int32_t>* indices, const char* what,
@@ -75,6 +78,10 @@ class MethodImpl {
   std::vector<DelegateEntry> delegates_;
   // For memory-planned inputs (copied in by set_input).
   std::vector<bool> input_planned_;
+  // Values whose tensor data is a program constant (used in place, never written).
+  std::vector<bool> constant_values_;
+  // Memory owned by kernels' prepared state (KernelPrepareContext::allocate_persistent).
+  std::vector<std::unique_ptr<uint8_t[]>> kernel_state_memory_;
 };
 
 }  // namespace vkrt

@@ -73,6 +73,9 @@ Result<std::unique_ptr<MethodImpl>> MethodImpl::load(const Program& program, con
                       "-byte temp pool");
   m->temp = TempAllocator(m->temp_pool_.get(), options.temp_pool_bytes);
 
+  s = m->prepare_kernels();
+  if (!s.is_ok()) return std::move(s).with_context(ctx);
+
   auto t_delegates = std::chrono::steady_clock::now();
   s = m->init_delegates(options);
   if (!s.is_ok()) return std::move(s).with_context(ctx);
@@ -154,6 +157,7 @@ Status MethodImpl::place_tensor_data(size_t index, const fb::Tensor& t, Tensor& 
       out.set_data(planned);
     } else {
       out.set_data(const_cast<uint8_t*>(e->bytes.data()));  // constants are read-only by contract
+      mark_constant(index);
     }
     return Status::ok();
   }
@@ -162,6 +166,7 @@ Status MethodImpl::place_tensor_data(size_t index, const fb::Tensor& t, Tensor& 
   if (buffer_idx > 0 && !alloc) {
     VKRT_ASSIGN_OR_RETURN(const uint8_t* data, program_->constant_data(buffer_idx, nbytes));
     out.set_data(const_cast<uint8_t*>(data));  // constants are used in place, never written
+    mark_constant(index);
   } else if (buffer_idx > 0) {
     VKRT_ASSIGN_OR_RETURN(auto init, program_->mutable_data(buffer_idx, nbytes));
     memcpy(planned, init.data(), nbytes);
@@ -380,6 +385,66 @@ Status MethodImpl::resolve_instructions() {
     if (!err.is_ok()) return err;
     instructions_.push_back(std::move(e));
   }
+  return Status::ok();
+}
+
+namespace {
+// What a prepare function may use: memory owned by the method, and which values are constants.
+class MethodPrepareContext final : public KernelPrepareContext {
+ public:
+  MethodPrepareContext(std::span<const EValue> values, const std::vector<bool>& constant,
+                       std::vector<std::unique_ptr<uint8_t[]>>& memory, int threads)
+      : values_(values), constant_(constant), memory_(memory), threads_(threads) {}
+
+  void* allocate_persistent(size_t bytes, size_t alignment) override {
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0 || bytes > (size_t(1) << 40)) return nullptr;
+    std::unique_ptr<uint8_t[]> block(new (std::nothrow) uint8_t[bytes + alignment]);
+    if (!block) return nullptr;
+    const uintptr_t start = (reinterpret_cast<uintptr_t>(block.get()) + alignment - 1) & ~uintptr_t(alignment - 1);
+    memory_.push_back(std::move(block));
+    bytes_ += bytes;
+    return reinterpret_cast<void*>(start);
+  }
+  bool is_constant(const EValue* value) const override {
+    if (value < values_.data() || value >= values_.data() + values_.size()) return false;
+    const size_t index = size_t(value - values_.data());
+    return index < constant_.size() && constant_[index];
+  }
+  int num_threads() const override { return threads_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  std::span<const EValue> values_;
+  const std::vector<bool>& constant_;
+  std::vector<std::unique_ptr<uint8_t[]>>& memory_;
+  int threads_;
+  size_t bytes_ = 0;
+};
+}  // namespace
+
+void MethodImpl::mark_constant(size_t index) {
+  if (constant_values_.size() <= index) constant_values_.resize(index + 1, false);
+  constant_values_[index] = true;
+}
+
+Status MethodImpl::prepare_kernels() {
+  // A value that a move instruction overwrites is not constant, whatever it starts as.
+  for (const InstructionEntry& in : instructions_)
+    if (in.kind == InstructionEntry::Kind::Move && size_t(in.b) < constant_values_.size())
+      constant_values_[size_t(in.b)] = false;
+  MethodPrepareContext pctx(values, constant_values_, kernel_state_memory_, threads_ ? threads_->num_threads() : 1);
+  for (size_t i = 0; i < instructions_.size(); ++i) {
+    InstructionEntry& in = instructions_[i];
+    if (in.kind != InstructionEntry::Kind::Kernel || in.kernel == nullptr) continue;
+    const KernelPrepareFunction prepare = KernelRegistry::global().find_prepare(in.name);
+    if (prepare == nullptr) continue;
+    pctx.set_state(nullptr);
+    Status s = prepare(pctx, in.args);
+    if (!s.is_ok()) return std::move(s).with_context("preparing instruction " + std::to_string(i) + " (" + in.name + ")");
+    in.kernel_state = pctx.state();
+    if (in.kernel_state) ++stats.prepared_instructions;
+  }
+  stats.prepared_bytes = pctx.bytes();
   return Status::ok();
 }
 

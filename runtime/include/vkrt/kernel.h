@@ -49,7 +49,12 @@ class TempAllocator {
 
 class KernelContext {
  public:
-  KernelContext(TempAllocator* temp, ParallelRunner* parallel) : temp_(temp), parallel_(parallel) {}
+  KernelContext(TempAllocator* temp, ParallelRunner* parallel, const void* prepared_state = nullptr)
+      : temp_(temp), parallel_(parallel), prepared_state_(prepared_state) {}
+
+  // What this instruction's prepare function (if any) left at load time; null when none ran
+  // or it prepared nothing. Kernels must give the same results without it.
+  const void* prepared_state() const { return prepared_state_; }
 
   // Scratch memory valid until the kernel returns. MemoryAllocationFailed when the method's
   // temp pool (LoadOptions::temp_pool_bytes) is too small.
@@ -62,13 +67,40 @@ class KernelContext {
  private:
   TempAllocator* temp_;
   ParallelRunner* parallel_;
+  const void* prepared_state_;
+};
+
+// Load-time preparation of one instruction (TFLite Micro's Prepare step). A kernel may register
+// a prepare function; a method calls it once per instruction when it is loaded, with the
+// arguments as they will be at execute time (constants hold their data, activations may not
+// yet). It may build state from constant arguments, such as weights repacked into the layout
+// the kernel reads fastest, in memory the method owns, and hand it to every later call through
+// KernelContext::prepared_state(). Preparation is only an optimisation: it returns ok without
+// preparing anything when the arguments do not suit it (execute reports bad arguments), and an
+// error only when memory runs out.
+class KernelPrepareContext {
+ public:
+  virtual ~KernelPrepareContext() = default;
+  // Memory that lives as long as the method; null when it cannot be had.
+  virtual void* allocate_persistent(size_t bytes, size_t alignment = 64) = 0;
+  // True when `value` is a constant of the program: its data never changes while the method lives.
+  virtual bool is_constant(const EValue* value) const = 0;
+  virtual int num_threads() const = 0;
+
+  void set_state(const void* state) { state_ = state; }
+  const void* state() const { return state_; }
+
+ private:
+  const void* state_ = nullptr;
 };
 
 using KernelFunction = Status (*)(KernelContext& ctx, std::span<EValue* const> args);
+using KernelPrepareFunction = Status (*)(KernelPrepareContext& ctx, std::span<EValue* const> args);
 
 struct KernelEntry {
   std::string name;  // "aten::add.out"
   KernelFunction fn;
+  KernelPrepareFunction prepare = nullptr;  // optional
 };
 
 // Name -> kernel. Registration normally happens from static initialisers (VKRT_REGISTER_KERNEL)
@@ -78,18 +110,21 @@ class KernelRegistry {
   static KernelRegistry& global();
 
   // RegistrationAlreadyRegistered if the name is taken.
-  Status add(std::string_view name, KernelFunction fn);
+  Status add(std::string_view name, KernelFunction fn, KernelPrepareFunction prepare = nullptr);
   // nullptr when absent.
   KernelFunction find(std::string_view name) const;
+  // The kernel's prepare function; nullptr when absent or the kernel has none.
+  KernelPrepareFunction find_prepare(std::string_view name) const;
   std::vector<std::string> names() const;  // sorted
 
  private:
+  const KernelEntry* entry(std::string_view name) const;
   std::vector<KernelEntry> entries_;  // sorted by name
 };
 
 namespace detail {
 struct KernelRegistrar {
-  KernelRegistrar(const char* name, KernelFunction fn);
+  KernelRegistrar(const char* name, KernelFunction fn, KernelPrepareFunction prepare = nullptr);
 };
 }  // namespace detail
 
@@ -97,3 +132,6 @@ struct KernelRegistrar {
 
 #define VKRT_REGISTER_KERNEL(name, fn) \
   static ::vkrt::detail::KernelRegistrar VKRT_CONCAT(vkrt_kernel_registrar_, __LINE__)(name, fn)
+// A kernel with a load-time prepare function (KernelPrepareContext).
+#define VKRT_REGISTER_KERNEL_WITH_PREPARE(name, fn, prepare) \
+  static ::vkrt::detail::KernelRegistrar VKRT_CONCAT(vkrt_kernel_registrar_, __LINE__)(name, fn, prepare)

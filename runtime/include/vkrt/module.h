@@ -66,6 +66,10 @@ struct MethodMeta {
 struct MethodLoadStats {
   double total_ms = 0;
   double delegate_init_ms = 0;
+  // Kernels' load-time preparation (e.g. constant weights repacked once): instructions
+  // prepared, and the memory their state holds.
+  size_t prepared_instructions = 0;
+  size_t prepared_bytes = 0;
 };
 
 class Program;

@@ -1,0 +1,269 @@
+// Weights packed once ahead (what a loaded method does for constant weights) against the
+// reference loops, bit for bit: fully connected and convolution over shapes that reach every
+// path (1..4-row GEMV over packed panels, the tiled GEMM split by rows or by columns), both
+// bias forms, offsets at their ends; a packing that does not belong to the call is ignored;
+// and the kernels' load-time preparation through a real one-op program.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "cortex_m/conv2d.h"
+#include "cortex_m/linear.h"
+#include "cortex_m/reference/reference_ops.h"
+#include "cortex_m/support/thread_runner.h"
+#include "vkrt/module.h"
+#include "vkrt/pte_writer.h"
+
+#define PW_CONCAT_INNER(a, b) a##b
+#define PW_CONCAT(a, b) PW_CONCAT_INNER(a, b)
+#define ASSERT_OK(expr)                                  \
+  do {                                                   \
+    const ::vkrt::Status pw_status = (expr);             \
+    ASSERT_TRUE(pw_status.is_ok()) << pw_status.to_string(); \
+  } while (0)
+#define ASSERT_OK_AND_ASSIGN(lhs, expr)                                              \
+  auto PW_CONCAT(pw_result_, __LINE__) = (expr);                                     \
+  ASSERT_TRUE(PW_CONCAT(pw_result_, __LINE__).ok()) << PW_CONCAT(pw_result_, __LINE__).status().to_string(); \
+  lhs = std::move(PW_CONCAT(pw_result_, __LINE__)).value()
+
+namespace vkrt::cortex_m {
+namespace {
+
+namespace ref = vkrt::testing::reference;
+
+template <typename T>
+std::vector<T> random_values(size_t n, std::mt19937& rng, int lo = -128, int hi = 127) {
+  std::uniform_int_distribution<int> d(lo, hi);
+  std::vector<T> v(n);
+  for (auto& x : v) x = T(d(rng));
+  return v;
+}
+
+int pick(std::mt19937& rng, std::initializer_list<int> values) { return *(values.begin() + rng() % values.size()); }
+
+struct Runner {
+  explicit Runner(int threads) : pool(threads) {}
+  testing::ThreadRunner pool;
+  std::vector<uint8_t> scratch;
+  Exec make(size_t bytes) {
+    scratch.assign(bytes + 64, 0xA5);
+    Exec e;
+    e.scratch = scratch;
+    e.runner = &pool;
+    return e;
+  }
+};
+
+// The packed-ahead path exists only where the VNNI GEMM does.
+bool packing_available() {
+  LinearParams p;
+  p.in_features = 8, p.out_features = 8, p.multiplier = 1 << 30;
+  return linear_s8_packed_bytes(p) > 0;
+}
+
+// kernel_sum (MVE form) for the same product as `bias` with input offset in_off.
+std::vector<int32_t> kernel_sum_of(const LinearParams& p, const std::vector<int8_t>& w, const std::vector<int32_t>& bias) {
+  std::vector<int32_t> sums(size_t(p.out_features));
+  for (int32_t o = 0; o < p.out_features; ++o) {
+    uint32_t s = uint32_t(bias[size_t(o)]);
+    for (int32_t i = 0; i < p.in_features; ++i)
+      s += uint32_t(p.input_offset) * uint32_t(int32_t(w[size_t(o) * p.in_features + i]) + p.filter_offset);
+    sums[size_t(o)] = int32_t(s);
+  }
+  return sums;
+}
+
+TEST(CortexMPackedWeights, LinearMatchesReferenceAtAnyShape) {
+  if (!packing_available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU: weights are never packed ahead";
+  std::mt19937 rng(2026);
+  Runner one(1), two(2);
+  for (int iteration = 0; iteration < 250; ++iteration) {
+    LinearParams p;
+    p.batches = pick(rng, {1, 1, 2, 3, 4, 5, 9, 33, 49, 100});
+    p.in_features = pick(rng, {1, 3, 4, 5, 16, 17, 64, 65, 200, 333});
+    p.out_features = pick(rng, {1, 5, 12, 16, 17, 33, 64, 100, 659});
+    if (iteration % 10 == 0) p.batches = 49, p.in_features = 320, p.out_features = 700;  // threads split columns
+    if (iteration % 10 == 1) p.batches = 300, p.in_features = 200, p.out_features = 40;   // threads split rows
+    p.input_offset = pick(rng, {128, 128, 0, 3, -127, 127});
+    p.filter_offset = pick(rng, {0, 0, 2, -3});
+    p.output_offset = pick(rng, {0, -5, 127, -128});
+    p.multiplier = int32_t(1u << 30 | (rng() & 0x3FFFFFFF));
+    p.shift = pick(rng, {-9, -1, 0, 2});
+    p.activation_min = pick(rng, {-128, -128, -20});
+    p.activation_max = pick(rng, {127, 127, 30});
+    const auto x = random_values<int8_t>(size_t(p.batches) * p.in_features, rng);
+    const auto w = random_values<int8_t>(size_t(p.out_features) * p.in_features, rng);
+    const auto bias = random_values<int32_t>(size_t(p.out_features), rng, -100000, 100000);
+    const size_t n = size_t(p.batches) * p.out_features;
+    std::vector<int8_t> want(n);
+    ref::fully_connected_s8(p, x.data(), w.data(), bias.data(), &p.multiplier, &p.shift, false, want.data());
+
+    const bool use_kernel_sum = iteration % 3 == 2;
+    const auto kernel_sum = kernel_sum_of(p, w, bias);
+    const int32_t* b = use_kernel_sum ? nullptr : bias.data();
+    const int32_t* ks = use_kernel_sum ? kernel_sum.data() : nullptr;
+    std::vector<uint8_t> memory(linear_s8_packed_bytes(p));
+    const GemmS8PackedB* packed = linear_s8_pack_weights(p, w.data(), b, ks, memory);
+    ASSERT_NE(packed, nullptr);
+    for (Runner* r : {&one, &two}) {
+      std::vector<int8_t> got(n, 0x55);
+      linear_s8(p, x.data(), w.data(), b, ks, got.data(), r->make(linear_s8_scratch_bytes(p, r->pool.num_threads(), packed)),
+                packed);
+      ASSERT_EQ(got, want) << "iteration " << iteration << ": " << p.batches << "x" << p.in_features << "->"
+                           << p.out_features << " in_off " << p.input_offset << " w_off " << p.filter_offset
+                           << (use_kernel_sum ? " kernel_sum" : " bias") << ", " << r->pool.num_threads() << " threads";
+    }
+  }
+}
+
+TEST(CortexMPackedWeights, ConvolutionMatchesReferenceAtAnyShape) {
+  if (!packing_available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU: weights are never packed ahead";
+  std::mt19937 rng(7);
+  Runner two(2);
+  for (int iteration = 0; iteration < 120; ++iteration) {
+    Conv2dParams p;
+    p.batches = pick(rng, {1, 1, 2});
+    p.in_ch = pick(rng, {1, 3, 8, 17, 32, 96});
+    p.out_ch = pick(rng, {1, 7, 16, 24, 33, 144});
+    p.kernel_h = p.kernel_w = pick(rng, {1, 1, 3});
+    p.stride_h = p.stride_w = pick(rng, {1, 2});
+    p.pad_h = p.pad_w = p.kernel_h == 3 ? pick(rng, {0, 1}) : 0;
+    p.in_h = pick(rng, {1, 2, 7, 14});
+    p.in_w = pick(rng, {1, 3, 7, 14});
+    if (p.in_h + 2 * p.pad_h < p.kernel_h || p.in_w + 2 * p.pad_w < p.kernel_w) p.pad_h = p.pad_w = 1, p.in_h = p.in_w = 3;
+    p.out_h = (p.in_h + 2 * p.pad_h - p.kernel_h) / p.stride_h + 1;
+    p.out_w = (p.in_w + 2 * p.pad_w - p.kernel_w) / p.stride_w + 1;
+    p.input_offset = pick(rng, {128, 0, 5, -127});
+    p.output_offset = pick(rng, {0, -3, 100});
+    const int64_t taps = int64_t(p.kernel_h) * p.kernel_w * p.in_ch;
+    const auto input = random_values<int8_t>(size_t(p.batches) * p.in_h * p.in_w * p.in_ch, rng);
+    const auto weight = random_values<int8_t>(size_t(p.out_ch * taps), rng);
+    const auto bias = random_values<int32_t>(size_t(p.out_ch), rng, -50000, 50000);
+    std::vector<int32_t> mult(size_t(p.out_ch)), shift(size_t(p.out_ch));
+    for (int32_t c = 0; c < p.out_ch; ++c) {
+      mult[size_t(c)] = int32_t(1u << 30 | (rng() & 0x3FFFFFFF));
+      shift[size_t(c)] = pick(rng, {-10, -7, -1, 0, 1, 3});  // negative and positive per channel
+    }
+    const size_t n = size_t(p.batches) * p.out_h * p.out_w * p.out_ch;
+    std::vector<int8_t> want(n), got(n, 0x55);
+    ref::conv2d_s8(p, input.data(), weight.data(), bias.data(), mult.data(), shift.data(), want.data());
+    std::vector<uint8_t> memory(conv2d_s8_packed_bytes(p));
+    const GemmS8PackedB* packed =
+        conv2d_s8_pack_weights(p, weight.data(), bias.data(), mult.data(), shift.data(), memory);
+    ASSERT_NE(packed, nullptr);
+    conv2d_s8(p, input.data(), weight.data(), bias.data(), mult.data(), shift.data(), got.data(),
+              two.make(conv2d_s8_scratch_bytes(p, 2, packed)), packed);
+    ASSERT_EQ(got, want) << "iteration " << iteration << ": " << p.in_h << "x" << p.in_w << "x" << p.in_ch << " -> "
+                         << p.out_ch << " k" << p.kernel_h << " s" << p.stride_h << " pad " << p.pad_h;
+  }
+}
+
+// A packing built from other weights, another bias or another scale must not be used.
+TEST(CortexMPackedWeights, PackingOfAnotherCallIsIgnored) {
+  if (!packing_available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU: weights are never packed ahead";
+  std::mt19937 rng(5);
+  Runner two(2);
+  LinearParams p;
+  p.batches = 40, p.in_features = 96, p.out_features = 48;
+  p.input_offset = 128, p.multiplier = 1 << 30, p.shift = -7;
+  const auto x = random_values<int8_t>(size_t(p.batches) * p.in_features, rng);
+  const auto w = random_values<int8_t>(size_t(p.out_features) * p.in_features, rng);
+  const auto other_w = random_values<int8_t>(w.size(), rng);
+  const auto bias = random_values<int32_t>(size_t(p.out_features), rng, -9000, 9000);
+  const auto other_bias = random_values<int32_t>(size_t(p.out_features), rng, -9000, 9000);
+  std::vector<int8_t> want(size_t(p.batches) * p.out_features);
+  ref::fully_connected_s8(p, x.data(), w.data(), bias.data(), &p.multiplier, &p.shift, false, want.data());
+
+  struct Stale {
+    const char* what;
+    const int8_t* weights;
+    const int32_t* bias;
+    int32_t multiplier;
+  };
+  for (const Stale& s : {Stale{"other weights", other_w.data(), bias.data(), p.multiplier},
+                         Stale{"other bias", w.data(), other_bias.data(), p.multiplier},
+                         Stale{"other multiplier", w.data(), bias.data(), p.multiplier / 2}}) {
+    LinearParams packed_for = p;
+    packed_for.multiplier = s.multiplier;
+    std::vector<uint8_t> memory(linear_s8_packed_bytes(packed_for));
+    const GemmS8PackedB* stale = linear_s8_pack_weights(packed_for, s.weights, s.bias, nullptr, memory);
+    ASSERT_NE(stale, nullptr);
+    std::vector<int8_t> got(want.size(), 0x55);
+    linear_s8(p, x.data(), w.data(), bias.data(), nullptr, got.data(), two.make(linear_s8_scratch_bytes(p, 2)), stale);
+    EXPECT_EQ(got, want) << s.what;
+  }
+}
+
+// ---- through a loaded method -----------------------------------------------------------------
+template <typename T>
+std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(T));
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+// quantized_linear with the weights either a program constant (packed at load) or a method
+// input (never packed: they may change between runs).
+std::vector<uint8_t> linear_program(const LinearParams& p, const std::vector<int8_t>& w, const std::vector<int32_t>& bias,
+                                    bool weights_are_input) {
+  constexpr ScalarType I8 = ScalarType::Char;
+  std::vector<OpArg> args;
+  args.push_back(OpArg::input(I8, {int32_t(p.batches), p.in_features}));
+  args.push_back(weights_are_input ? OpArg::input(I8, {p.out_features, p.in_features})
+                                   : OpArg::constant(TensorSpec::make(I8, {p.out_features, p.in_features}), bytes_of(w)));
+  args.push_back(OpArg::constant_of<int32_t>({p.out_features}, bias));
+  args.push_back(OpArg::none());
+  args.push_back(OpArg::integer(p.input_offset));
+  args.push_back(OpArg::integer(p.filter_offset));
+  args.push_back(OpArg::integer(p.output_offset));
+  args.push_back(OpArg::int_list({p.multiplier}));
+  args.push_back(OpArg::int_list({p.shift}));
+  args.push_back(OpArg::integer(p.activation_max));
+  args.push_back(OpArg::integer(p.activation_min));
+  args.push_back(OpArg::output(I8, {int32_t(p.batches), p.out_features}));
+  auto program = make_one_op_program("cortex_m::quantized_linear.out", std::move(args));
+  EXPECT_TRUE(program.ok()) << program.status().to_string();
+  return program.ok() ? std::move(program).value() : std::vector<uint8_t>{};
+}
+
+TEST(CortexMPackedWeights, MethodPacksConstantWeightsAtLoadOnly) {
+  std::mt19937 rng(11);
+  LinearParams p;
+  p.batches = 20, p.in_features = 72, p.out_features = 40;
+  p.input_offset = 128, p.output_offset = -4, p.multiplier = 1 << 30, p.shift = -6;
+  auto w = random_values<int8_t>(size_t(p.out_features) * p.in_features, rng);
+  const auto bias = random_values<int32_t>(size_t(p.out_features), rng, -5000, 5000);
+  auto x = random_values<int8_t>(size_t(p.batches) * p.in_features, rng);
+  const bool packs = packing_available();
+
+  for (bool weights_are_input : {false, true}) {
+    SCOPED_TRACE(weights_are_input ? "weights as input" : "constant weights");
+    const std::vector<uint8_t> program = linear_program(p, w, bias, weights_are_input);
+    ASSERT_OK_AND_ASSIGN(auto module, Module::load_from_buffer(program));
+    ASSERT_OK_AND_ASSIGN(Method * method, module->load_method("forward"));
+    const bool expect_packed = packs && !weights_are_input;
+    EXPECT_EQ(method->load_stats().prepared_instructions, expect_packed ? 1u : 0u);
+    EXPECT_EQ(method->load_stats().prepared_bytes > 0, expect_packed);
+    // Two runs; with weights as an input they change in between (a packing would go stale).
+    for (int run = 0; run < 2; ++run) {
+      if (run == 1 && weights_are_input)
+        for (auto& v : w) v = int8_t(-v / 2);
+      const int32_t xs[] = {int32_t(p.batches), p.in_features}, ws[] = {p.out_features, p.in_features};
+      ASSERT_OK_AND_ASSIGN(Tensor xt, Tensor::make(ScalarType::Char, xs, x.data()));
+      ASSERT_OK_AND_ASSIGN(Tensor wt, Tensor::make(ScalarType::Char, ws, w.data()));
+      ASSERT_OK(method->set_input(0, EValue::from_tensor(&xt)));
+      if (weights_are_input) ASSERT_OK(method->set_input(1, EValue::from_tensor(&wt)));
+      ASSERT_OK(method->execute());
+      std::vector<int8_t> want(size_t(p.batches) * p.out_features);
+      ref::fully_connected_s8(p, x.data(), w.data(), bias.data(), &p.multiplier, &p.shift, false, want.data());
+      const Tensor& out = method->output(0).to_tensor();
+      ASSERT_EQ(size_t(out.numel()), want.size());
+      EXPECT_EQ(std::vector<int8_t>(out.data_as<int8_t>(), out.data_as<int8_t>() + out.numel()), want) << "run " << run;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vkrt::cortex_m
