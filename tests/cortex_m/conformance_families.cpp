@@ -18,6 +18,7 @@
 #include "cortex_m/quantized_mul.h"
 #include "cortex_m/reference/reference_ops.h"
 #include "cortex_m/softmax.h"
+#include "cortex_m/softmax_s16.h"
 #include "cortex_m/support/thread_runner.h"
 #include "cortex_m/transpose_conv2d.h"
 
@@ -459,6 +460,21 @@ std::string run_softmax(VectorAccess& v) {
   return compare_outputs(got, want, "kernel");
 }
 
+// arm_softmax_s16 (LUT-based): the tables are built here as TFLite 2.6 builds them; the vector
+// holds only input, parameters and output.
+std::string run_softmax_s16(VectorAccess& v) {
+  SoftmaxS16Params p;
+  p.rows = v.need("NUM_ROWS"), p.row_size = v.need("ROW_SIZE");
+  p.input_multiplier = v.need("INPUT_MULT"), p.input_left_shift = v.need("INPUT_LEFT_SHIFT");
+  if (!v.ok()) return v.error();
+  const auto input = v.array<int16_t>({"input"}, p.rows * p.row_size);
+  const auto want = v.array<int16_t>({"output_ref", "output"});
+  if (!v.ok()) return v.error();
+  std::vector<int16_t> got(size_t(p.rows * p.row_size));
+  if (Status s = softmax_s16(p, input.data(), got.data()); !s.is_ok()) return "kernel error: " + s.message();
+  return compare_outputs(got, want, "kernel");
+}
+
 std::string run_pad(VectorAccess& v) {
   PadParams p;
   p.in_dims = {v.need("INPUT_N"), v.need("INPUT_H"), v.need("INPUT_W"), v.need("INPUT_C")};
@@ -662,7 +678,7 @@ const Family kFamilies[] = {
     {"test_arm_max_pool_s16", "max pool s16", run_pool<int16_t, false>},
     {"test_arm_softmax_s8", "softmax s8", run_softmax<int8_t>},
     {"test_arm_softmax_s8_s16", "softmax s8->s16", run_softmax<int16_t>},
-    {"test_arm_softmax_s16", "softmax s16 (LUT)", nullptr},
+    {"test_arm_softmax_s16", "softmax s16 (LUT)", run_softmax_s16},
     {"test_arm_pad_s8", "pad s8", run_pad},
     {"test_arm_transpose_s8", "transpose s8", run_transpose},
 };

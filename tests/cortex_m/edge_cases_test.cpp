@@ -18,6 +18,7 @@
 #include "cortex_m/quantized_mul.h"
 #include "cortex_m/reference/reference_ops.h"
 #include "cortex_m/softmax.h"
+#include "cortex_m/softmax_s16.h"
 #include "cortex_m/support/thread_runner.h"
 #include "cortex_m/transpose_conv2d.h"
 
@@ -352,6 +353,71 @@ TEST(CortexMEdges, SoftmaxRowOf4096) {
   softmax_s8(p, in.data(), out.data());
   EXPECT_EQ(out[100], 127);
   EXPECT_EQ(out[0], -128);
+}
+
+// arm_softmax_s16 with input scale 1/4096 by default. TFLite prepares the multiplier so that
+// 65535 input steps after scaling span the exp table's [−10, 0].
+SoftmaxS16Params softmax_s16_params(int64_t rows, int32_t row_size, double input_scale = 1.0 / 4096) {
+  const auto q = arith::quantize_multiplier(input_scale * 65535.0 / 10.0);  // TFLite: s_in·β / (10 / 65535)
+  SoftmaxS16Params p;
+  p.rows = rows, p.row_size = row_size, p.input_multiplier = q.multiplier, p.input_left_shift = q.shift;
+  return p;
+}
+
+TEST(CortexMEdges, SoftmaxS16TablesMatchTheirFunctions) {
+  // Entry i is f(min + i·step) in Q15, nudged by at most a couple of steps for interpolation.
+  const int16_t* e = softmax_s16_exp_table();
+  const int16_t* r = softmax_s16_reciprocal_table();
+  for (int i = 0; i <= 512; ++i) {
+    EXPECT_NEAR(e[i], std::min(32767.0, std::exp(-10.0 + i * 10.0 / 512) * 32768.0), 2.0) << i;
+    EXPECT_NEAR(r[i], std::min(32767.0, 32768.0 / (1.0 + i / 512.0)), 2.0) << i;
+  }
+  EXPECT_EQ(e[512], 32767);  // exp(0) saturates
+  EXPECT_EQ(r[512], 16384);  // 1/2
+}
+
+TEST(CortexMEdges, SoftmaxS16RowsOfOneAndOfEqualElements) {
+  const SoftmaxS16Params one = softmax_s16_params(3, 1);
+  const int16_t in[3] = {-32768, 0, 32767};
+  int16_t out[3];
+  ASSERT_TRUE(softmax_s16(one, in, out).is_ok());
+  for (int16_t v : out) EXPECT_EQ(v, 32767);  // p = 1 in Q15, one step short of 1.0
+  // 4096 equal elements: p = 1/4096 → 8 in Q15.
+  const SoftmaxS16Params wide = softmax_s16_params(1, 4096);
+  std::vector<int16_t> x(4096, 1234), y(4096);
+  ASSERT_TRUE(softmax_s16(wide, x.data(), y.data()).is_ok());
+  for (int16_t v : y) ASSERT_EQ(v, 8);
+  // Two equal elements: one half.
+  const int16_t two[2] = {-5, -5};
+  int16_t halves[2];
+  ASSERT_TRUE(softmax_s16(softmax_s16_params(1, 2), two, halves).is_ok());
+  EXPECT_EQ(halves[0], 16384);
+  EXPECT_EQ(halves[1], 16384);
+}
+
+TEST(CortexMEdges, SoftmaxS16FollowsTheRealSoftmax) {
+  std::mt19937 rng(8);
+  const SoftmaxS16Params p = softmax_s16_params(200, 10);
+  const auto x = random_values<int16_t>(2000, rng, -32768, 32767);
+  std::vector<int16_t> y(2000);
+  ASSERT_TRUE(softmax_s16(p, x.data(), y.data()).is_ok());
+  for (int r = 0; r < 200; ++r) {
+    double sum = 0;
+    const int16_t max = *std::max_element(&x[r * 10], &x[r * 10] + 10);
+    for (int c = 0; c < 10; ++c) sum += std::exp((x[r * 10 + c] - max) / 4096.0);
+    for (int c = 0; c < 10; ++c) {
+      const double want = std::exp((x[r * 10 + c] - max) / 4096.0) / sum * 32768.0;
+      // Inputs more than 10 below the row's maximum fall off the table (exp(−10) ≈ 1.5 steps).
+      ASSERT_NEAR(y[r * 10 + c], std::min(want, 32767.0), 0.004 * 32768 + 2) << "row " << r << " col " << c;
+    }
+  }
+}
+
+TEST(CortexMEdges, SoftmaxS16RefusesRowsWhoseSumCouldOverflow) {
+  const SoftmaxS16Params p = softmax_s16_params(1, kSoftmaxS16MaxRow + 1);
+  const Status s = softmax_s16(p, nullptr, nullptr);
+  EXPECT_EQ(s.code(), Error::InvalidArgument);
+  EXPECT_NE(s.message().find("65537"), std::string::npos) << s.message();
 }
 
 TEST(CortexMEdges, SoftmaxTwoEqualElementsIsHalf) {
