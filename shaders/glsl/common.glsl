@@ -62,3 +62,4 @@ int apply_scale_32(int value, int multiplier, int shift, bool double_round) {
 #define EPI_FUSED_RESCALE 1
 #define EPI_DOUBLE_ROUND 2
 #define EPI_PER_CHANNEL 4
+#define EPI_TABLE 8  // int8 TABLE after the clamp: 256 entries at data_shift[flags >> 8]

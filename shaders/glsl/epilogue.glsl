@@ -1,6 +1,7 @@
 // Output epilogue shared by CONV2D / DEPTHWISE_CONV2D / MATMUL: the raw accumulator, or the
 // fused RESCALE (tosa.md §5, scale32; the accumulator is int32 so RESCALE's input_zp is 0)
-// followed by the clamp to [p.clamp_min, p.clamp_max]. Needs p.flags, p.out_zp, p.clamp_*.
+// followed by the clamp to [p.clamp_min, p.clamp_max] and, with EPI_TABLE, an int8 TABLE whose
+// 256 entries follow the shifts in data_shift. Needs p.flags, p.out_zp, p.clamp_*.
 #ifdef FLOAT_PATH
 OUT_T epilogue(float acc, int channel) {
   if ((p.flags & EPI_FUSED_RESCALE) != 0) {
@@ -14,7 +15,9 @@ OUT_T epilogue(int acc, int channel) {
   if ((p.flags & EPI_FUSED_RESCALE) == 0) return OUT_T(acc);
   int c = (p.flags & EPI_PER_CHANNEL) != 0 ? channel : 0;
   int v = apply_scale_32(acc, data_mult[c], data_shift[c], (p.flags & EPI_DOUBLE_ROUND) != 0);
-  v = v + p.out_zp;
-  return OUT_T(clamp(v, p.clamp_min, p.clamp_max));
+  v = clamp(v + p.out_zp, p.clamp_min, p.clamp_max);
+  // Fused int8 TABLE (tosa.md §8): v is int8 here, so the index is in [0, 255].
+  if ((p.flags & EPI_TABLE) != 0) v = data_shift[(p.flags >> 8) + v + 128];
+  return OUT_T(v);
 }
 #endif

@@ -641,6 +641,84 @@ TEST(ElementwiseFusionVulkan, ChainsBetweenConvolutionsAndSharedModules) {
   EXPECT_EQ(stats.chain_modules, 1u);  // same source text: compiled once
 }
 
+// An int8 TABLE after CONV2D / DEPTHWISE_CONV2D / MATMUL + RESCALE (+ CLAMP) is looked up in the
+// producer's epilogue: one dispatch per block instead of three or four, same bytes as the CPU.
+TEST(ElementwiseFusionVulkan, TableAfterConvolutionOrMatmulRunsInTheEpilogue) {
+  std::mt19937 rng(77);
+  // conv 3x3 -> RESCALE -> CLAMP -> TABLE -> depthwise 3x3 -> RESCALE -> TABLE
+  GraphBuilder b;
+  Shape s{1, 6, 6, 8};
+  HostTensor w(DType::Int8, {8, 3, 3, 8}), bias(DType::Int32, {8}), dw(DType::Int8, {3, 3, 8, 1}), dwb(DType::Int32, {8});
+  fill_random(w, rng, -127, 127);
+  fill_random(bias, rng, -2000, 2000);
+  fill_random(dw, rng, -127, 127);
+  fill_random(dwb, rng, -2000, 2000);
+  vgf::ConvAttr pad1;
+  pad1.pad = {1, 1, 1, 1, 0, 0};
+  pad1.input_zp = 3;
+  TensorId x = b.input(DType::Int8, s);
+  TensorId acc = b.tensor(DType::Int32, s), q = b.tensor(DType::Int8, s), c = b.tensor(DType::Int8, s);
+  TensorId t = b.tensor(DType::Int8, s), acc2 = b.tensor(DType::Int32, s), q2 = b.tensor(DType::Int8, s);
+  TensorId out = b.tensor(DType::Int8, s);
+  b.op(OpKind::CONV2D, {x, b.constant(w), b.constant(bias)}, {acc}, pad1);  // op 0
+  b.op(OpKind::RESCALE, {acc}, {q}, requant(rng, 8, 0, -4, 38, 40));        // op 1
+  b.op(OpKind::CLAMP, {q}, {c}, int_clamp(-100, 90));                       // op 2
+  b.op(OpKind::TABLE, {c}, {t}, random_table(rng, 256, -128, 127));        // op 3
+  vgf::ConvAttr dpad = pad1;
+  dpad.input_zp = 0;
+  b.op(OpKind::DEPTHWISE_CONV2D, {t, b.constant(dw), b.constant(dwb)}, {acc2}, dpad);  // op 4
+  b.op(OpKind::RESCALE, {acc2}, {q2}, requant(rng, 8, 0, 7, 36, 39));                  // op 5
+  b.op(OpKind::TABLE, {q2}, {out}, random_table(rng, 256, -128, 127));                 // op 6
+  b.output(out);
+  const auto steps = fuse_ops(b.graph, true);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].table, 3);
+  EXPECT_EQ(steps[0].output, t);
+  EXPECT_EQ(steps[1].table, 6);
+  EXPECT_EQ(steps[1].clamp, -1);
+
+  // MATMUL -> RESCALE -> TABLE (per-tensor scale).
+  GraphBuilder m;
+  TensorId a = m.input(DType::Int8, {1, 5, 7}), bm = m.input(DType::Int8, {1, 7, 6});
+  TensorId macc = m.tensor(DType::Int32, {1, 5, 6}), mq = m.tensor(DType::Int8, {1, 5, 6});
+  TensorId mout = m.tensor(DType::Int8, {1, 5, 6});
+  vgf::MatmulAttr ma;
+  ma.a_zp = -2;
+  ma.b_zp = 1;
+  m.op(OpKind::MATMUL, {a, bm}, {macc}, ma);
+  m.op(OpKind::RESCALE, {macc}, {mq}, requant(rng, 1, 0, 5, 35, 37));
+  m.op(OpKind::TABLE, {mq}, {mout}, random_table(rng, 256, -128, 127));
+  m.output(mout);
+
+  VKRT_REQUIRE_VULKAN();
+  struct Run {
+    const vgf::Graph* graph;
+    std::vector<HostTensor> inputs;
+    size_t fused, unfused;
+  };
+  std::vector<Run> runs;
+  runs.push_back({&b.graph, {HostTensor(DType::Int8, s)}, 2, 7});
+  runs.push_back({&m.graph, {HostTensor(DType::Int8, {1, 5, 7}), HostTensor(DType::Int8, {1, 7, 6})}, 1, 3});
+  for (Run& r : runs) {
+    for (HostTensor& in : r.inputs) fill_random(in, rng, -128, 127);
+    std::vector<HostTensor> cpu_out, fused_out, unfused_out;
+    ASSERT_TRUE(run_on_cpu(*r.graph, r.inputs, cpu_out).is_ok());
+    BackendOptions fused, unfused;
+    fused.set("VgfBackend.pipeline_cache_dir", "off");
+    unfused.set("VgfBackend.pipeline_cache_dir", "off");
+    unfused.set("VgfBackend.fusion", "0");
+    VulkanExecutorStats fs, us;
+    Status st = run_on_vulkan(*r.graph, r.inputs, fused_out, &fused, &fs);
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    st = run_on_vulkan(*r.graph, r.inputs, unfused_out, &unfused, &us);
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    EXPECT_EQ(fs.dispatch_count, r.fused);
+    EXPECT_EQ(us.dispatch_count, r.unfused);
+    EXPECT_TRUE(bytes_equal(cpu_out[0], fused_out[0])) << "fused vs cpu";
+    EXPECT_TRUE(bytes_equal(cpu_out[0], unfused_out[0])) << "unfused vs cpu";
+  }
+}
+
 TEST(ElementwiseFusionVulkan, ExecutorRunsAChainUnfusedWhenItsShaderDoesNotCompile) {
   VKRT_REQUIRE_VULKAN();
   Case c = random_int_chain(9);

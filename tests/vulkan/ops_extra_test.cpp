@@ -33,7 +33,9 @@ void expect_same_on_both(const vgf::Graph& graph, std::vector<HostTensor> inputs
   VulkanExecutorStats stats;
   s = run_on_vulkan(graph, inputs, gpu_out, nullptr, &stats);
   ASSERT_TRUE(s.is_ok()) << "vulkan: " << s.message();
-  if (expected_dispatches >= 0) EXPECT_EQ(stats.dispatch_count, uint64_t(expected_dispatches));
+  if (expected_dispatches >= 0) {
+    EXPECT_EQ(stats.dispatch_count, uint64_t(expected_dispatches));
+  }
   ASSERT_EQ(cpu_out.size(), gpu_out.size());
   for (size_t i = 0; i < cpu_out.size(); ++i) {
     if (exact || cpu_out[i].dtype != DType::Fp32) {

@@ -259,6 +259,19 @@ std::vector<FusedStep> fuse_ops(const Graph& g, bool enable_fusion) {
               step.output = g.ops[c].outputs[0];
             }
           }
+          // An int8 TABLE after it (a LUT activation, e.g. sigmoid or hard-swish): one lookup
+          // in the epilogue instead of a dispatch and a round trip of the tensor.
+          const int last = step.clamp >= 0 ? step.clamp : r;
+          const int t = g.tensor(step.output).dtype == DType::Int8 ? sole_reader(g, step.output) : -1;
+          if (t > last && g.ops[t].kind == OpKind::TABLE && g.ops[t].outputs.size() == 1 &&
+              g.tensor(g.ops[t].outputs[0]).dtype == DType::Int8) {
+            const auto* ta = std::get_if<vgf::TableAttr>(&g.ops[t].attr);
+            if (ta && ta->table.size() == 256) {
+              step.table = t;
+              absorbed[t] = true;
+              step.output = g.ops[t].outputs[0];
+            }
+          }
         }
       } else if (in == DType::Fp32 && acc == DType::Fp32) {
         int c = sole_reader(g, op.outputs[0]);

@@ -20,6 +20,7 @@ struct FusedStep {
   size_t op = 0;           // index into graph.ops (a chain: its last op, whose output it writes)
   int rescale = -1;        // fused RESCALE op index, or -1
   int clamp = -1;          // fused CLAMP op index, or -1
+  int table = -1;          // fused int8 TABLE op index (after the RESCALE/CLAMP), or -1
   vgf::TensorId output = vgf::kNoTensor;  // the tensor this step writes
   std::vector<size_t> chain;  // elementwise chain: every op of it in program order, else empty
 };
@@ -30,6 +31,8 @@ struct FusedStep {
 //    and is not a graph output: the RESCALE becomes the epilogue;
 //  * then a CLAMP that is the only reader of the RESCALE result (not a graph output) and whose
 //    bounds overlap the output type's range: folded into the epilogue's saturation bounds;
+//  * then an int8 TABLE that is the only reader of that int8 result (not a graph output): looked
+//    up in the epilogue (the 256 entries travel with the shifts);
 //  * fp32 CONV2D / DEPTHWISE_CONV2D / MATMUL followed by a sole-reader CLAMP: folded likewise.
 // RESHAPE produces no step (its output aliases its input, see alias_roots).
 std::vector<FusedStep> fuse_ops(const vgf::Graph& graph, bool enable_fusion);

@@ -365,6 +365,7 @@ Status lower_step(const FusedStep& step, LoweringContext& ctx, std::vector<Pendi
   std::string label = vgf::op_name(op.kind);
   if (step.rescale >= 0) label += "+RESCALE";
   if (step.clamp >= 0) label += "+CLAMP";
+  if (step.table >= 0) label += "+TABLE";
   for (size_t i = before; i < out->size(); ++i) {
     if ((*out)[i].label.empty()) (*out)[i].label = label;
   }

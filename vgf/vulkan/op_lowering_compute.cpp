@@ -15,6 +15,7 @@ using vgf::OpKind;
 constexpr int kEpiFusedRescale = 1;  // EPI_* in shaders/glsl/common.glsl
 constexpr int kEpiDoubleRound = 2;
 constexpr int kEpiPerChannel = 4;
+constexpr int kEpiTable = 8;       // the table's offset in the shift buffer sits in flags >> 8
 constexpr int kRescaleInputUnsigned = 8;
 
 struct ConvParams {
@@ -68,6 +69,11 @@ Epilogue make_epilogue(const FusedStep& step, LoweringContext& ctx) {
     if (ra.scale32 && ra.rounding_mode == vgf::RoundingMode::DoubleRound) e.flags |= kEpiDoubleRound;
     if (ra.per_channel) e.flags |= kEpiPerChannel;
     std::vector<int32_t> shifts(ra.shift.begin(), ra.shift.end());
+    if (step.table >= 0) {  // int8 TABLE: its 256 entries follow the shifts
+      const auto& ta = std::get<vgf::TableAttr>(g.ops[step.table].attr);
+      e.flags |= kEpiTable | int32_t(shifts.size() << 8);
+      shifts.insert(shifts.end(), ta.table.begin(), ta.table.end());
+    }
     e.mult = ctx.add_int32_constant(ra.multiplier);
     e.shift = ctx.add_int32_constant(shifts);
     e.out_zp = ra.output_zp;
