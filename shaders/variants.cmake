@@ -119,6 +119,16 @@ vkrt_shader(transpose_conv2d_i16_i48 transpose_conv2d.comp IN_T=int16_t W_T=int8
 vkrt_shader(conv2d_i16_i48 conv_i48.comp)
 vkrt_shader(depthwise_conv2d_i16_i48 conv_i48.comp DEPTHWISE=1)
 vkrt_shader(matmul_i16_i48 matmul_i48.comp)
+# ... with the following RESCALE (apply_scale_16) fused, to int8 or int16.
+foreach(out i8 i16)
+  set(out_t int8_t)
+  if(out STREQUAL "i16")
+    set(out_t int16_t)
+  endif()
+  vkrt_shader(conv2d_i16_${out} conv_i48.comp FUSED_RESCALE=1 OUT_T=${out_t})
+  vkrt_shader(depthwise_conv2d_i16_${out} conv_i48.comp DEPTHWISE=1 FUSED_RESCALE=1 OUT_T=${out_t})
+  vkrt_shader(matmul_i16_${out} matmul_i48.comp FUSED_RESCALE=1 OUT_T=${out_t})
+endforeach()
 # SCATTER by element size.
 vkrt_shader(scatter_8 scatter.comp ELEM_T=uint8_t)
 vkrt_shader(scatter_16 scatter.comp ELEM_T=uint16_t)

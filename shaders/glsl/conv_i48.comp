@@ -4,8 +4,8 @@
 // shaderInt64 (the lowering checks DeviceFeatures::shader_int64). One output per invocation.
 // Layouts as conv2d.comp / depthwise_conv2d.comp: input [N,IH,IW,IC]; CONV2D weight
 // [OC,KH,KW,IC]; DEPTHWISE (define DEPTHWISE) weight [KH,KW,C,M] with the OC slot carrying M.
-// Bindings (the conv2d.comp layout): 0 input, 1 weight, 2 bias (int64), 3, 4 unused (requant
-// tables of the int8 variants), 5 output (int64).
+// Bindings (the conv2d.comp layout): 0 input, 1 weight, 2 bias (int64), 3, 4 multipliers and
+// shifts of a fused RESCALE (FUSED_RESCALE, epilogue_i48.glsl), 5 output (int64, or OUT_T).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -18,9 +18,12 @@ layout(set = 0, binding = 1) readonly buffer W { int8_t data_w[]; };
 layout(set = 0, binding = 2) readonly buffer Bias { int64_t data_bias[]; };
 layout(set = 0, binding = 3) readonly buffer Mult { int data_mult[]; };
 layout(set = 0, binding = 4) readonly buffer Shift { int data_shift[]; };
-layout(set = 0, binding = 5) writeonly buffer Out { int64_t data_out[]; };
+#ifndef OUT_T
+#define OUT_T int64_t  // the int48 result; int8_t / int16_t with FUSED_RESCALE
+#endif
+layout(set = 0, binding = 5) writeonly buffer Out { OUT_T data_out[]; };
 
-// The ConvParams block of conv2d.comp; out_zp/clamp/flags are unused here.
+// The ConvParams block of conv2d.comp; out_zp/clamp/flags serve the fused RESCALE only.
 layout(push_constant) uniform Params {
   int N, IH, IW, IC, OH, OW, OC, KH, KW;
   int stride_y, stride_x, pad_top, pad_left, dil_y, dil_x;
@@ -28,6 +31,8 @@ layout(push_constant) uniform Params {
   int flags;
   int bias_broadcast;
 } p;
+
+#include "epilogue_i48.glsl"
 
 void main() {
 #ifdef DEPTHWISE
@@ -67,5 +72,6 @@ void main() {
     }
   }
   int64_t b = data_bias[p.bias_broadcast != 0 ? 0 : oc];
-  data_out[((n * p.OH + oy) * p.OW + ox) * channels + oc] = clamp_int48(clamp_int48(acc) + clamp_int48(b));
+  data_out[((n * p.OH + oy) * p.OW + ox) * channels + oc] =
+      epilogue_i48(clamp_int48(clamp_int48(acc) + clamp_int48(b)), oc);
 }

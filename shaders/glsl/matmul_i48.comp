@@ -2,7 +2,8 @@
 // |a - a_zp| * |b - b_zp| <= 2^16 * 2^16 only overflows for -32768 * -32768, so the product is
 // formed in int64) summed in int64 with wrapping, then clamped to int48 like
 // cpu_fallback/tosa/matmul.cpp. Needs shaderInt64. One output per invocation.
-// Bindings (the matmul.comp layout): 0 A, 1 B, 2-4 unused, 5 output (int64).
+// Bindings (the matmul.comp layout): 0 A, 1 B, 2 unused, 3, 4 multipliers and shifts of a fused
+// RESCALE (FUSED_RESCALE, epilogue_i48.glsl), 5 output (int64, or OUT_T).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -15,14 +16,19 @@ layout(set = 0, binding = 1) readonly buffer B { int16_t data_b[]; };
 layout(set = 0, binding = 2) readonly buffer Bias { int data_bias[]; };
 layout(set = 0, binding = 3) readonly buffer Mult { int data_mult[]; };
 layout(set = 0, binding = 4) readonly buffer Shift { int data_shift[]; };
-layout(set = 0, binding = 5) writeonly buffer Out { int64_t data_out[]; };
+#ifndef OUT_T
+#define OUT_T int64_t  // the int48 result; int8_t / int16_t with FUSED_RESCALE
+#endif
+layout(set = 0, binding = 5) writeonly buffer Out { OUT_T data_out[]; };
 
-// The MatmulParams block of matmul.comp; out_zp/clamp/flags are unused here.
+// The MatmulParams block of matmul.comp; out_zp/clamp/flags serve the fused RESCALE only.
 layout(push_constant) uniform Params {
   int N, H, W, C;
   int a_zp, b_zp, out_zp, clamp_min, clamp_max;
   int flags;
 } p;
+
+#include "epilogue_i48.glsl"
 
 void main() {
   uint idx = linear_index();
@@ -38,5 +44,5 @@ void main() {
     int64_t b = int64_t(int(data_b[b_base + c * p.W]) - p.b_zp);
     acc += a * b;
   }
-  data_out[idx] = clamp_int48(acc);
+  data_out[idx] = epilogue_i48(clamp_int48(acc), w);
 }

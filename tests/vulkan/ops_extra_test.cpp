@@ -420,7 +420,9 @@ TEST_P(VulkanInt16Conv, WithInt48RescaleMatchesCpuExecutor) {
   for (DType out : {DType::Int16, DType::Int8, DType::Int32}) {
     SCOPED_TRACE(vgf::dtype_name(out));
     Int16ConvGraph g = int16_conv_graph(kInt16ConvCases[GetParam()], out);
-    expect_same_on_both(g.graph, {g.input}, true, 2);  // conv, then rescale_i48_*
+    // To int8/int16 the RESCALE runs in the convolution's epilogue; to int32 it is its own
+    // dispatch (rescale_i48_i32).
+    expect_same_on_both(g.graph, {g.input}, true, out == DType::Int32 ? 2 : 1);
   }
 }
 
@@ -454,6 +456,47 @@ TEST_P(VulkanInt16Matmul, MatchesCpuExecutor) {
   b.op(OpKind::MATMUL, {ta, tb}, {out}, vgf::MatmulAttr{});
   b.output(out);
   expect_same_on_both(b.graph, {a, bm});
+}
+
+// A16 MATMUL -> RESCALE (per tensor, int16) -> CLAMP: one dispatch, the same bytes as the CPU
+// executor and as the three unfused dispatches.
+TEST(VulkanInt16Values, MatmulWithFusedRescaleAndClamp) {
+  VKRT_REQUIRE_VULKAN();
+  std::mt19937 rng(kSeed + 9);
+  HostTensor a(DType::Int16, {2, 6, 40}), bm(DType::Int16, {2, 40, 5});
+  fill_random(a, rng, -32768, 32767);
+  fill_random(bm, rng, -32768, 32767);
+  GraphBuilder b;
+  TensorId ta = b.input(DType::Int16, a.shape), tb = b.input(DType::Int16, bm.shape);
+  TensorId acc = b.tensor(DType::Int48, {2, 6, 5}), q = b.tensor(DType::Int16, {2, 6, 5});
+  TensorId out = b.tensor(DType::Int16, {2, 6, 5});
+  b.op(OpKind::MATMUL, {ta, tb}, {acc}, vgf::MatmulAttr{});
+  vgf::RescaleAttr r;
+  r.scale32 = false;
+  r.rounding_mode = vgf::RoundingMode::SingleRound;
+  r.multiplier = {23170};
+  r.shift = {30};
+  r.output_zp = 0;
+  b.op(OpKind::RESCALE, {acc}, {q}, r);
+  vgf::ClampAttr clamp;
+  clamp.min_int = -20000;
+  clamp.max_int = 25000;
+  b.op(OpKind::CLAMP, {q}, {out}, clamp);
+  b.output(out);
+  const auto steps = fuse_ops(b.graph, true);
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].rescale, 1);
+  EXPECT_EQ(steps[0].clamp, 2);
+  expect_same_on_both(b.graph, {a, bm}, true, 1);
+  BackendOptions unfused;
+  unfused.set("VgfBackend.fusion", "0");
+  unfused.set("VgfBackend.pipeline_cache_dir", "off");
+  std::vector<HostTensor> inputs{a, bm}, cpu_out, gpu_out;
+  ASSERT_TRUE(run_on_cpu(b.graph, inputs, cpu_out).is_ok());
+  VulkanExecutorStats stats;
+  ASSERT_TRUE(run_on_vulkan(b.graph, inputs, gpu_out, &unfused, &stats).is_ok());
+  EXPECT_EQ(stats.dispatch_count, 3u);
+  EXPECT_TRUE(bytes_equal(cpu_out[0], gpu_out[0]));
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, VulkanInt16Matmul,

@@ -230,6 +230,19 @@ std::vector<TensorId> alias_roots(const Graph& g) {
 std::vector<FusedStep> fuse_ops(const Graph& g, bool enable_fusion) {
   std::vector<FusedStep> steps;
   std::vector<bool> absorbed(g.ops.size(), false);
+  // A CLAMP that is the sole reader of a fused RESCALE's result and overlaps its type's range.
+  auto fuse_clamp = [&](FusedStep& step) {
+    const DType out = g.tensor(step.output).dtype;
+    const int c = sole_reader(g, step.output);
+    if (c <= step.rescale || g.ops[c].kind != OpKind::CLAMP) return;
+    const auto* ca = std::get_if<vgf::ClampAttr>(&g.ops[c].attr);
+    if (ca && ca->min_int <= ca->max_int && ca->min_int <= type_max(out) && ca->max_int >= type_min(out) &&
+        g.tensor(g.ops[c].outputs[0]).dtype == out) {
+      step.clamp = c;
+      absorbed[c] = true;
+      step.output = g.ops[c].outputs[0];
+    }
+  };
   for (size_t i = 0; i < g.ops.size(); ++i) {
     if (absorbed[i]) continue;
     const auto& op = g.ops[i];
@@ -248,17 +261,7 @@ std::vector<FusedStep> fuse_ops(const Graph& g, bool enable_fusion) {
           step.rescale = r;
           absorbed[r] = true;
           step.output = g.ops[r].outputs[0];
-          DType out = g.tensor(step.output).dtype;
-          int c = sole_reader(g, step.output);
-          if (c > r && g.ops[c].kind == OpKind::CLAMP) {
-            const auto* ca = std::get_if<vgf::ClampAttr>(&g.ops[c].attr);
-            if (ca && ca->min_int <= ca->max_int && ca->min_int <= type_max(out) &&
-                ca->max_int >= type_min(out) && g.tensor(g.ops[c].outputs[0]).dtype == out) {
-              step.clamp = c;
-              absorbed[c] = true;
-              step.output = g.ops[c].outputs[0];
-            }
-          }
+          fuse_clamp(step);
           // An int8 TABLE after it (a LUT activation, e.g. sigmoid or hard-swish): one lookup
           // in the epilogue instead of a dispatch and a round trip of the tensor.
           const int last = step.clamp >= 0 ? step.clamp : r;
@@ -272,6 +275,17 @@ std::vector<FusedStep> fuse_ops(const Graph& g, bool enable_fusion) {
               step.output = g.ops[t].outputs[0];
             }
           }
+        }
+      } else if (in == DType::Int16 && acc == DType::Int48 && op.kind != OpKind::TRANSPOSE_CONV2D) {
+        // int16 activations: the int48 result's RESCALE (apply_scale_16 only: TOSA forbids
+        // scale32 with an int48 input) and a following CLAMP, as for int8.
+        int r = sole_reader(g, op.outputs[0]);
+        if (r > int(i) && g.ops[r].kind == OpKind::RESCALE && fusable_rescale(g, g.ops[r]) &&
+            !std::get<vgf::RescaleAttr>(g.ops[r].attr).scale32) {
+          step.rescale = r;
+          absorbed[r] = true;
+          step.output = g.ops[r].outputs[0];
+          fuse_clamp(step);
         }
       } else if (in == DType::Fp32 && acc == DType::Fp32) {
         int c = sole_reader(g, op.outputs[0]);

@@ -31,6 +31,8 @@ struct FusedStep {
 //    and is not a graph output: the RESCALE becomes the epilogue;
 //  * then a CLAMP that is the only reader of the RESCALE result (not a graph output) and whose
 //    bounds overlap the output type's range: folded into the epilogue's saturation bounds;
+//  * int16 CONV2D / DEPTHWISE_CONV2D / MATMUL (int48 result): the same with a RESCALE that is not
+//    scale32 (apply_scale_16, the only form TOSA allows for int48) and the CLAMP after it;
 //  * then an int8 TABLE that is the only reader of that int8 result (not a graph output): looked
 //    up in the epilogue (the 256 entries travel with the shifts);
 //  * fp32 CONV2D / DEPTHWISE_CONV2D / MATMUL followed by a sole-reader CLAMP: folded likewise.

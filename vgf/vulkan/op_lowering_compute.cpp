@@ -96,7 +96,9 @@ Epilogue make_epilogue(const FusedStep& step, LoweringContext& ctx) {
 
 std::string conv_variant(const char* op, DType in, const Epilogue& e) {
   if (in == DType::Fp32) return std::string(op) + "_f32";
-  if (in == DType::Int16) return std::string(op) + "_i16_i48";  // int48 accumulator, never fused
+  if (in == DType::Int16) {  // int48 accumulator, raw or with the fused RESCALE (apply_scale_16)
+    return std::string(op) + "_i16_" + ((e.flags & kEpiFusedRescale) ? type_suffix(e.out_type) : "i48");
+  }
   if (in == DType::Fp16) return std::string(op) + "_f16";  // MATMUL only (fp16 storage, fp32 accumulation)
   if (e.flags & kEpiFusedRescale) return std::string(op) + "_i8_" + type_suffix(e.out_type);
   return std::string(op) + "_i8_i32";
