@@ -316,11 +316,9 @@ Status quantized_conv2d_prepare(KernelPrepareContext& ctx, std::span<EValue* con
     return Status::ok();
   const size_t bytes = conv2d_s8_packed_bytes(c.p);
   if (bytes == 0) return Status::ok();
-  void* memory = ctx.allocate_persistent(bytes);
-  if (!memory) return args.op_error(Error::MemoryAllocationFailed, "cannot allocate " + std::to_string(bytes) +
-                                                                         " bytes for the packed weights");
+  VKRT_ASSIGN_OR_RETURN(std::span<uint8_t> memory, packing_memory(ctx, args, bytes));
   ctx.set_state(conv2d_s8_pack_weights(c.p, c.weight->data_as<int8_t>(), c.bias ? c.bias->data_as<int32_t>() : nullptr,
-                                       c.mult, c.shift, std::span<uint8_t>(static_cast<uint8_t*>(memory), bytes)));
+                                       c.mult, c.shift, memory));
   return Status::ok();
 }
 

@@ -133,4 +133,12 @@ Exec make_exec(KernelContext& ctx, ContextRunner& runner, size_t scratch_bytes) 
   return exec;
 }
 
+Result<std::span<uint8_t>> packing_memory(KernelPrepareContext& ctx, const KernelArgs& args, size_t bytes) {
+  void* memory = ctx.allocate_persistent(bytes);
+  if (!memory)
+    return args.op_error(Error::MemoryAllocationFailed,
+                         "cannot allocate " + std::to_string(bytes) + " bytes for the packed weights");
+  return std::span<uint8_t>(static_cast<uint8_t*>(memory), bytes);
+}
+
 }  // namespace vkrt::cortex_m

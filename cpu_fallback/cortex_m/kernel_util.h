@@ -61,4 +61,8 @@ class ContextRunner final : public ParallelRunner {
 };
 Exec make_exec(KernelContext& ctx, ContextRunner& runner, size_t scratch_bytes);
 
+// Load-time memory for weights packed once (KernelPrepareContext::allocate_persistent):
+// MemoryAllocationFailed naming the op when it cannot be had.
+Result<std::span<uint8_t>> packing_memory(KernelPrepareContext& ctx, const KernelArgs& args, size_t bytes);
+
 }  // namespace vkrt::cortex_m

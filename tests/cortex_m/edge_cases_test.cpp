@@ -19,6 +19,7 @@
 #include "cortex_m/reference/reference_ops.h"
 #include "cortex_m/softmax.h"
 #include "cortex_m/softmax_s16.h"
+#include "cortex_m/support/test_exec.h"
 #include "cortex_m/support/thread_runner.h"
 #include "cortex_m/transpose_conv2d.h"
 
@@ -27,26 +28,8 @@ namespace {
 
 namespace ref = vkrt::testing::reference;
 
-template <typename T>
-std::vector<T> random_values(size_t n, std::mt19937& rng, int lo = -128, int hi = 127) {
-  std::uniform_int_distribution<int> d(lo, hi);
-  std::vector<T> v(n);
-  for (auto& x : v) x = T(d(rng));
-  return v;
-}
-
-// Exec with two threads and enough scratch for `bytes`.
-struct TestExec {
-  testing::ThreadRunner runner{2};
-  std::vector<uint8_t> scratch;
-  Exec make(size_t bytes) {
-    scratch.assign(bytes + 64, 0xA5);
-    Exec e;
-    e.scratch = scratch;
-    e.runner = &runner;
-    return e;
-  }
-};
+using testing_support::random_values;
+using testing_support::TestExec;  // two threads by default
 
 // ---- convolution: odd channels, per-channel shifts of both signs, padding > kernel, stride > kernel
 struct ConvCase {

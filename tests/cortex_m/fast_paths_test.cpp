@@ -13,37 +13,16 @@
 #include "cortex_m/depthwise_conv2d.h"
 #include "cortex_m/linear.h"
 #include "cortex_m/reference/reference_ops.h"
-#include "cortex_m/support/thread_runner.h"
+#include "cortex_m/support/test_exec.h"
 
 namespace vkrt::cortex_m {
 namespace {
 
 namespace ref = vkrt::testing::reference;
 
-template <typename T>
-std::vector<T> random_values(size_t n, std::mt19937& rng, int lo = -128, int hi = 127) {
-  std::uniform_int_distribution<int> d(lo, hi);
-  std::vector<T> v(n);
-  for (auto& x : v) x = T(d(rng));
-  return v;
-}
-
-struct TestExec {
-  explicit TestExec(int threads) : runner(threads) {}
-  testing::ThreadRunner runner;
-  std::vector<uint8_t> scratch;
-  Exec make(size_t bytes) {
-    scratch.assign(bytes + 64, 0xA5);
-    Exec e;
-    e.scratch = scratch;
-    e.runner = &runner;
-    return e;
-  }
-};
-
-int pick(std::mt19937& rng, std::initializer_list<int> values) {
-  return *(values.begin() + rng() % values.size());
-}
+using testing_support::pick;
+using testing_support::random_values;
+using testing_support::TestExec;
 
 // ---- depthwise --------------------------------------------------------------------------------
 struct DepthwiseCase {

@@ -12,7 +12,7 @@
 #include "cortex_m/conv2d.h"
 #include "cortex_m/linear.h"
 #include "cortex_m/reference/reference_ops.h"
-#include "cortex_m/support/thread_runner.h"
+#include "cortex_m/support/test_exec.h"
 #include "vkrt/module.h"
 #include "vkrt/pte_writer.h"
 
@@ -33,28 +33,9 @@ namespace {
 
 namespace ref = vkrt::testing::reference;
 
-template <typename T>
-std::vector<T> random_values(size_t n, std::mt19937& rng, int lo = -128, int hi = 127) {
-  std::uniform_int_distribution<int> d(lo, hi);
-  std::vector<T> v(n);
-  for (auto& x : v) x = T(d(rng));
-  return v;
-}
-
-int pick(std::mt19937& rng, std::initializer_list<int> values) { return *(values.begin() + rng() % values.size()); }
-
-struct Runner {
-  explicit Runner(int threads) : pool(threads) {}
-  testing::ThreadRunner pool;
-  std::vector<uint8_t> scratch;
-  Exec make(size_t bytes) {
-    scratch.assign(bytes + 64, 0xA5);
-    Exec e;
-    e.scratch = scratch;
-    e.runner = &pool;
-    return e;
-  }
-};
+using testing_support::pick;
+using testing_support::random_values;
+using Runner = testing_support::TestExec;
 
 // The packed-ahead path exists only where the VNNI GEMM does.
 bool packing_available() {
@@ -109,11 +90,11 @@ TEST(CortexMPackedWeights, LinearMatchesReferenceAtAnyShape) {
     ASSERT_NE(packed, nullptr);
     for (Runner* r : {&one, &two}) {
       std::vector<int8_t> got(n, 0x55);
-      linear_s8(p, x.data(), w.data(), b, ks, got.data(), r->make(linear_s8_scratch_bytes(p, r->pool.num_threads(), packed)),
+      linear_s8(p, x.data(), w.data(), b, ks, got.data(), r->make(linear_s8_scratch_bytes(p, r->runner.num_threads(), packed)),
                 packed);
       ASSERT_EQ(got, want) << "iteration " << iteration << ": " << p.batches << "x" << p.in_features << "->"
                            << p.out_features << " in_off " << p.input_offset << " w_off " << p.filter_offset
-                           << (use_kernel_sum ? " kernel_sum" : " bias") << ", " << r->pool.num_threads() << " threads";
+                           << (use_kernel_sum ? " kernel_sum" : " bias") << ", " << r->runner.num_threads() << " threads";
     }
   }
 }
