@@ -43,15 +43,7 @@ ChainPipelines::ChainPipelines(std::shared_ptr<Context> ctx, VkPipelineCache cac
 }
 
 ChainPipelines::~ChainPipelines() {
-  for (auto& [name, module] : modules_) destroy(module->pipeline);
-}
-
-void ChainPipelines::destroy(ComputePipeline& p) {
-  VkDevice dev = ctx_->device();
-  if (p.pipeline) vkDestroyPipeline(dev, p.pipeline, nullptr);
-  if (p.layout) vkDestroyPipelineLayout(dev, p.layout, nullptr);
-  if (p.set_layout) vkDestroyDescriptorSetLayout(dev, p.set_layout, nullptr);
-  p = ComputePipeline{};
+  for (auto& [name, module] : modules_) destroy_compute_pipeline(ctx_->device(), &module->pipeline);
 }
 
 const ComputePipeline* ChainPipelines::find(std::string_view name) const {
@@ -80,55 +72,11 @@ Result<const ComputePipeline*> ChainPipelines::get_or_create(const ChainKernel& 
   compile_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   VKRT_RETURN_IF_ERROR(words.status());
 
-  // Same layout as PipelineSet (pipeline.cpp): N storage buffers, the 128-byte push range.
-  VkDevice dev = ctx_->device();
+  // Same layout as the embedded variants (pipeline.cpp): N storage buffers, the push range.
   ComputePipeline p;
   p.name = kernel.name;
   p.binding_count = uint32_t(2 + kernel.inputs.size());
-  std::vector<VkDescriptorSetLayoutBinding> bindings(p.binding_count);
-  for (uint32_t i = 0; i < p.binding_count; ++i) {
-    bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
-  }
-  VkDescriptorSetLayoutCreateInfo dsl{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  dsl.bindingCount = p.binding_count;
-  dsl.pBindings = bindings.data();
-  VkResult r = vkCreateDescriptorSetLayout(dev, &dsl, nullptr, &p.set_layout);
-  if (r != VK_SUCCESS) return vk_status(r, "vkCreateDescriptorSetLayout(" + kernel.name + ")");
-  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes};
-  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  plci.setLayoutCount = 1;
-  plci.pSetLayouts = &p.set_layout;
-  plci.pushConstantRangeCount = 1;
-  plci.pPushConstantRanges = &range;
-  r = vkCreatePipelineLayout(dev, &plci, nullptr, &p.layout);
-  if (r != VK_SUCCESS) {
-    destroy(p);
-    return vk_status(r, "vkCreatePipelineLayout(" + kernel.name + ")");
-  }
-  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = words->size() * 4;
-  smci.pCode = words->data();
-  VkShaderModule module = VK_NULL_HANDLE;
-  r = vkCreateShaderModule(dev, &smci, nullptr, &module);
-  if (r != VK_SUCCESS) {
-    destroy(p);
-    return vk_status(r, "vkCreateShaderModule(" + kernel.name + ")");
-  }
-  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = module;
-  cpci.stage.pName = "main";
-  cpci.layout = p.layout;
-  auto t1 = std::chrono::steady_clock::now();
-  r = vkCreateComputePipelines(dev, cache_, 1, &cpci, nullptr, &p.pipeline);
-  pipeline_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-  vkDestroyShaderModule(dev, module, nullptr);
-  if (r != VK_SUCCESS) {
-    p.pipeline = VK_NULL_HANDLE;
-    destroy(p);
-    return vk_status(r, "vkCreateComputePipelines(" + kernel.name + ")");
-  }
+  VKRT_RETURN_IF_ERROR(create_compute_pipeline(ctx_->device(), cache_, *words, &p, &pipeline_seconds_));
   auto entry = std::make_unique<Module>();
   entry->source = kernel.source;
   entry->pipeline = p;

@@ -90,7 +90,6 @@ class ChainPipelines {
     ComputePipeline pipeline;
   };
   Result<const ComputePipeline*> get_or_create(const ChainKernel& kernel);
-  void destroy(ComputePipeline& p);
 
   std::shared_ptr<Context> ctx_;
   VkPipelineCache cache_;

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,15 @@ struct ComputePipeline {
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
 };
+
+// Creates p's descriptor-set layout (p->binding_count storage buffers), pipeline layout (the
+// kPushConstantBytes range) and compute pipeline from SPIR-V `words`, through `cache`; adds the
+// time spent in vkCreateComputePipelines to *seconds. On failure, destroys what it created.
+// Both the embedded variants (PipelineSet) and the generated chain shaders (ChainPipelines) use it.
+Status create_compute_pipeline(VkDevice dev, VkPipelineCache cache, std::span<const uint32_t> words,
+                               ComputePipeline* p, double* seconds);
+// Destroys what p holds (null handles are skipped) and resets it.
+void destroy_compute_pipeline(VkDevice dev, ComputePipeline* p);
 
 class PipelineSet {
  public:
