@@ -110,4 +110,16 @@ int32_t type_min(vgf::DType t);
 int32_t type_max(vgf::DType t);
 int32_t float_bits(float f);
 
+// The NHWC sizes that the pooling and RESIZE Params blocks start with (N, IH, IW, C, OH, OW),
+// from the input and output shapes.
+template <typename Params>
+void set_nhwc_sizes(Params& p, const vgf::Shape& in, const vgf::Shape& out) {
+  p.N = int32_t(in[0]);
+  p.IH = int32_t(in[1]);
+  p.IW = int32_t(in[2]);
+  p.C = int32_t(in[3]);
+  p.OH = int32_t(out[1]);
+  p.OW = int32_t(out[2]);
+}
+
 }  // namespace vkrt::vulkan

@@ -231,12 +231,7 @@ Status lower_pool(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDi
   const auto& so = ctx.shape(op.outputs[0]);
   DType t = ctx.dtype(op.inputs[0]);
   PoolParams p{};
-  p.N = int32_t(si[0]);
-  p.IH = int32_t(si[1]);
-  p.IW = int32_t(si[2]);
-  p.C = int32_t(si[3]);
-  p.OH = int32_t(so[1]);
-  p.OW = int32_t(so[2]);
+  set_nhwc_sizes(p, si, so);
   p.KH = a.kernel[0];
   p.KW = a.kernel[1];
   p.stride_y = a.stride[0];

@@ -62,12 +62,7 @@ Status lower_resize(const vgf::Op& op, LoweringContext& ctx, std::vector<Pending
   const DType in = ctx.dtype(op.inputs[0]);
   const DType o = ctx.dtype(op.outputs[0]);
   ResizeParams p{};
-  p.N = int32_t(si[0]);
-  p.IH = int32_t(si[1]);
-  p.IW = int32_t(si[2]);
-  p.C = int32_t(si[3]);
-  p.OH = int32_t(so[1]);
-  p.OW = int32_t(so[2]);
+  set_nhwc_sizes(p, si, so);
   p.y_n = a.scale[0];
   p.y_d = a.scale[1];
   p.x_n = a.scale[2];
