@@ -10,8 +10,54 @@ foreach(out_name out_type IN ZIP_LISTS vkrt_dot_out_names vkrt_dot_out_types)
   vkrt_shader(matmul_dot_i8_${out_name} matmul_dot.comp OUT_T=${out_type})
 endforeach()
 
-# int8 MATMUL on NV cooperative matrices (GL_NV_cooperative_matrix + GL_NV_integer_cooperative_matrix;
-# glslang 12 cannot emit the KHR form). Untested on a real device: opt-in only (variant_select.h).
-foreach(out_name out_type IN ZIP_LISTS vkrt_dot_out_names vkrt_dot_out_types)
-  vkrt_shader(matmul_coopmat_i8_${out_name} matmul_coopmat.comp OUT_T=${out_type})
-endforeach()
+# MATMUL on KHR cooperative matrices (matmul_coopmat.comp), int8 and fp16, one variant per matrix
+# shape: 8x8x8 on 8-lane subgroups (lavapipe, Mesa 26) and the 16-row shapes on 32-lane
+# subgroups (NVIDIA: int8 16x16x32, fp16 16x16x16; vulkan.md §2). Built only where glslang knows
+# GL_KHR_cooperative_matrix and spirv-val knows SPV_KHR_cooperative_matrix (glslang >= 14;
+# Debian bookworm's 12 does not: scripts/coopmat-toolchain.sh fetches newer tools for a build
+# that has them). VKRT_HAVE_COOPMAT_SHADERS tells the tests whether they exist.
+set(vkrt_probe_dir ${CMAKE_CURRENT_BINARY_DIR}/coopmat_probe)
+file(WRITE ${vkrt_probe_dir}/probe.comp [=[
+#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer B { int data[]; };
+void main() {
+  coopmat<int, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> c = coopmat<int, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(1);
+  coopMatStore(c, data, 0, 16, gl_CooperativeMatrixLayoutRowMajor);
+}
+]=])
+execute_process(
+  COMMAND ${VKRT_GLSLANG_VALIDATOR} -V --quiet --target-env ${VKRT_SHADER_ENV} -o ${vkrt_probe_dir}/probe.spv ${vkrt_probe_dir}/probe.comp
+  RESULT_VARIABLE vkrt_probe_glslang OUTPUT_QUIET ERROR_QUIET)
+set(vkrt_probe_val 1)
+if(vkrt_probe_glslang EQUAL 0)
+  execute_process(COMMAND ${VKRT_SPIRV_VAL} --target-env ${VKRT_SHADER_ENV} ${vkrt_probe_dir}/probe.spv
+                  RESULT_VARIABLE vkrt_probe_val OUTPUT_QUIET ERROR_QUIET)
+endif()
+if(vkrt_probe_glslang EQUAL 0 AND vkrt_probe_val EQUAL 0)
+  set(VKRT_HAVE_COOPMAT_SHADERS ON CACHE INTERNAL "")
+  message(STATUS "vkrt: cooperative-matrix shaders: built (glslang knows GL_KHR_cooperative_matrix)")
+  # <suffix> = matrix shape of the variant; SG_* and W* lay 64 invocations out over the block.
+  set(vkrt_cm_shapes 8 16)
+  set(vkrt_cm_defs_8 TM=8 TN=8 SUBGROUP=8 SG_ROWS=4 SG_COLS=2 WM=1 WN=2 KSUB=2)
+  set(vkrt_cm_defs_16 TM=16 TN=16 SUBGROUP=32 SG_ROWS=2 SG_COLS=1 WM=2 WN=4 KSUB=2)
+  set(vkrt_cm_tk_i8_8 8)
+  set(vkrt_cm_tk_i8_16 32)
+  set(vkrt_cm_tk_f16_8 8)
+  set(vkrt_cm_tk_f16_16 16)
+  foreach(shape IN LISTS vkrt_cm_shapes)
+    foreach(out_name out_type IN ZIP_LISTS vkrt_dot_out_names vkrt_dot_out_types)
+      vkrt_shader(matmul_coopmat${shape}_i8_${out_name} matmul_coopmat.comp IN_T=int8_t OUT_T=${out_type}
+                  TK=${vkrt_cm_tk_i8_${shape}} ${vkrt_cm_defs_${shape}})
+    endforeach()
+    vkrt_shader(matmul_coopmat${shape}_f16 matmul_coopmat.comp IN_T=float16_t OUT_T=float16_t FLOAT_PATH=1
+                HALF_STORAGE=1 TK=${vkrt_cm_tk_f16_${shape}} ${vkrt_cm_defs_${shape}})
+  endforeach()
+else()
+  set(VKRT_HAVE_COOPMAT_SHADERS OFF CACHE INTERNAL "")
+  message(STATUS "vkrt: cooperative-matrix shaders: not built (${VKRT_GLSLANG_VALIDATOR} or "
+                 "${VKRT_SPIRV_VAL} lacks GL_KHR_cooperative_matrix; see scripts/coopmat-toolchain.sh)")
+endif()

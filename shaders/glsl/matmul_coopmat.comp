@@ -1,128 +1,191 @@
-// MATMUL int8 A [N,H,C] x B [N,C,W] -> [N,H,W] on cooperative matrices (tensor cores) through
-// GL_NV_cooperative_matrix + GL_NV_integer_cooperative_matrix, the only cooperative-matrix form
-// Debian's glslang 12 can emit (vulkan.md §4). Same fused RESCALE/CLAMP epilogue as matmul.comp.
+// MATMUL A [N,H,C] x B [N,C,W] -> [N,H,W] on cooperative matrices (tensor cores), through
+// GL_KHR_cooperative_matrix (SPV_KHR_cooperative_matrix). Built only where the build's glslang
+// knows that extension (shaders/variants_fast.cmake); chosen by vgf/vulkan/variant_select.cpp
+// where the device lists the shape below at subgroup scope and its subgroups are SUBGROUP wide.
+// Same fused RESCALE/CLAMP epilogue and bit-identical int8 results as matmul.comp.
 //
-// UNTESTED ON A REAL DEVICE: no device with VK_NV_cooperative_matrix was available (lavapipe has
-// none); the SPIR-V passes spirv-val at build time. vgf/vulkan/variant_select.cpp uses it only
-// when asked for (VKRT_VULKAN_VARIANTS=coopmat) on a device whose context enabled the extension,
-// reported the int8 16x16x32 subgroup shape and has 32-wide subgroups.
+// Variants (defines): IN_T int8_t (int32 accumulator) or float16_t (FLOAT_PATH, fp32
+// accumulator, as matmul_f16); OUT_T; the matrix shape TM x TN x TK; SUBGROUP (lanes);
+// SG_ROWS x SG_COLS subgroups per 64-invocation workgroup, each owning WM x WN accumulator
+// tiles; KSUB matrix steps per staged K block.
 //
-// One subgroup (32 invocations) computes one 16x16 output tile, K in steps of 32: the lanes stage
-// the A tile [16][32] and B tile [32][16] into shared memory with zero fill past the edges (so no
-// shape needs to be a multiple of the tile), then one coopMatMulAddNV. Zero points as in
-// matmul_dot.comp: sum (a-za)(b-zb) = sum ab - za * colsum(B) - zb * rowsum(A) + C*za*zb, the sums
-// accumulated from the staged tiles only when needed. The int32 tile is stored to shared memory
-// and every lane finishes 8 elements (one half row) through the epilogue.
+// A workgroup computes one BM x BN output block (BM = SG_ROWS*WM*TM, BN = SG_COLS*WN*TN) of one
+// batch. Per K block of BK = KSUB*TK: all 64 invocations stage A [BM][BK] and B [BK][BN] into
+// shared memory, zero-filled past every edge (so no dimension needs to be a multiple of a tile),
+// then each subgroup multiplies its tiles out of shared memory. The staging is coalesced along
+// the contiguous dimension, and reads whole int32 words (4 int8) where rows are 4-aligned.
+//
+// int8 zero points are never subtracted per element (a - za does not fit int8): as in
+// matmul_dot.comp, sum (a-za)(b-zb) = sum ab - za*colsum(B) - zb*rowsum(A) + C*za*zb (int32,
+// wrapping). Invocation t < BM keeps row t's sum and t < BN column t's sum, read from the staged
+// (zero-filled) tiles only when the other zero point is nonzero.
+//
+// At the end each subgroup stores its accumulators into shared memory and all 64 invocations
+// run the epilogue over the block, so the output writes are coalesced along W.
 // Bindings: 0 A, 1 B, 2 unused, 3 multiplier, 4 shift, 5 out.
 #version 450
 #extension GL_GOOGLE_include_directive : require
-#extension GL_NV_cooperative_matrix : require
-#extension GL_NV_integer_cooperative_matrix : require
-#extension GL_KHR_memory_scope_semantics : require  // gl_ScopeSubgroup (and the Vulkan memory model)
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require  // gl_ScopeSubgroup
 #extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#extension GL_KHR_shader_subgroup_shuffle : require
 #include "common.glsl"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
 
-#define TM 16
-#define TN 16
-#define TK 32
-#define LANES 32
-#define SUBGROUPS (WORKGROUP_SIZE / LANES)
+#ifdef FLOAT_PATH
+#define ACC_T float
+#else
+#define ACC_T int
+#endif
 
-layout(set = 0, binding = 0) readonly buffer A { int8_t data_a[]; };
-layout(set = 0, binding = 1) readonly buffer B { int8_t data_b[]; };
-layout(set = 0, binding = 2) readonly buffer Bias { int data_bias[]; };
+#define BM (SG_ROWS * WM * TM)
+#define BN (SG_COLS * WN * TN)
+#define BK (KSUB * TK)
+#if SG_ROWS * SG_COLS * SUBGROUP != WORKGROUP_SIZE
+#error "the subgroups must fill the workgroup exactly"
+#endif
+#if BM > WORKGROUP_SIZE || BN > WORKGROUP_SIZE
+#error "invocation t keeps the zero-point sums of row t and column t"
+#endif
+
+// Flags (push constant `dot_flags` of matmul_dot.comp, same meaning): rows of A / B may be read
+// as int32 words (C % 4 == 0 / W % 4 == 0; offsets are 64-byte aligned). int8 only.
+#define A_WORDS 1
+#define B_WORDS 2
+
+layout(set = 0, binding = 0) readonly buffer A { IN_T data_a[]; };
+layout(set = 0, binding = 0) readonly buffer AWords { int data_a_words[]; };
+layout(set = 0, binding = 1) readonly buffer B { IN_T data_b[]; };
+layout(set = 0, binding = 1) readonly buffer BWords { int data_b_words[]; };
+layout(set = 0, binding = 2) readonly buffer Bias { ACC_T data_bias[]; };
 layout(set = 0, binding = 3) readonly buffer Mult { int data_mult[]; };
 layout(set = 0, binding = 4) readonly buffer Shift { int data_shift[]; };
 layout(set = 0, binding = 5) writeonly buffer Out { OUT_T data_out[]; };
 
-// Mirrors MatmulParams (op_lowering_compute.cpp).
+// The first 10 fields mirror MatmulParams (op_lowering_compute.cpp); word_flags is appended by
+// variant_select.cpp (MatmulCoopmatExtra).
 layout(push_constant) uniform Params {
   int N, H, W, C;
   int a_zp, b_zp, out_zp, clamp_min, clamp_max;
   int flags;
+  int word_flags;  // A_WORDS | B_WORDS
 } p;
 
 #include "epilogue.glsl"
 
-shared int8_t tile_a[SUBGROUPS * TM * TK];
-shared int8_t tile_b[SUBGROUPS * TK * TN];
-shared int tile_c[SUBGROUPS * TM * TN];
+shared IN_T tile_a[BM * BK];
+shared IN_T tile_b[BK * BN];
+shared ACC_T tile_c[BM * BN];
+#ifndef FLOAT_PATH
+shared int row_sums[BM];
+shared int col_sums[BN];
+#endif
+
+// Stages A rows h0.. and K columns k0.. (bytes or halves; zero past H and C).
+void stage_a(int n, int h0, int k0, uint t) {
+#ifndef FLOAT_PATH
+  if ((p.word_flags & A_WORDS) != 0) {
+    for (uint e = t; e < uint(BM * BK / 4); e += WORKGROUP_SIZE) {
+      int r = int(e) / (BK / 4), k = 4 * (int(e) % (BK / 4));
+      int h = h0 + r, kk = k0 + k;  // C % 4 == 0: a word is wholly inside or outside C
+      int word = h < p.H && kk < p.C ? data_a_words[((n * p.H + h) * p.C + kk) >> 2] : 0;
+      for (int i = 0; i < 4; ++i) tile_a[r * BK + k + i] = int8_t(word >> (8 * i));
+    }
+    return;
+  }
+#endif
+  for (uint e = t; e < uint(BM * BK); e += WORKGROUP_SIZE) {
+    int r = int(e) / BK, k = int(e) % BK;
+    int h = h0 + r, kk = k0 + k;
+    tile_a[e] = h < p.H && kk < p.C ? data_a[(n * p.H + h) * p.C + kk] : IN_T(0);
+  }
+}
+
+// Stages B rows k0.. and columns w0.. (zero past C and W).
+void stage_b(int n, int k0, int w0, uint t) {
+#ifndef FLOAT_PATH
+  if ((p.word_flags & B_WORDS) != 0) {
+    for (uint e = t; e < uint(BK * BN / 4); e += WORKGROUP_SIZE) {
+      int k = int(e) / (BN / 4), c = 4 * (int(e) % (BN / 4));
+      int kk = k0 + k, w = w0 + c;  // W % 4 == 0: a word is wholly inside or outside W
+      int word = kk < p.C && w < p.W ? data_b_words[((n * p.C + kk) * p.W + w) >> 2] : 0;
+      for (int i = 0; i < 4; ++i) tile_b[k * BN + c + i] = int8_t(word >> (8 * i));
+    }
+    return;
+  }
+#endif
+  for (uint e = t; e < uint(BK * BN); e += WORKGROUP_SIZE) {
+    int k = int(e) / BN, c = int(e) % BN;
+    int kk = k0 + k, w = w0 + c;
+    tile_b[e] = kk < p.C && w < p.W ? data_b[(n * p.C + kk) * p.W + w] : IN_T(0);
+  }
+}
 
 void main() {
+  const int blocks_w = (p.W + BN - 1) / BN;
+  const int blocks_h = (p.H + BM - 1) / BM;
+  const uint block = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+  // The grid may hold a few groups more than blocks (command_program.cpp grid_for): they leave
+  // before any barrier, as a whole workgroup.
+  if (block >= uint(p.N * blocks_h * blocks_w)) return;
+  const int n = int(block / uint(blocks_w * blocks_h));
+  const int h0 = int((block / uint(blocks_w)) % uint(blocks_h)) * BM;
+  const int w0 = int(block % uint(blocks_w)) * BN;
+  const uint t = gl_LocalInvocationID.x;
   const uint sg = gl_SubgroupID;
-  const uint lane = gl_SubgroupInvocationID;
-  const int tiles_w = (p.W + TN - 1) / TN;
-  const int tiles_h = (p.H + TM - 1) / TM;
-  const uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
-  const uint tile = group * gl_NumSubgroups + sg;
-  if (tile >= uint(p.N * tiles_h * tiles_w)) return;  // uniform within the subgroup
-  const int tw = int(tile % uint(tiles_w));
-  const int th = int((tile / uint(tiles_w)) % uint(tiles_h));
-  const int n = int(tile / uint(tiles_w * tiles_h));
-  const int h0 = th * TM, w0 = tw * TN;
-  const uint a_off = sg * TM * TK, b_off = sg * TK * TN, c_off = sg * TM * TN;
+  const int sub_row0 = int(sg / uint(SG_COLS)) * WM * TM;  // this subgroup's first row / column
+  const int sub_col0 = int(sg % uint(SG_COLS)) * WN * TN;  // in the block
 
-  // Staging roles: A row lane/2, columns (lane%2)*16 ..+16; B row (k) lane, columns 0..16.
-  const int a_row = int(lane) / 2, a_col0 = (int(lane) % 2) * 16;
-  const int b_k = int(lane);
+  coopmat<ACC_T, gl_ScopeSubgroup, TM, TN, gl_MatrixUseAccumulator> acc[WM * WN];
+  for (int i = 0; i < WM * WN; ++i) acc[i] = coopmat<ACC_T, gl_ScopeSubgroup, TM, TN, gl_MatrixUseAccumulator>(0);
+#ifndef FLOAT_PATH
   const bool need_row_sum = p.b_zp != 0, need_col_sum = p.a_zp != 0;
-  int row_part = 0;  // this lane's half of row a_row of A, summed over K
-  int col_part[TN];  // this lane's k rows of B, per column
-  for (int j = 0; j < TN; ++j) col_part[j] = 0;
+  int row_sum = 0, col_sum = 0;  // row t / column t of this block, over K
+#endif
 
-  icoopmatNV<32, gl_ScopeSubgroup, TM, TN> acc = icoopmatNV<32, gl_ScopeSubgroup, TM, TN>(0);
-  for (int k0 = 0; k0 < p.C; k0 += TK) {
-    const int h = h0 + a_row;
-    for (int j = 0; j < 16; ++j) {
-      int k = k0 + a_col0 + j;
-      int8_t v = h < p.H && k < p.C ? data_a[(n * p.H + h) * p.C + k] : int8_t(0);
-      tile_a[a_off + a_row * TK + a_col0 + j] = v;
-      row_part += int(v);
+  for (int k0 = 0; k0 < p.C; k0 += BK) {
+    stage_a(n, h0, k0, t);
+    stage_b(n, k0, w0, t);
+    barrier();
+#ifndef FLOAT_PATH
+    if (need_row_sum && t < uint(BM))
+      for (int k = 0; k < BK; ++k) row_sum += int(tile_a[t * BK + k]);
+    if (need_col_sum && t < uint(BN))
+      for (int k = 0; k < BK; ++k) col_sum += int(tile_b[k * BN + t]);
+#endif
+    for (int ks = 0; ks < KSUB; ++ks) {
+      coopmat<IN_T, gl_ScopeSubgroup, TM, TK, gl_MatrixUseA> ma[WM];
+      coopmat<IN_T, gl_ScopeSubgroup, TK, TN, gl_MatrixUseB> mb[WN];
+      for (int i = 0; i < WM; ++i)
+        coopMatLoad(ma[i], tile_a, (sub_row0 + i * TM) * BK + ks * TK, BK, gl_CooperativeMatrixLayoutRowMajor);
+      for (int j = 0; j < WN; ++j)
+        coopMatLoad(mb[j], tile_b, (ks * TK) * BN + sub_col0 + j * TN, BN, gl_CooperativeMatrixLayoutRowMajor);
+      for (int i = 0; i < WM; ++i)
+        for (int j = 0; j < WN; ++j) acc[i * WN + j] = coopMatMulAdd(ma[i], mb[j], acc[i * WN + j]);
     }
-    const int kb = k0 + b_k;
-    for (int j = 0; j < TN; ++j) {
-      int w = w0 + j;
-      int8_t v = kb < p.C && w < p.W ? data_b[(n * p.C + kb) * p.W + w] : int8_t(0);
-      tile_b[b_off + b_k * TN + j] = v;
-      col_part[j] += int(v);
-    }
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-    icoopmatNV<8, gl_ScopeSubgroup, TM, TK> ma;
-    icoopmatNV<8, gl_ScopeSubgroup, TK, TN> mb;
-    coopMatLoadNV(ma, tile_a, a_off, TK, false);
-    coopMatLoadNV(mb, tile_b, b_off, TN, false);
-    acc = coopMatMulAddNV(ma, mb, acc);
-    subgroupBarrier();  // the tiles are rewritten by the next step
+    barrier();  // the tiles are restaged by the next K block
   }
-  coopMatStoreNV(acc, tile_c, c_off, TN, false);
-  subgroupMemoryBarrierShared();
-  subgroupBarrier();
 
-  // Lane finishes row lane/2, columns (lane%2)*8 ..+8; every lane runs the shuffles/adds.
-  const int out_row = int(lane) / 2, out_col0 = (int(lane) % 2) * 8;
-  int row_sum = 0;
-  if (need_row_sum) row_sum = subgroupShuffle(row_part, lane & ~1u) + subgroupShuffle(row_part, lane | 1u);
-  int col_sum[8];
-  for (int j = 0; j < 8; ++j) col_sum[j] = 0;
-  if (need_col_sum) {
-    for (int j = 0; j < TN; ++j) {
-      int total = subgroupAdd(col_part[j]);
-      if (j >= out_col0 && j < out_col0 + 8) col_sum[j - out_col0] = total;
-    }
-  }
+  for (int i = 0; i < WM; ++i)
+    for (int j = 0; j < WN; ++j)
+      coopMatStore(acc[i * WN + j], tile_c, (sub_row0 + i * TM) * BN + sub_col0 + j * TN, BN,
+                   gl_CooperativeMatrixLayoutRowMajor);
+#ifndef FLOAT_PATH
+  if (t < uint(BM)) row_sums[t] = row_sum;
+  if (t < uint(BN)) col_sums[t] = col_sum;
   const int zero_point_term = p.C * p.a_zp * p.b_zp;
-  const int h = h0 + out_row;
-  if (h >= p.H) return;
-  for (int j = 0; j < 8; ++j) {
-    int w = w0 + out_col0 + j;
-    if (w >= p.W) break;
-    int sum = tile_c[c_off + out_row * TN + out_col0 + j] - p.a_zp * col_sum[j] - p.b_zp * row_sum +
-              zero_point_term;
+#endif
+  barrier();
+
+  for (uint e = t; e < uint(BM * BN); e += WORKGROUP_SIZE) {
+    int r = int(e) / BN, c = int(e) % BN;
+    int h = h0 + r, w = w0 + c;
+    if (h >= p.H || w >= p.W) continue;
+#ifdef FLOAT_PATH
+    ACC_T sum = tile_c[e];
+#else
+    int sum = tile_c[e] - p.a_zp * col_sums[c] - p.b_zp * row_sums[r] + zero_point_term;
+#endif
     data_out[(n * p.H + h) * p.W + w] = epilogue(sum, w);
   }
 }

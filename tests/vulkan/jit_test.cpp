@@ -454,6 +454,13 @@ TEST(VulkanPipelineCache, WarmInitLoadsTheFileAndCorruptFilesAreIgnored) {
   for (const auto& e : std::filesystem::directory_iterator(dir.str())) path = e.path().string();
   ASSERT_FALSE(path.empty());
   EXPECT_NE(path.find("vkrt-pipelines-"), std::string::npos);
+  // Mesa 26.2's lavapipe returns 20 bytes of cache data whose header claims 32 bytes: every load
+  // is then rightly refused as corrupt (and the file rewritten), so nothing here can load.
+  constexpr uintmax_t kFileHeader = 52, kVkHeader = 32;  // pipeline_cache.cpp; VkPipelineCacheHeaderVersionOne
+  if (std::filesystem::file_size(path) < kFileHeader + kVkHeader) {
+    GTEST_SKIP() << "the driver's pipeline cache data is shorter than its own header ("
+                 << std::filesystem::file_size(path) - kFileHeader << " bytes): " << device_or_null(nullptr)->describe();
+  }
   EXPECT_EQ(prepare_with_cache(blk.graph, dir.str()).cache, CacheLoadResult::Loaded);
 
   {  // Garbage of the right size.

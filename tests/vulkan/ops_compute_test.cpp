@@ -245,38 +245,11 @@ TEST(VulkanMatmul, Fp16StorageFp32Accumulation) {
   VKRT_REQUIRE_VULKAN();
   if (!device_or_null(nullptr)->features().shader_float16) GTEST_SKIP() << "device lacks shaderFloat16";
   std::mt19937 rng(kSeed + 5);
-  Shape sa{1, 9, 21}, sb{1, 21, 6}, so{1, 9, 6};
-  HostTensor a32(DType::Fp32, sa), b32(DType::Fp32, sb);
-  fill_random(a32, rng, -1, 1);
-  fill_random(b32, rng, -1, 1);
-  HostTensor a16(DType::Fp16, sa), b16(DType::Fp16, sb);
-  auto to_half = [](HostTensor& f32, HostTensor& f16) {
-    for (int64_t i = 0; i < f32.count(); ++i) {
-      _Float16 h = static_cast<_Float16>(f32.as<float>()[i]);  // round to nearest even
-      std::memcpy(f16.as<uint16_t>() + i, &h, 2);
-      f32.as<float>()[i] = static_cast<float>(h);
-    }
-  };
-  to_half(a32, a16);
-  to_half(b32, b16);
-  HostTensor expected(DType::Fp32, so);
-  ASSERT_TRUE(tosa::matmul(a32.ref(), b32.ref(), tosa::MatmulAttrs{}, expected.ref()).is_ok());
-  GraphBuilder b;
-  TensorId x = b.input(DType::Fp16, sa);
-  TensorId y = b.input(DType::Fp16, sb);
-  TensorId z = b.tensor(DType::Fp16, so);
-  b.op(OpKind::MATMUL, {x, y}, {z}, vgf::MatmulAttr{});
-  b.output(z);
-  std::vector<HostTensor> inputs{a16, b16}, outputs;
-  Status r = run_on_vulkan(b.graph, inputs, outputs);
+  Fp16Matmul m = fp16_matmul({1, 9, 21}, {1, 21, 6}, rng);
+  std::vector<HostTensor> outputs;
+  Status r = run_on_vulkan(m.graph, m.inputs, outputs);
   ASSERT_TRUE(r.is_ok()) << r.message();
-  HostTensor actual(DType::Fp32, so);
-  for (int64_t i = 0; i < actual.count(); ++i) {
-    _Float16 h;
-    std::memcpy(&h, outputs[0].as<uint16_t>() + i, 2);
-    actual.as<float>()[i] = static_cast<float>(h);
-  }
-  EXPECT_TRUE(floats_close(expected, actual, 1e-2f, 2e-3f));
+  EXPECT_TRUE(floats_close(m.expected, fp16_to_fp32(outputs[0]), 1e-2f, 2e-3f));
 }
 
 struct RescaleCase {

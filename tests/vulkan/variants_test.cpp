@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "shaders/shader_library.h"
 #include "vgf/vulkan/graph_plan.h"
 #include "vgf/vulkan/op_lowering.h"
 #include "vgf/vulkan/variant_select.h"
@@ -164,7 +165,7 @@ std::vector<std::string> lowered_shaders(const vgf::Graph& graph, const DeviceFe
 
 // Runs `built` with the given variant policy and compares with the CPU oracle byte for byte;
 // first checks that the policy makes the lowering pick (or not pick) a dot variant on this device.
-// `expect_kind`: "_dot_", "_coopmat_", or "" for a portable variant.
+// `expect_kind`: "_dot_", "_coopmat", or "" for a portable variant.
 void expect_matches_cpu(Built& built, const char* policy, const std::string& what, std::string expect_kind) {
   std::string why;
   auto device = device_or_null(&why);
@@ -173,7 +174,7 @@ void expect_matches_cpu(Built& built, const char* policy, const std::string& wha
   ASSERT_TRUE(lowered.is_ok()) << what << ": " << lowered.message();
   ASSERT_EQ(names.size(), 1u) << what;
   const bool fast =
-      names[0].find("_dot_") != std::string::npos || names[0].find("_coopmat_") != std::string::npos;
+      names[0].find("_dot_") != std::string::npos || names[0].find("_coopmat") != std::string::npos;
   if (expect_kind.empty()) {
     EXPECT_FALSE(fast) << what << ": " << names[0];
   } else {
@@ -344,20 +345,62 @@ TEST(VulkanDotVariants, MatmulBitExactWithCpu) {
   }
 }
 
-// On a device with NV int8 cooperative matrices this runs matmul_coopmat.comp against the CPU
-// (the only check of it: run it there); elsewhere "coopmat" must fall back to the dot variant.
-TEST(VulkanDotVariants, CoopmatPolicyMatmulBitExactWithCpu) {
-  REQUIRE_DOT_DEVICE();
-  std::string why;
-  const bool coopmat = use_int8_coopmat_matmul(device_or_null(&why)->features(), VariantPolicy::Coopmat);
+// The device can run a cooperative-matrix MATMUL variant (KHR shape listed, variant embedded),
+// else skip. lavapipe has them in Mesa 26 (not 25.0; scripts/coopmat-toolchain.sh runs these there).
+#define REQUIRE_COOPMAT_DEVICE(int8)                                                           \
+  do {                                                                                         \
+    VKRT_REQUIRE_VULKAN();                                                                     \
+    auto ctx_ = device_or_null(nullptr);                                                       \
+    if (!use_coopmat_matmul(ctx_->features(), VariantPolicy::Coopmat, int8)) {                 \
+      GTEST_SKIP() << "no cooperative-matrix MATMUL variant fits this device or build ("       \
+                   << (shaders::find_shader("matmul_coopmat8_f16") ? "variants built"          \
+                                                                   : "variants not built")     \
+                   << "): " << ctx_->describe();                                               \
+    }                                                                                          \
+  } while (0)
+
+// matmul_coopmat.comp against the CPU kernels, bit for bit: the edge cases and random shapes of
+// the dot variant, plus shapes that span several blocks and K blocks, with both the byte and the
+// word staging paths (C and W multiples of 4 or not) and every zero-point combination.
+TEST(VulkanCoopmat, Int8MatmulBitExactWithCpu) {
+  REQUIRE_COOPMAT_DEVICE(true);
   std::mt19937 rng(13);
   std::vector<MatmulSpec> specs = matmul_specs();
-  specs.resize(6);                                                 // the hand-picked edge cases
-  specs.push_back({1, 33, 70, 40, -128, 127, DType::Int8, true});  // several tiles and K steps
+  specs.push_back({1, 33, 70, 40, -128, 127, DType::Int8, true});   // several blocks, K tail
+  specs.push_back({2, 70, 128, 68, 5, 0, DType::Int32, false});     // words on both sides
+  specs.push_back({1, 65, 131, 129, 0, -7, DType::Int16, true});    // bytes on both sides
+  specs.push_back({3, 1, 64, 1, 127, 127, DType::Int8, false});     // one row, one column
+  specs.push_back({1, 130, 257, 66, -128, -128, DType::Int32, true});  // K past 4 blocks
   for (const MatmulSpec& spec : specs) {
     Built built = build_matmul(spec, rng);
-    expect_matches_cpu(built, "coopmat", spec.describe(), coopmat ? "_coopmat_" : "_dot_");
+    expect_matches_cpu(built, "coopmat", spec.describe(), "_coopmat");
     if (HasFailure()) return;
+  }
+}
+
+// fp16 inputs, fp32 accumulation: within the tolerance of the portable fp16 MATMUL
+// (VulkanMatmul.Fp16StorageFp32Accumulation), on shapes that cross block and K-block edges.
+TEST(VulkanCoopmat, Fp16MatmulMatchesCpu) {
+  REQUIRE_COOPMAT_DEVICE(false);
+  ScopedVariantsEnv env("coopmat");
+  std::mt19937 rng(17);
+  const std::vector<std::pair<vgf::Shape, vgf::Shape>> shapes = {
+      {{1, 9, 21}, {1, 21, 6}}, {{2, 40, 70}, {2, 70, 33}}, {{1, 64, 64}, {1, 64, 64}},
+      {{1, 100, 200}, {1, 200, 129}}, {{3, 1, 5}, {3, 5, 1}}};
+  std::string why;
+  const DeviceFeatures& features = device_or_null(&why)->features();
+  for (const auto& [sa, sb] : shapes) {
+    Fp16Matmul m = fp16_matmul(sa, sb, rng);
+    Status lowered;
+    std::vector<std::string> names = lowered_shaders(m.graph, features, "coopmat", &lowered);
+    ASSERT_TRUE(lowered.is_ok()) << lowered.message();
+    ASSERT_EQ(names.size(), 1u);
+    EXPECT_NE(names[0].find("matmul_coopmat"), std::string::npos) << names[0];
+    std::vector<HostTensor> outputs;
+    Status r = run_on_vulkan(m.graph, m.inputs, outputs);
+    ASSERT_TRUE(r.is_ok()) << r.message();
+    EXPECT_TRUE(floats_close(m.expected, fp16_to_fp32(outputs[0]), 1e-2f, 2e-3f))
+        << "A " << sa[0] << "x" << sa[1] << "x" << sa[2] << ", W " << sb[2];
   }
 }
 
@@ -404,12 +447,14 @@ DeviceFeatures features_with(bool dot, bool accelerated) {
   return f;
 }
 
-// An NVIDIA-like device (vulkan.md §2): accelerated dot products, NV int8 cooperative matrices.
+// An NVIDIA-like device (vulkan.md §2): accelerated dot products, KHR cooperative matrices with
+// the H100's int8 16x16x32 and fp16 16x16x16 shapes, 32-lane subgroups.
 DeviceFeatures coopmat_features() {
   DeviceFeatures f = features_with(true, true);
-  f.cooperative_matrix_nv = f.cooperative_matrix_nv_int8 = true;
+  f.shader_float16 = true;
+  f.cooperative_matrix_khr = true;
+  f.cooperative_matrix_shapes = {{16, 16, 32, 3, 3, 5, 5}, {16, 8, 32, 3, 3, 5, 5}, {16, 16, 16, 0, 0, 1, 1}};
   f.subgroup_size = 32;
-  f.subgroup_arithmetic = f.subgroup_shuffle = true;
   return f;
 }
 
@@ -481,11 +526,17 @@ TEST(VulkanVariantSelect, LoweringPicksVariantByFeatures) {
   }
 }
 
-// The (untested on hardware) cooperative-matrix MATMUL is opt-in only and needs every feature it
-// uses; CONV2D takes the dot variant under the same policy.
-TEST(VulkanVariantSelect, CoopmatOnlyWhenAskedAndPresent) {
+// The cooperative-matrix MATMUL is chosen where the device lists the variant's shape on
+// subgroups of its width (and this build embeds it), by default only off CPU devices; CONV2D
+// takes the dot variant under the same policy.
+TEST(VulkanVariantSelect, CoopmatWhereTheShapeFits) {
+  if (!shaders::find_shader("matmul_coopmat16_i8_i8")) {
+    GTEST_SKIP() << "this build's glslang has no GL_KHR_cooperative_matrix: no coopmat variants "
+                    "(scripts/coopmat-toolchain.sh)";
+  }
   std::mt19937 rng(12);
   vgf::Graph mm = build_matmul({2, 20, 40, 18, 3, 0, DType::Int8, true}, rng).graph;
+  vgf::Graph mm16 = fp16_matmul({1, 8, 16}, {1, 16, 8}, rng).graph;
   vgf::Graph conv = build_conv({1, 6, 6, 8, 4, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 0, 0, DType::Int8}, rng).graph;
   auto lower_one = [](const vgf::Graph& g, const DeviceFeatures& f, const char* policy) {
     Status s;
@@ -493,16 +544,33 @@ TEST(VulkanVariantSelect, CoopmatOnlyWhenAskedAndPresent) {
     EXPECT_TRUE(s.is_ok()) << s.message();
     return names.size() == 1 ? names[0] : std::string("?");
   };
-  const DeviceFeatures nv = coopmat_features();
-  EXPECT_EQ(lower_one(mm, nv, "coopmat"), "matmul_coopmat_i8_i8");
-  EXPECT_EQ(lower_one(conv, nv, "coopmat"), "conv2d_dot_i8_i8");
-  EXPECT_EQ(lower_one(mm, nv, "auto"), "matmul_dot_i8_i8");  // never by default
-  DeviceFeatures sg64 = nv;
+  const DeviceFeatures gpu = coopmat_features();
+  EXPECT_EQ(lower_one(mm, gpu, "auto"), "matmul_coopmat16_i8_i8");
+  EXPECT_EQ(lower_one(mm, gpu, "coopmat"), "matmul_coopmat16_i8_i8");
+  EXPECT_EQ(lower_one(mm16, gpu, "auto"), "matmul_coopmat16_f16");
+  EXPECT_EQ(lower_one(conv, gpu, "auto"), "conv2d_dot_i8_i8");
+  EXPECT_EQ(lower_one(mm, gpu, "dot"), "matmul_dot_i8_i8");
+  EXPECT_EQ(lower_one(mm, gpu, "portable"), "matmul_i8_i8");
+  EXPECT_EQ(lower_one(mm16, gpu, "portable"), "matmul_f16");
+  DeviceFeatures cpu = gpu;  // a CPU implementation: only when forced
+  cpu.cpu_device = true;
+  EXPECT_EQ(lower_one(mm, cpu, "auto"), "matmul_dot_i8_i8");
+  EXPECT_EQ(lower_one(mm, cpu, "coopmat"), "matmul_coopmat16_i8_i8");
+  DeviceFeatures sg64 = gpu;  // subgroups wider than the variant's layout
   sg64.subgroup_size = 64;
   EXPECT_EQ(lower_one(mm, sg64, "coopmat"), "matmul_dot_i8_i8");
-  DeviceFeatures no_shape = nv;
-  no_shape.cooperative_matrix_nv_int8 = false;
-  EXPECT_EQ(lower_one(mm, no_shape, "coopmat"), "matmul_dot_i8_i8");
+  DeviceFeatures no_int8 = gpu;  // only the fp16 shape listed
+  no_int8.cooperative_matrix_shapes = {{16, 16, 16, 0, 0, 1, 1}};
+  EXPECT_EQ(lower_one(mm, no_int8, "coopmat"), "matmul_dot_i8_i8");
+  EXPECT_EQ(lower_one(mm16, no_int8, "coopmat"), "matmul_coopmat16_f16");
+  DeviceFeatures lavapipe = gpu;  // Mesa 26: 8x8x8 on 8-lane subgroups
+  lavapipe.subgroup_size = 8;
+  lavapipe.cooperative_matrix_shapes = {{8, 8, 8, 3, 3, 5, 5}, {8, 8, 8, 0, 0, 1, 1}};
+  EXPECT_EQ(lower_one(mm, lavapipe, "coopmat"), "matmul_coopmat8_i8_i8");
+  EXPECT_EQ(lower_one(mm16, lavapipe, "coopmat"), "matmul_coopmat8_f16");
+  DeviceFeatures off = gpu;  // extension not enabled
+  off.cooperative_matrix_khr = false;
+  EXPECT_EQ(lower_one(mm, off, "coopmat"), "matmul_dot_i8_i8");
   EXPECT_EQ(lower_one(mm, features_with(false, false), "coopmat"), "matmul_i8_i8");
 }
 

@@ -204,4 +204,42 @@ const auto* const kValidationEnvironment = ::testing::AddGlobalTestEnvironment(n
 
 }  // namespace
 
+Fp16Matmul fp16_matmul(Shape sa, Shape sb, std::mt19937& rng) {
+  const Shape so{sa[0], sa[1], sb[2]};
+  HostTensor a32(DType::Fp32, sa), b32(DType::Fp32, sb);
+  fill_random(a32, rng, -1, 1);
+  fill_random(b32, rng, -1, 1);
+  Fp16Matmul m;
+  for (HostTensor* f32 : {&a32, &b32}) {
+    HostTensor f16(DType::Fp16, f32->shape);
+    for (int64_t i = 0; i < f32->count(); ++i) {
+      _Float16 h = static_cast<_Float16>(f32->as<float>()[i]);  // round to nearest even
+      std::memcpy(f16.as<uint16_t>() + i, &h, 2);
+      f32->as<float>()[i] = static_cast<float>(h);
+    }
+    m.inputs.push_back(std::move(f16));
+  }
+  m.expected = HostTensor(DType::Fp32, so);
+  Status s = tosa::matmul(a32.ref(), b32.ref(), tosa::MatmulAttrs{}, m.expected.ref());
+  EXPECT_TRUE(s.is_ok()) << s.message();
+  GraphBuilder b;
+  TensorId x = b.input(DType::Fp16, sa);
+  TensorId y = b.input(DType::Fp16, sb);
+  TensorId z = b.tensor(DType::Fp16, so);
+  b.op(OpKind::MATMUL, {x, y}, {z}, vgf::MatmulAttr{});
+  b.output(z);
+  m.graph = std::move(b.graph);
+  return m;
+}
+
+HostTensor fp16_to_fp32(const HostTensor& half) {
+  HostTensor wide(DType::Fp32, half.shape);
+  for (int64_t i = 0; i < wide.count(); ++i) {
+    _Float16 h;
+    std::memcpy(&h, half.as<uint16_t>() + i, 2);
+    wide.as<float>()[i] = static_cast<float>(h);
+  }
+  return wide;
+}
+
 }  // namespace vkrt::vulkan::testing

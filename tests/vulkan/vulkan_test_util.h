@@ -89,4 +89,16 @@ Status run_on_vulkan(const vgf::Graph& graph, std::vector<HostTensor>& inputs,
 ::testing::AssertionResult floats_close(const HostTensor& expected, const HostTensor& actual,
                                         float atol, float rtol);
 
+// One fp16 MATMUL graph A [sa] x B [sb] on random inputs in [-1, 1] (both graph inputs), and
+// the fp32 CPU result on the same fp16-rounded values: what an fp16-storage, fp32-accumulation
+// GEMM must come close to.
+struct Fp16Matmul {
+  vgf::Graph graph;
+  std::vector<HostTensor> inputs;  // fp16
+  HostTensor expected;             // fp32
+};
+Fp16Matmul fp16_matmul(Shape sa, Shape sb, std::mt19937& rng);
+// An fp16 tensor widened to fp32.
+HostTensor fp16_to_fp32(const HostTensor& half);
+
 }  // namespace vkrt::vulkan::testing

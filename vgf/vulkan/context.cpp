@@ -39,23 +39,43 @@ Status load_vulkan() {
   return Status::ok();
 }
 
-// Whether VK_NV_cooperative_matrix lists int8 x int8 -> int32 (+ int32) at M=16 N=16 K=32,
-// subgroup scope: the tile of shaders/glsl/matmul_coopmat.comp (VK_NV_cooperative_matrix,
-// vkGetPhysicalDeviceCooperativeMatrixPropertiesNV).
-bool has_int8_coopmat_nv_shape(VkPhysicalDevice device) {
-  if (!vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) return false;
+// VK_KHR_cooperative_matrix (Vulkan registry vk.xml, 1.3.255+). Debian bookworm's 1.3.239 headers
+// predate it, so the two structures and the query are declared here with the registry's values.
+constexpr VkStructureType kCoopmatFeaturesKhrSType = VkStructureType(1000506000);
+constexpr VkStructureType kCoopmatPropertiesKhrSType = VkStructureType(1000506001);
+constexpr int32_t kScopeSubgroupKhr = 3;
+struct CoopmatFeaturesKhr {
+  VkStructureType sType = kCoopmatFeaturesKhrSType;
+  void* pNext = nullptr;
+  VkBool32 cooperativeMatrix = VK_FALSE;
+  VkBool32 cooperativeMatrixRobustBufferAccess = VK_FALSE;
+};
+struct CoopmatPropertiesKhr {
+  VkStructureType sType = kCoopmatPropertiesKhrSType;
+  void* pNext = nullptr;
+  uint32_t MSize = 0, NSize = 0, KSize = 0;
+  int32_t AType = 0, BType = 0, CType = 0, ResultType = 0;  // VkComponentTypeKHR
+  VkBool32 saturatingAccumulation = VK_FALSE;
+  int32_t scope = 0;  // VkScopeKHR
+};
+using GetCoopmatPropertiesKhr = VkResult(VKAPI_PTR*)(VkPhysicalDevice, uint32_t*, CoopmatPropertiesKhr*);
+
+// The subgroup-scope, non-saturating shapes the device lists (the only kind the shaders use).
+std::vector<CooperativeMatrixShape> coopmat_khr_shapes(VkInstance instance, VkPhysicalDevice device) {
+  auto query = reinterpret_cast<GetCoopmatPropertiesKhr>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+  std::vector<CooperativeMatrixShape> shapes;
+  if (!query) return shapes;
   uint32_t count = 0;
-  if (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(device, &count, nullptr) != VK_SUCCESS) return false;
-  std::vector<VkCooperativeMatrixPropertiesNV> props(count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
-  if (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(device, &count, props.data()) != VK_SUCCESS) return false;
+  if (query(device, &count, nullptr) != VK_SUCCESS) return shapes;
+  std::vector<CoopmatPropertiesKhr> props(count);
+  if (query(device, &count, props.data()) != VK_SUCCESS) return shapes;
+  props.resize(count);
   for (const auto& p : props) {
-    if (p.MSize == 16 && p.NSize == 16 && p.KSize == 32 && p.AType == VK_COMPONENT_TYPE_SINT8_NV &&
-        p.BType == VK_COMPONENT_TYPE_SINT8_NV && p.CType == VK_COMPONENT_TYPE_SINT32_NV &&
-        p.DType == VK_COMPONENT_TYPE_SINT32_NV && p.scope == VK_SCOPE_SUBGROUP_NV) {
-      return true;
-    }
+    if (p.scope != kScopeSubgroupKhr || p.saturatingAccumulation) continue;
+    shapes.push_back({p.MSize, p.NSize, p.KSize, p.AType, p.BType, p.CType, p.ResultType});
   }
-  return false;
+  return shapes;
 }
 
 bool has_extension(const std::vector<VkExtensionProperties>& exts, const char* name) {
@@ -281,9 +301,9 @@ Status Context::init(const ContextOptions& options) {
   f11.pNext = &f12;
   if (v13) f12.pNext = &f13;
   // Only chained when the extension exists (its struct is invalid otherwise).
-  const bool has_coopmat_nv = has_extension(exts, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-  VkPhysicalDeviceCooperativeMatrixFeaturesNV fcm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
-  if (has_coopmat_nv) {
+  const bool has_coopmat_khr = has_extension(exts, "VK_KHR_cooperative_matrix");
+  CoopmatFeaturesKhr fcm;
+  if (has_coopmat_khr) {
     fcm.pNext = feats2.pNext;
     feats2.pNext = &fcm;
   }
@@ -302,15 +322,13 @@ Status Context::init(const ContextOptions& options) {
                                 p13.integerDotProductAccumulatingSaturating4x8BitPackedSignedAccelerated ||
                                 p13.integerDotProduct4x8BitPackedMixedSignednessAccelerated);
   f.maintenance4 = v13 && f13.maintenance4;
-  f.cooperative_matrix_khr = has_extension(exts, "VK_KHR_cooperative_matrix");
-  f.cooperative_matrix_nv = has_coopmat_nv;
-  // glslang emits the Vulkan memory model for every GL_NV_cooperative_matrix shader. The variant
-  // is untested on hardware, so the extension is only enabled when the process asked for it
-  // (VKRT_VULKAN_VARIANTS=coopmat when the context is created; vgf/vulkan/variant_select.h).
-  const char* variants_env = std::getenv("VKRT_VULKAN_VARIANTS");
-  const bool coopmat_requested = variants_env && std::strcmp(variants_env, "coopmat") == 0;
-  f.cooperative_matrix_nv_int8 = coopmat_requested && has_coopmat_nv && fcm.cooperativeMatrix &&
-                                 f12.vulkanMemoryModel && has_int8_coopmat_nv_shape(physical_device_);
+  f.cooperative_matrix_nv = has_extension(exts, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  // glslang declares the Vulkan memory model in every cooperative-matrix shader.
+  if (has_coopmat_khr && fcm.cooperativeMatrix && f12.vulkanMemoryModel) {
+    f.cooperative_matrix_shapes = coopmat_khr_shapes(instance_, physical_device_);
+    f.cooperative_matrix_khr = !f.cooperative_matrix_shapes.empty();
+  }
+  f.cpu_device = props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   f.subgroup_size = p11.subgroupSize;
   f.subgroup_arithmetic = (p11.subgroupSupportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) != 0 &&
                           (p11.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
@@ -376,11 +394,11 @@ Status Context::init(const ContextOptions& options) {
   e12.hostQueryReset = f12.hostQueryReset;
   e13.shaderIntegerDotProduct = f.integer_dot_product;
   e13.maintenance4 = f.maintenance4;
-  // Cooperative matrices (NV): enabled only with the int8 shape the coopmat variant needs.
+  // Cooperative matrices (KHR): enabled where the device lists a subgroup shape.
   std::vector<const char*> device_exts;
-  VkPhysicalDeviceCooperativeMatrixFeaturesNV ecm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
-  if (f.cooperative_matrix_nv_int8) {
-    device_exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  CoopmatFeaturesKhr ecm;
+  if (f.cooperative_matrix_khr) {
+    device_exts.push_back("VK_KHR_cooperative_matrix");
     ecm.cooperativeMatrix = VK_TRUE;
     e12.vulkanMemoryModel = VK_TRUE;
     ecm.pNext = enabled.pNext;
@@ -403,8 +421,37 @@ Status Context::init(const ContextOptions& options) {
   return Status::ok();
 }
 
+namespace {
+
+const char* component_name(int32_t type) {
+  switch (type) {
+    case int32_t(CoopmatType::Float16): return "f16";
+    case int32_t(CoopmatType::Float32): return "f32";
+    case int32_t(CoopmatType::Sint8): return "s8";
+    case int32_t(CoopmatType::Sint32): return "s32";
+    case 7: return "u8";
+    case 9: return "u32";
+    default: return "?";
+  }
+}
+
+// "KHR (s8->s32 16x16x32, f16->f32 16x16x16)", "NV (not used)" or "no".
+std::string coopmat_summary(const DeviceFeatures& f) {
+  if (!f.cooperative_matrix_khr) return f.cooperative_matrix_nv ? "NV (not used)" : "no";
+  std::string text = "KHR (";
+  for (size_t i = 0; i < f.cooperative_matrix_shapes.size(); ++i) {
+    const CooperativeMatrixShape& s = f.cooperative_matrix_shapes[i];
+    if (i > 0) text += ", ";
+    text += std::string(component_name(s.a_type)) + "->" + component_name(s.result_type) + " " +
+            std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+  }
+  return text + ")";
+}
+
+}  // namespace
+
 std::string Context::describe() const {
-  char buf[512];
+  char buf[1024];
   std::snprintf(buf, sizeof(buf),
                 "%s [%s], Vulkan %u.%u.%u, driver %s %s, subgroup %u, int8-dot %s, coopmat %s, "
                 "fp16 %s, unified memory %s",
@@ -413,8 +460,8 @@ std::string Context::describe() const {
                 info_.driver_name.c_str(), info_.driver_info.c_str(), features_.subgroup_size,
                 features_.integer_dot_4x8_accelerated ? "accelerated"
                 : features_.integer_dot_product ? "emulated" : "no",
-                features_.cooperative_matrix_khr ? "KHR" : features_.cooperative_matrix_nv ? "NV" : "no",
-                features_.shader_float16 ? "yes" : "no", features_.unified_memory ? "yes" : "no");
+                coopmat_summary(features_).c_str(), features_.shader_float16 ? "yes" : "no",
+                features_.unified_memory ? "yes" : "no");
   return buf;
 }
 

@@ -14,10 +14,25 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "vkrt/error.h"
 
 namespace vkrt::vulkan {
+
+// Component types of a cooperative-matrix shape (VkComponentTypeKHR values, Vulkan 1.3.255+;
+// Debian bookworm's headers predate VK_KHR_cooperative_matrix).
+enum class CoopmatType : int32_t { Float16 = 0, Float32 = 1, Sint8 = 3, Sint32 = 5 };
+
+// One VkCooperativeMatrixPropertiesKHR entry at subgroup scope: A [M][K] x B [K][N] + C -> result.
+struct CooperativeMatrixShape {
+  uint32_t m = 0, n = 0, k = 0;
+  int32_t a_type = -1, b_type = -1, c_type = -1, result_type = -1;  // VkComponentTypeKHR
+  bool matches(uint32_t m_, uint32_t n_, uint32_t k_, CoopmatType in, CoopmatType acc) const {
+    return m == m_ && n == n_ && k == k_ && a_type == int32_t(in) && b_type == int32_t(in) &&
+           c_type == int32_t(acc) && result_type == int32_t(acc);
+  }
+};
 
 // What the chosen device can do; probed once at context creation. Shader variants are chosen
 // from these (docs/vulkan-executor.md "Features and variants").
@@ -30,14 +45,15 @@ struct DeviceFeatures {
   bool shader_float16 = false;         // fp16 arithmetic
   bool integer_dot_product = false;    // shaderIntegerDotProduct enabled
   bool integer_dot_4x8_accelerated = false;  // packed 4x8 signed (or acc-sat) is accelerated
+  // VK_KHR_cooperative_matrix enabled on the device (feature cooperativeMatrix, with
+  // vulkanMemoryModel, which glslang's coopmat SPIR-V declares), and the subgroup-scope shapes it
+  // lists (vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR). Empty when not enabled.
   bool cooperative_matrix_khr = false;
-  bool cooperative_matrix_nv = false;
-  // VK_NV_cooperative_matrix enabled on the device (feature cooperativeMatrix) and it lists the
-  // int8 x int8 -> int32 16x16x32 subgroup shape that shaders/glsl/matmul_coopmat.comp uses;
-  // vulkanMemoryModel is enabled with it (glslang's coopmat SPIR-V declares that model). Only
-  // probed/enabled when VKRT_VULKAN_VARIANTS=coopmat at context creation (untested variant).
-  bool cooperative_matrix_nv_int8 = false;
+  std::vector<CooperativeMatrixShape> cooperative_matrix_shapes;
+  bool cooperative_matrix_nv = false;  // VK_NV_cooperative_matrix offered (reported, not used)
   bool maintenance4 = false;
+  // A CPU implementation (lavapipe): variants that need matrix hardware are not chosen by default.
+  bool cpu_device = false;
   uint32_t subgroup_size = 0;
   bool subgroup_arithmetic = false;
   bool subgroup_shuffle = false;

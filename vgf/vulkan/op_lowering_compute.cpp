@@ -138,7 +138,7 @@ Status lower_conv_like(const FusedStep& step, LoweringContext& ctx, std::vector<
     // matmul_i16_i48 computes one output per invocation, the others a 4x4 tile.
     d.invocations = in_type == DType::Int16 ? uint64_t(p.N) * uint64_t(p.H) * uint64_t(p.W)
                                             : uint64_t(p.N) * uint64_t((p.H + 3) / 4) * uint64_t((p.W + 3) / 4);
-    VKRT_RETURN_IF_ERROR(select_int8_variant(op, ctx, sizeof(p), &d));  // fast variant by feature
+    VKRT_RETURN_IF_ERROR(select_fast_variant(op, ctx, sizeof(p), &d));  // fast variant by feature
     out->push_back(std::move(d));
     return Status::ok();
   }
@@ -220,7 +220,7 @@ Status lower_conv_like(const FusedStep& step, LoweringContext& ctx, std::vector<
     d.invocations = uint64_t(p.N) * p.OH * p.OW * uint64_t(p.IC) * uint64_t(p.OC);
   }
   d.set_push(p);
-  VKRT_RETURN_IF_ERROR(select_int8_variant(op, ctx, sizeof(p), &d));  // fast variant by feature
+  VKRT_RETURN_IF_ERROR(select_fast_variant(op, ctx, sizeof(p), &d));  // fast variant by feature
   out->push_back(std::move(d));
   return Status::ok();
 }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "shaders/shader_library.h"
+
 namespace vkrt::vulkan {
 namespace {
 
@@ -19,6 +21,12 @@ struct MatmulDotExtra {
   int32_t c_words;
   int32_t dot_flags;
 };
+// matmul_coopmat.comp appends one word: which of A / B rows may be read as int32 words.
+struct MatmulCoopmatExtra {
+  int32_t word_flags;
+};
+constexpr int32_t kCoopmatAWords = 1;  // A_WORDS in matmul_coopmat.comp
+constexpr int32_t kCoopmatBWords = 2;  // B_WORDS
 constexpr int32_t kConvInWords = 1;    // DOT_IN_WORDS in conv2d_dot.comp
 constexpr int32_t kMatmulAWords = 1;   // DOT_A_WORDS in matmul_dot.comp
 constexpr int32_t kMatmulBPacked = 2;  // DOT_B_PACKED
@@ -129,13 +137,50 @@ Status select_matmul(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes,
   return Status::ok();
 }
 
-// Same bindings and push constants as the portable variant (raw A and B, no packing).
-Status select_matmul_coopmat(const vgf::Op& op, LoweringContext& ctx, PendingDispatch* d) {
+// The cooperative-matrix MATMUL variants built by shaders/variants_fast.cmake (keep in step):
+// matrix shape, subgroup width they are laid out for, and the output block of one workgroup.
+struct CoopmatVariant {
+  const char* suffix;  // matmul_coopmat<suffix>_...
+  uint32_t m, n, k_int8, k_f16, subgroup_size, block_m, block_n;
+};
+constexpr CoopmatVariant kCoopmatVariants[] = {
+    {"16", 16, 16, 32, 16, 32, 64, 64},  // NVIDIA (vulkan.md §2)
+    {"8", 8, 8, 8, 8, 8, 32, 32},        // lavapipe (Mesa 26; 25.0 has no coopmat)
+};
+
+// The first variant whose shape the device lists at subgroup scope for these inputs (int8 x int8
+// -> int32, or fp16 x fp16 -> fp32), on subgroups of its width, and that this build embeds.
+const CoopmatVariant* fitting_coopmat_variant(const DeviceFeatures& f, bool int8) {
+  if (!f.cooperative_matrix_khr) return nullptr;
+  const CoopmatType in = int8 ? CoopmatType::Sint8 : CoopmatType::Float16;
+  const CoopmatType acc = int8 ? CoopmatType::Sint32 : CoopmatType::Float32;
+  for (const CoopmatVariant& v : kCoopmatVariants) {
+    if (f.subgroup_size != v.subgroup_size) continue;
+    const uint32_t k = int8 ? v.k_int8 : v.k_f16;
+    bool listed = false;
+    for (const CooperativeMatrixShape& s : f.cooperative_matrix_shapes) listed |= s.matches(v.m, v.n, k, in, acc);
+    const std::string probe = std::string("matmul_coopmat") + v.suffix + (int8 ? "_i8_i32" : "_f16");
+    if (listed && shaders::find_shader(probe) != nullptr) return &v;
+  }
+  return nullptr;
+}
+
+// Same bindings as the portable variant (raw A and B), plus MatmulCoopmatExtra.
+Status select_matmul_coopmat(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes,
+                             const CoopmatVariant& variant, bool int8, PendingDispatch* d) {
   const vgf::Shape& sa = ctx.shape(op.inputs[0]);  // [N, H, C]
   const vgf::Shape& sb = ctx.shape(op.inputs[1]);  // [N, C, W]
-  // One 32-lane subgroup per 16x16 output tile (matmul_coopmat.comp).
-  d->invocations = uint64_t(sa[0]) * ((uint64_t(sa[1]) + 15) / 16) * ((uint64_t(sb[2]) + 15) / 16) * 32;
-  d->shader = "matmul_coopmat_i8_" + d->shader.substr(std::strlen("matmul_i8_"));
+  if (sa.size() != 3 || sb.size() != 3) return Status::ok();  // reported by the checks
+  const int64_t n = sa[0], h = sa[1], c = sa[2], w = sb[2];
+  MatmulCoopmatExtra extra{0};
+  if (int8 && c % 4 == 0) extra.word_flags |= kCoopmatAWords;
+  if (int8 && w % 4 == 0) extra.word_flags |= kCoopmatBWords;
+  VKRT_RETURN_IF_ERROR(append_push(d, push_bytes, kMatmulParamsBytes, extra));
+  const std::string prefix = std::string("matmul_coopmat") + variant.suffix;
+  d->shader = int8 ? prefix + "_i8_" + d->shader.substr(std::strlen("matmul_i8_")) : prefix + "_f16";
+  // One 64-invocation workgroup per block_m x block_n output block of one batch.
+  d->invocations = uint64_t(n) * uint64_t((h + variant.block_m - 1) / variant.block_m) *
+                   uint64_t((w + variant.block_n - 1) / variant.block_n) * 64;
   return Status::ok();
 }
 
@@ -169,14 +214,21 @@ bool use_int8_dot_variants(const DeviceFeatures& features, VariantPolicy policy)
   return false;
 }
 
-bool use_int8_coopmat_matmul(const DeviceFeatures& features, VariantPolicy policy) {
-  // matmul_coopmat.comp: one 16x16 tile per 32-lane subgroup, subgroupShuffle/subgroupAdd.
-  return policy == VariantPolicy::Coopmat && features.cooperative_matrix_nv_int8 &&
-         features.subgroup_size == 32 && features.subgroup_arithmetic && features.subgroup_shuffle;
+bool use_coopmat_matmul(const DeviceFeatures& features, VariantPolicy policy, bool int8) {
+  if (policy != VariantPolicy::Coopmat && policy != VariantPolicy::Auto) return false;
+  // By default not on a CPU implementation: lavapipe emulates the matrices lane by lane
+  // (docs/vulkan-executor.md, "Cooperative matrices").
+  if (policy == VariantPolicy::Auto && features.cpu_device) return false;
+  return fitting_coopmat_variant(features, int8) != nullptr;
 }
 
-Status select_int8_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes,
+Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes,
                            PendingDispatch* d) {
+  if (op.kind == vgf::OpKind::MATMUL && d->shader == "matmul_f16") {
+    VKRT_ASSIGN_OR_RETURN(VariantPolicy policy, variant_policy_from_env());
+    if (!use_coopmat_matmul(ctx.features(), policy, false)) return Status::ok();
+    return select_matmul_coopmat(op, ctx, push_bytes, *fitting_coopmat_variant(ctx.features(), false), false, d);
+  }
   const bool conv = op.kind == vgf::OpKind::CONV2D && starts_with(d->shader, "conv2d_i8_");
   const bool matmul = op.kind == vgf::OpKind::MATMUL && starts_with(d->shader, "matmul_i8_");
   if (!conv && !matmul) return Status::ok();
@@ -185,7 +237,9 @@ Status select_int8_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_
     return Status::ok();
   }
   VKRT_ASSIGN_OR_RETURN(VariantPolicy policy, variant_policy_from_env());
-  if (matmul && use_int8_coopmat_matmul(ctx.features(), policy)) return select_matmul_coopmat(op, ctx, d);
+  if (matmul && use_coopmat_matmul(ctx.features(), policy, true)) {
+    return select_matmul_coopmat(op, ctx, push_bytes, *fitting_coopmat_variant(ctx.features(), true), true, d);
+  }
   if (!use_int8_dot_variants(ctx.features(), policy)) return Status::ok();
   return conv ? select_conv(op, ctx, push_bytes, d) : select_matmul(op, ctx, push_bytes, d);
 }

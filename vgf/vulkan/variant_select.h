@@ -5,16 +5,17 @@
 // reported to run it fast, as ncnn and ggml decide (vulkan.md §5):
 //   *_dot_i8_*  packed int8 dot products (OpSDotKHR): needs shaderIntegerDotProduct enabled;
 //               chosen automatically only when the packed 4x8 form is reported accelerated.
-//   matmul_coopmat_i8_*  int8 MATMUL on NV cooperative matrices (tensor cores). UNTESTED on a real
-//               device, so never automatic: only with VKRT_VULKAN_VARIANTS=coopmat, and only
-//               where DeviceFeatures::cooperative_matrix_nv_int8, 32-wide subgroups and subgroup
-//               arithmetic + shuffle are present.
+//   matmul_coopmat{16,8}_*  int8 and fp16 MATMUL on KHR cooperative matrices (tensor cores):
+//               where the build embeds them (glslang >= 14), the device lists the variant's
+//               shape at subgroup scope and its subgroups have the variant's width; by default
+//               not on CPU implementations (lavapipe emulates them).
 // The policy can be forced with the env var VKRT_VULKAN_VARIANTS:
 //   auto (default)  as above
 //   dot             the dot variants whenever the device has shaderIntegerDotProduct, accelerated
 //                   or not (tests run them on lavapipe, where it is emulated)
 //   portable        never a fast variant
-//   coopmat         as dot, plus the cooperative-matrix MATMUL where the device has it
+//   coopmat         as dot, plus the cooperative-matrix MATMUL wherever it fits, CPU devices
+//                   included (tests run it on lavapipe)
 #pragma once
 
 #include <cstddef>
@@ -37,16 +38,18 @@ Result<VariantPolicy> variant_policy_from_env();
 
 // Whether the int8 packed dot-product variants may be used on a device with these features.
 bool use_int8_dot_variants(const DeviceFeatures& features, VariantPolicy policy);
-// Whether the int8 cooperative-matrix MATMUL variant may be used.
-bool use_int8_coopmat_matmul(const DeviceFeatures& features, VariantPolicy policy);
+// Whether a cooperative-matrix MATMUL variant fits and may be used, for int8 (else fp16) inputs.
+bool use_coopmat_matmul(const DeviceFeatures& features, VariantPolicy policy, bool int8);
 
-// Rewrites a lowered portable int8 CONV2D or MATMUL dispatch (`d->shader` "conv2d_i8_*" or
-// "matmul_i8_*", push constants filled up to `push_bytes`) into its dot-product variant when the
-// policy and device allow it and the op's operands permit it (CONV2D: constant weights); packs
-// weights into the constant buffer where the variant needs words. Any other dispatch, or one the
-// fast variant cannot take, is left unchanged. Errors: InvalidArgument for a malformed
-// VKRT_VULKAN_VARIANTS, InvalidProgram when a constant's size does not match its shape.
-Status select_int8_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes,
+// Rewrites a lowered portable dispatch into its fast variant when the policy and device allow it
+// and the op's operands permit it: int8 MATMUL ("matmul_i8_*") and fp16 MATMUL ("matmul_f16")
+// into the cooperative-matrix variant, else int8 CONV2D ("conv2d_i8_*", constant weights) and
+// MATMUL into the dot-product variant, packing weights into the constant buffer where that
+// variant reads words. `push_bytes`: how much of the push constants the portable lowering
+// filled. Any other dispatch, or one no fast variant can take, is left unchanged. Errors:
+// InvalidArgument for a malformed VKRT_VULKAN_VARIANTS, InvalidProgram when a constant's size
+// does not match its shape.
+Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes,
                            PendingDispatch* d);
 
 }  // namespace vkrt::vulkan
