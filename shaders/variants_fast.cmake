@@ -10,7 +10,8 @@ foreach(out_name out_type IN ZIP_LISTS vkrt_dot_out_names vkrt_dot_out_types)
   vkrt_shader(matmul_dot_i8_${out_name} matmul_dot.comp OUT_T=${out_type})
 endforeach()
 
-# MATMUL on KHR cooperative matrices (matmul_coopmat.comp), int8 and fp16, one variant per matrix
+# MATMUL on KHR cooperative matrices (matmul_coopmat.comp), int8 and fp16, and int8 CONV2D 1x1
+# (stride 1, no padding: the same GEMM) one variant per matrix
 # shape: 8x8x8 on 8-lane subgroups (lavapipe, Mesa 26) and the 16-row shapes on 32-lane
 # subgroups (NVIDIA: int8 16x16x32, fp16 16x16x16; vulkan.md §2). Built only where glslang knows
 # GL_KHR_cooperative_matrix and spirv-val knows SPV_KHR_cooperative_matrix (glslang >= 14;
@@ -52,6 +53,8 @@ if(vkrt_probe_glslang EQUAL 0 AND vkrt_probe_val EQUAL 0)
     foreach(out_name out_type IN ZIP_LISTS vkrt_dot_out_names vkrt_dot_out_types)
       vkrt_shader(matmul_coopmat${shape}_i8_${out_name} matmul_coopmat.comp IN_T=int8_t OUT_T=${out_type}
                   TK=${vkrt_cm_tk_i8_${shape}} ${vkrt_cm_defs_${shape}})
+      vkrt_shader(conv2d_1x1_coopmat${shape}_i8_${out_name} matmul_coopmat.comp IN_T=int8_t OUT_T=${out_type}
+                  CONV1X1=1 TK=${vkrt_cm_tk_i8_${shape}} ${vkrt_cm_defs_${shape}})
     endforeach()
     vkrt_shader(matmul_coopmat${shape}_f16 matmul_coopmat.comp IN_T=float16_t OUT_T=float16_t FLOAT_PATH=1
                 HALF_STORAGE=1 TK=${vkrt_cm_tk_f16_${shape}} ${vkrt_cm_defs_${shape}})

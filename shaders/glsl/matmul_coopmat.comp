@@ -4,8 +4,12 @@
 // where the device lists the shape below at subgroup scope and its subgroups are SUBGROUP wide.
 // Same fused RESCALE/CLAMP epilogue and bit-identical int8 results as matmul.comp.
 //
+// CONV1X1 compiles the same GEMM for an int8 CONV2D with a 1x1 kernel, stride 1 and no padding
+// (conv2d.comp's tensors and push constants): A is the input [N*H*W][IC], B the transposed
+// weights [OC][IC], and the per-channel bias is added before the epilogue.
+//
 // Variants (defines): IN_T int8_t (int32 accumulator) or float16_t (FLOAT_PATH, fp32
-// accumulator, as matmul_f16); OUT_T; the matrix shape TM x TN x TK; SUBGROUP (lanes);
+// accumulator, as matmul_f16); OUT_T; CONV1X1; the matrix shape TM x TN x TK; SUBGROUP (lanes);
 // SG_ROWS x SG_COLS subgroups per 64-invocation workgroup, each owning WM x WN accumulator
 // tiles; KSUB matrix steps per staged K block.
 //
@@ -22,7 +26,7 @@
 //
 // At the end each subgroup stores its accumulators into shared memory and all 64 invocations
 // run the epilogue over the block, so the output writes are coalesced along W.
-// Bindings: 0 A, 1 B, 2 unused, 3 multiplier, 4 shift, 5 out.
+// Bindings: 0 A, 1 B, 2 unused (CONV1X1: bias), 3 multiplier, 4 shift, 5 out.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_cooperative_matrix : require
@@ -62,6 +66,25 @@ layout(set = 0, binding = 3) readonly buffer Mult { int data_mult[]; };
 layout(set = 0, binding = 4) readonly buffer Shift { int data_shift[]; };
 layout(set = 0, binding = 5) writeonly buffer Out { OUT_T data_out[]; };
 
+#ifdef CONV1X1
+// The first 22 fields mirror conv2d.comp (ConvParams in op_lowering_compute.cpp); word_flags is
+// appended by variant_select.cpp (ConvCoopmatExtra).
+layout(push_constant) uniform Params {
+  int N, IH, IW, IC, OH, OW, OC, KH, KW;
+  int stride_y, stride_x, pad_top, pad_left, dil_y, dil_x;
+  int in_zp, w_zp, out_zp, clamp_min, clamp_max;
+  int flags;
+  int bias_broadcast;
+  int word_flags;  // A_WORDS | B_WORDS (both when IC % 4 == 0)
+} p;
+// The GEMM: one batch of M = N*H*W pixel rows, K = IC, N = OC columns.
+#define BATCHES 1
+#define ROWS (p.N * p.OH * p.OW)
+#define DEPTH p.IC
+#define COLS p.OC
+#define A_ZP p.in_zp
+#define B_ZP p.w_zp
+#else
 // The first 10 fields mirror MatmulParams (op_lowering_compute.cpp); word_flags is appended by
 // variant_select.cpp (MatmulCoopmatExtra).
 layout(push_constant) uniform Params {
@@ -70,6 +93,13 @@ layout(push_constant) uniform Params {
   int flags;
   int word_flags;  // A_WORDS | B_WORDS
 } p;
+#define BATCHES p.N
+#define ROWS p.H
+#define DEPTH p.C
+#define COLS p.W
+#define A_ZP p.a_zp
+#define B_ZP p.b_zp
+#endif
 
 #include "epilogue.glsl"
 
@@ -81,14 +111,14 @@ shared int row_sums[BM];
 shared int col_sums[BN];
 #endif
 
-// Stages A rows h0.. and K columns k0.. (bytes or halves; zero past H and C).
+// Stages A rows h0.. and K columns k0.. (bytes or halves; zero past ROWS and DEPTH).
 void stage_a(int n, int h0, int k0, uint t) {
 #ifndef FLOAT_PATH
   if ((p.word_flags & A_WORDS) != 0) {
     for (uint e = t; e < uint(BM * BK / 4); e += WORKGROUP_SIZE) {
       int r = int(e) / (BK / 4), k = 4 * (int(e) % (BK / 4));
-      int h = h0 + r, kk = k0 + k;  // C % 4 == 0: a word is wholly inside or outside C
-      int word = h < p.H && kk < p.C ? data_a_words[((n * p.H + h) * p.C + kk) >> 2] : 0;
+      int h = h0 + r, kk = k0 + k;  // DEPTH % 4 == 0: a word is wholly inside or outside it
+      int word = h < ROWS && kk < DEPTH ? data_a_words[((n * ROWS + h) * DEPTH + kk) >> 2] : 0;
       for (int i = 0; i < 4; ++i) tile_a[r * BK + k + i] = int8_t(word >> (8 * i));
     }
     return;
@@ -97,18 +127,35 @@ void stage_a(int n, int h0, int k0, uint t) {
   for (uint e = t; e < uint(BM * BK); e += WORKGROUP_SIZE) {
     int r = int(e) / BK, k = int(e) % BK;
     int h = h0 + r, kk = k0 + k;
-    tile_a[e] = h < p.H && kk < p.C ? data_a[(n * p.H + h) * p.C + kk] : IN_T(0);
+    tile_a[e] = h < ROWS && kk < DEPTH ? data_a[(n * ROWS + h) * DEPTH + kk] : IN_T(0);
   }
 }
 
-// Stages B rows k0.. and columns w0.. (zero past C and W).
+// Stages B rows k0.. and columns w0.. as tile_b [BK][BN] (zero past DEPTH and COLS).
 void stage_b(int n, int k0, int w0, uint t) {
+#ifdef CONV1X1
+  // Weights [OC][IC]: B's column w is weight row w, contiguous along K, so the loads run along K.
+  if ((p.word_flags & B_WORDS) != 0) {
+    for (uint e = t; e < uint(BK * BN / 4); e += WORKGROUP_SIZE) {
+      int c = int(e) / (BK / 4), k = 4 * (int(e) % (BK / 4));
+      int kk = k0 + k, w = w0 + c;  // IC % 4 == 0: a word is wholly inside or outside IC
+      int word = kk < DEPTH && w < COLS ? data_b_words[(w * DEPTH + kk) >> 2] : 0;
+      for (int i = 0; i < 4; ++i) tile_b[(k + i) * BN + c] = int8_t(word >> (8 * i));
+    }
+    return;
+  }
+  for (uint e = t; e < uint(BK * BN); e += WORKGROUP_SIZE) {
+    int c = int(e) / BK, k = int(e) % BK;
+    int kk = k0 + k, w = w0 + c;
+    tile_b[k * BN + c] = kk < DEPTH && w < COLS ? data_b[w * DEPTH + kk] : IN_T(0);
+  }
+#else
 #ifndef FLOAT_PATH
   if ((p.word_flags & B_WORDS) != 0) {
     for (uint e = t; e < uint(BK * BN / 4); e += WORKGROUP_SIZE) {
       int k = int(e) / (BN / 4), c = 4 * (int(e) % (BN / 4));
       int kk = k0 + k, w = w0 + c;  // W % 4 == 0: a word is wholly inside or outside W
-      int word = kk < p.C && w < p.W ? data_b_words[((n * p.C + kk) * p.W + w) >> 2] : 0;
+      int word = kk < DEPTH && w < COLS ? data_b_words[((n * DEPTH + kk) * COLS + w) >> 2] : 0;
       for (int i = 0; i < 4; ++i) tile_b[k * BN + c + i] = int8_t(word >> (8 * i));
     }
     return;
@@ -117,17 +164,18 @@ void stage_b(int n, int k0, int w0, uint t) {
   for (uint e = t; e < uint(BK * BN); e += WORKGROUP_SIZE) {
     int k = int(e) / BN, c = int(e) % BN;
     int kk = k0 + k, w = w0 + c;
-    tile_b[e] = kk < p.C && w < p.W ? data_b[(n * p.C + kk) * p.W + w] : IN_T(0);
+    tile_b[e] = kk < DEPTH && w < COLS ? data_b[(n * DEPTH + kk) * COLS + w] : IN_T(0);
   }
+#endif
 }
 
 void main() {
-  const int blocks_w = (p.W + BN - 1) / BN;
-  const int blocks_h = (p.H + BM - 1) / BM;
+  const int blocks_w = (COLS + BN - 1) / BN;
+  const int blocks_h = (ROWS + BM - 1) / BM;
   const uint block = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
   // The grid may hold a few groups more than blocks (command_program.cpp grid_for): they leave
   // before any barrier, as a whole workgroup.
-  if (block >= uint(p.N * blocks_h * blocks_w)) return;
+  if (block >= uint(BATCHES * blocks_h * blocks_w)) return;
   const int n = int(block / uint(blocks_w * blocks_h));
   const int h0 = int((block / uint(blocks_w)) % uint(blocks_h)) * BM;
   const int w0 = int(block % uint(blocks_w)) * BN;
@@ -139,11 +187,11 @@ void main() {
   coopmat<ACC_T, gl_ScopeSubgroup, TM, TN, gl_MatrixUseAccumulator> acc[WM * WN];
   for (int i = 0; i < WM * WN; ++i) acc[i] = coopmat<ACC_T, gl_ScopeSubgroup, TM, TN, gl_MatrixUseAccumulator>(0);
 #ifndef FLOAT_PATH
-  const bool need_row_sum = p.b_zp != 0, need_col_sum = p.a_zp != 0;
+  const bool need_row_sum = B_ZP != 0, need_col_sum = A_ZP != 0;
   int row_sum = 0, col_sum = 0;  // row t / column t of this block, over K
 #endif
 
-  for (int k0 = 0; k0 < p.C; k0 += BK) {
+  for (int k0 = 0; k0 < DEPTH; k0 += BK) {
     stage_a(n, h0, k0, t);
     stage_b(n, k0, w0, t);
     barrier();
@@ -173,19 +221,22 @@ void main() {
 #ifndef FLOAT_PATH
   if (t < uint(BM)) row_sums[t] = row_sum;
   if (t < uint(BN)) col_sums[t] = col_sum;
-  const int zero_point_term = p.C * p.a_zp * p.b_zp;
+  const int zero_point_term = DEPTH * A_ZP * B_ZP;
 #endif
   barrier();
 
   for (uint e = t; e < uint(BM * BN); e += WORKGROUP_SIZE) {
     int r = int(e) / BN, c = int(e) % BN;
     int h = h0 + r, w = w0 + c;
-    if (h >= p.H || w >= p.W) continue;
+    if (h >= ROWS || w >= COLS) continue;
 #ifdef FLOAT_PATH
     ACC_T sum = tile_c[e];
 #else
-    int sum = tile_c[e] - p.a_zp * col_sums[c] - p.b_zp * row_sums[r] + zero_point_term;
+    int sum = tile_c[e] - A_ZP * col_sums[c] - B_ZP * row_sums[r] + zero_point_term;
 #endif
-    data_out[(n * p.H + h) * p.W + w] = epilogue(sum, w);
+#ifdef CONV1X1
+    sum += data_bias[p.bias_broadcast != 0 ? 0 : w];
+#endif
+    data_out[(n * ROWS + h) * COLS + w] = epilogue(sum, w);
   }
 }

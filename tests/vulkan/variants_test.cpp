@@ -378,6 +378,36 @@ TEST(VulkanCoopmat, Int8MatmulBitExactWithCpu) {
   }
 }
 
+// CONV2D 1x1 (stride 1, no padding) as the cooperative-matrix GEMM, bit for bit: word and byte
+// staging (IC % 4), constant and input weights, bias, zero points at their ends, every output
+// type; and the convolutions it must leave to the dot variant (padding, stride, 3x3).
+TEST(VulkanCoopmat, Conv2d1x1BitExactWithCpu) {
+  REQUIRE_COOPMAT_DEVICE(true);
+  std::mt19937 rng(19);
+  const std::vector<ConvSpec> gemm_like = {
+      {1, 7, 9, 16, 24, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, -128, 0, DType::Int8},
+      {2, 5, 6, 17, 9, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 127, 127, DType::Int32},
+      {1, 11, 13, 96, 70, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 3, -7, DType::Int16},
+      {3, 4, 4, 130, 65, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, -1, 0, DType::Int8, false},
+      {1, 1, 1, 5, 3, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 0, -128, DType::Int8, false},
+  };
+  for (const ConvSpec& spec : gemm_like) {
+    Built built = build_conv(spec, rng);
+    expect_matches_cpu(built, "coopmat", spec.exact().describe(), "conv2d_1x1_coopmat");
+    if (HasFailure()) return;
+  }
+  const std::vector<ConvSpec> not_gemm = {
+      {1, 6, 6, 16, 8, 1, 1, 2, 2, 1, 1, {0, 0, 0, 0}, 0, 0, DType::Int8},   // stride 2
+      {1, 6, 6, 16, 8, 1, 1, 1, 1, 1, 1, {1, 0, 0, 1}, 5, 0, DType::Int8},   // padded
+      {1, 6, 6, 16, 8, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 0, 0, DType::Int8},   // 3x3
+  };
+  for (const ConvSpec& spec : not_gemm) {
+    Built built = build_conv(spec, rng);
+    expect_matches_cpu(built, "coopmat", spec.exact().describe(), "_dot_");
+    if (HasFailure()) return;
+  }
+}
+
 // fp16 inputs, fp32 accumulation: within the tolerance of the portable fp16 MATMUL
 // (VulkanMatmul.Fp16StorageFp32Accumulation), on shapes that cross block and K-block edges.
 TEST(VulkanCoopmat, Fp16MatmulMatchesCpu) {
@@ -548,7 +578,10 @@ TEST(VulkanVariantSelect, CoopmatWhereTheShapeFits) {
   EXPECT_EQ(lower_one(mm, gpu, "auto"), "matmul_coopmat16_i8_i8");
   EXPECT_EQ(lower_one(mm, gpu, "coopmat"), "matmul_coopmat16_i8_i8");
   EXPECT_EQ(lower_one(mm16, gpu, "auto"), "matmul_coopmat16_f16");
-  EXPECT_EQ(lower_one(conv, gpu, "auto"), "conv2d_dot_i8_i8");
+  EXPECT_EQ(lower_one(conv, gpu, "auto"), "conv2d_dot_i8_i8");  // 3x3 stays on the dot variant
+  vgf::Graph pointwise = build_conv({1, 6, 6, 8, 4, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 0, 0, DType::Int8}, rng).graph;
+  EXPECT_EQ(lower_one(pointwise, gpu, "auto"), "conv2d_1x1_coopmat16_i8_i8");
+  EXPECT_EQ(lower_one(pointwise, gpu, "dot"), "conv2d_1x1_dot_i8_i8");
   EXPECT_EQ(lower_one(mm, gpu, "dot"), "matmul_dot_i8_i8");
   EXPECT_EQ(lower_one(mm, gpu, "portable"), "matmul_i8_i8");
   EXPECT_EQ(lower_one(mm16, gpu, "portable"), "matmul_f16");

@@ -323,8 +323,15 @@ Status Context::init(const ContextOptions& options) {
                                 p13.integerDotProduct4x8BitPackedMixedSignednessAccelerated);
   f.maintenance4 = v13 && f13.maintenance4;
   f.cooperative_matrix_nv = has_extension(exts, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-  // glslang declares the Vulkan memory model in every cooperative-matrix shader.
-  if (has_coopmat_khr && fcm.cooperativeMatrix && f12.vulkanMemoryModel) {
+  // glslang declares the Vulkan memory model in every cooperative-matrix shader. Not enabled when
+  // the process asked for no cooperative-matrix variant (VKRT_VULKAN_VARIANTS=dot or portable
+  // when the context is created): validation layers older than the extension (Debian bookworm's
+  // 1.3.239) then see a device they know.
+  const char* variants_env = std::getenv("VKRT_VULKAN_VARIANTS");
+  const bool coopmat_declined =
+      variants_env && (std::strcmp(variants_env, "dot") == 0 || std::strcmp(variants_env, "portable") == 0);
+  f.cooperative_matrix_khr_offered = has_coopmat_khr && fcm.cooperativeMatrix && f12.vulkanMemoryModel;
+  if (f.cooperative_matrix_khr_offered && !coopmat_declined) {
     f.cooperative_matrix_shapes = coopmat_khr_shapes(instance_, physical_device_);
     f.cooperative_matrix_khr = !f.cooperative_matrix_shapes.empty();
   }
@@ -437,7 +444,10 @@ const char* component_name(int32_t type) {
 
 // "KHR (s8->s32 16x16x32, f16->f32 16x16x16)", "NV (not used)" or "no".
 std::string coopmat_summary(const DeviceFeatures& f) {
-  if (!f.cooperative_matrix_khr) return f.cooperative_matrix_nv ? "NV (not used)" : "no";
+  if (!f.cooperative_matrix_khr) {
+    if (f.cooperative_matrix_khr_offered) return "KHR offered, not enabled (VKRT_VULKAN_VARIANTS)";
+    return f.cooperative_matrix_nv ? "NV (not used)" : "no";
+  }
   std::string text = "KHR (";
   for (size_t i = 0; i < f.cooperative_matrix_shapes.size(); ++i) {
     const CooperativeMatrixShape& s = f.cooperative_matrix_shapes[i];

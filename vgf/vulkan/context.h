@@ -50,6 +50,7 @@ struct DeviceFeatures {
   // lists (vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR). Empty when not enabled.
   bool cooperative_matrix_khr = false;
   std::vector<CooperativeMatrixShape> cooperative_matrix_shapes;
+  bool cooperative_matrix_khr_offered = false;  // the device has it (enabled or not)
   bool cooperative_matrix_nv = false;  // VK_NV_cooperative_matrix offered (reported, not used)
   bool maintenance4 = false;
   // A CPU implementation (lavapipe): variants that need matrix hardware are not chosen by default.

@@ -21,7 +21,8 @@ struct MatmulDotExtra {
   int32_t c_words;
   int32_t dot_flags;
 };
-// matmul_coopmat.comp appends one word: which of A / B rows may be read as int32 words.
+// matmul_coopmat.comp (MATMUL and CONV1X1) appends one word: which of A / B rows may be read as
+// int32 words.
 struct MatmulCoopmatExtra {
   int32_t word_flags;
 };
@@ -69,6 +70,62 @@ Result<std::span<const uint8_t>> int8_constant(const vgf::Graph& g, vgf::TensorI
                       " bytes, its shape needs ", elements);
   }
   return bytes;
+}
+
+// The cooperative-matrix MATMUL variants built by shaders/variants_fast.cmake (keep in step):
+// matrix shape, subgroup width they are laid out for, and the output block of one workgroup.
+struct CoopmatVariant {
+  const char* suffix;  // matmul_coopmat<suffix>_...
+  uint32_t m, n, k_int8, k_f16, subgroup_size, block_m, block_n;
+};
+constexpr CoopmatVariant kCoopmatVariants[] = {
+    {"16", 16, 16, 32, 16, 32, 64, 64},  // NVIDIA (vulkan.md §2)
+    {"8", 8, 8, 8, 8, 8, 32, 32},        // lavapipe (Mesa 26; 25.0 has no coopmat)
+};
+
+// The first variant whose shape the device lists at subgroup scope for these inputs (int8 x int8
+// -> int32, or fp16 x fp16 -> fp32), on subgroups of its width, and that this build embeds.
+const CoopmatVariant* fitting_coopmat_variant(const DeviceFeatures& f, bool int8) {
+  if (!f.cooperative_matrix_khr) return nullptr;
+  const CoopmatType in = int8 ? CoopmatType::Sint8 : CoopmatType::Float16;
+  const CoopmatType acc = int8 ? CoopmatType::Sint32 : CoopmatType::Float32;
+  for (const CoopmatVariant& v : kCoopmatVariants) {
+    if (f.subgroup_size != v.subgroup_size) continue;
+    const uint32_t k = int8 ? v.k_int8 : v.k_f16;
+    bool listed = false;
+    for (const CooperativeMatrixShape& s : f.cooperative_matrix_shapes) listed |= s.matches(v.m, v.n, k, in, acc);
+    const std::string probe = std::string("matmul_coopmat") + v.suffix + (int8 ? "_i8_i32" : "_f16");
+    if (listed && shaders::find_shader(probe) != nullptr) return &v;
+  }
+  return nullptr;
+}
+
+// A CONV2D that is a plain GEMM: 1x1 kernel, stride 1, no padding (ConvParams, as pushed).
+bool is_pointwise_gemm(const PendingDispatch& d) {
+  int32_t params[22];
+  std::memcpy(params, d.push.data(), sizeof(params));
+  const int32_t kh = params[7], kw = params[8], stride_y = params[9], stride_x = params[10];
+  const int32_t pad_top = params[11], pad_left = params[12], oh = params[4], ow = params[5];
+  const int32_t ih = params[1], iw = params[2];
+  return kh == 1 && kw == 1 && stride_y == 1 && stride_x == 1 && pad_top == 0 && pad_left == 0 &&
+         oh == ih && ow == iw;  // no bottom/right padding either
+}
+
+// CONV2D 1x1 as a cooperative-matrix GEMM (matmul_coopmat.comp with CONV1X1): raw input and
+// weights, the portable push constants plus one word.
+Status select_conv_coopmat(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes,
+                           const CoopmatVariant& variant, PendingDispatch* d) {
+  const vgf::Shape& si = ctx.shape(op.inputs[0]);  // [N, H, W, IC]
+  const vgf::Shape& sw = ctx.shape(op.inputs[1]);  // [OC, 1, 1, IC]
+  if (si.size() != 4 || sw.size() != 4 || si[3] != sw[3]) return Status::ok();  // reported by the checks
+  const int64_t rows = si[0] * si[1] * si[2], oc = sw[0], ic = sw[3];
+  MatmulCoopmatExtra extra{ic % 4 == 0 ? kCoopmatAWords | kCoopmatBWords : 0};
+  VKRT_RETURN_IF_ERROR(append_push(d, push_bytes, kConvParamsBytes, extra));
+  d->shader = std::string("conv2d_1x1_coopmat") + variant.suffix + "_i8_" +
+              d->shader.substr(std::strlen("conv2d_i8_"));
+  d->invocations = uint64_t((rows + variant.block_m - 1) / variant.block_m) *
+                   uint64_t((oc + variant.block_n - 1) / variant.block_n) * 64;
+  return Status::ok();
 }
 
 Status select_conv(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes, PendingDispatch* d) {
@@ -135,34 +192,6 @@ Status select_matmul(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes,
   // One invocation per 4x4 output tile (matmul_dot.comp).
   d->invocations = uint64_t(n) * ((uint64_t(sa[1]) + 3) / 4) * ((uint64_t(w) + 3) / 4);
   return Status::ok();
-}
-
-// The cooperative-matrix MATMUL variants built by shaders/variants_fast.cmake (keep in step):
-// matrix shape, subgroup width they are laid out for, and the output block of one workgroup.
-struct CoopmatVariant {
-  const char* suffix;  // matmul_coopmat<suffix>_...
-  uint32_t m, n, k_int8, k_f16, subgroup_size, block_m, block_n;
-};
-constexpr CoopmatVariant kCoopmatVariants[] = {
-    {"16", 16, 16, 32, 16, 32, 64, 64},  // NVIDIA (vulkan.md §2)
-    {"8", 8, 8, 8, 8, 8, 32, 32},        // lavapipe (Mesa 26; 25.0 has no coopmat)
-};
-
-// The first variant whose shape the device lists at subgroup scope for these inputs (int8 x int8
-// -> int32, or fp16 x fp16 -> fp32), on subgroups of its width, and that this build embeds.
-const CoopmatVariant* fitting_coopmat_variant(const DeviceFeatures& f, bool int8) {
-  if (!f.cooperative_matrix_khr) return nullptr;
-  const CoopmatType in = int8 ? CoopmatType::Sint8 : CoopmatType::Float16;
-  const CoopmatType acc = int8 ? CoopmatType::Sint32 : CoopmatType::Float32;
-  for (const CoopmatVariant& v : kCoopmatVariants) {
-    if (f.subgroup_size != v.subgroup_size) continue;
-    const uint32_t k = int8 ? v.k_int8 : v.k_f16;
-    bool listed = false;
-    for (const CooperativeMatrixShape& s : f.cooperative_matrix_shapes) listed |= s.matches(v.m, v.n, k, in, acc);
-    const std::string probe = std::string("matmul_coopmat") + v.suffix + (int8 ? "_i8_i32" : "_f16");
-    if (listed && shaders::find_shader(probe) != nullptr) return &v;
-  }
-  return nullptr;
 }
 
 // Same bindings as the portable variant (raw A and B), plus MatmulCoopmatExtra.
@@ -237,8 +266,10 @@ Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_
     return Status::ok();
   }
   VKRT_ASSIGN_OR_RETURN(VariantPolicy policy, variant_policy_from_env());
-  if (matmul && use_coopmat_matmul(ctx.features(), policy, true)) {
-    return select_matmul_coopmat(op, ctx, push_bytes, *fitting_coopmat_variant(ctx.features(), true), true, d);
+  if (use_coopmat_matmul(ctx.features(), policy, true)) {
+    const CoopmatVariant& variant = *fitting_coopmat_variant(ctx.features(), true);
+    if (matmul) return select_matmul_coopmat(op, ctx, push_bytes, variant, true, d);
+    if (is_pointwise_gemm(*d)) return select_conv_coopmat(op, ctx, push_bytes, variant, d);
   }
   if (!use_int8_dot_variants(ctx.features(), policy)) return Status::ok();
   return conv ? select_conv(op, ctx, push_bytes, d) : select_matmul(op, ctx, push_bytes, d);
