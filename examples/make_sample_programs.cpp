@@ -5,8 +5,12 @@
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "sample_programs.h"
+#ifdef VKRT_SAMPLES_WITH_VGF
+#include "vgf_samples.h"
+#endif
 #include "vkrt/pte_writer.h"
 
 int main(int argc, char** argv) {
@@ -24,7 +28,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: cannot create %s: %s\n", outdir.c_str(), ec.message().c_str());
     return 1;
   }
-  for (const auto& sample : vkrt::samples::all_samples()) {
+  std::vector<vkrt::samples::SampleFile> samples = vkrt::samples::all_samples();
+#ifdef VKRT_SAMPLES_WITH_VGF
+  samples.push_back({"mobilenet_v2_int8_vgf.pte",
+                     "int8 [1,224,224,3] -> VgfBackend (MobileNetV2-shaped TOSA graph, random weights) -> "
+                     "int8 [1,1000]; run on the GPU with executor_runner --profile",
+                     [] { return vkrt::samples::mobilenet_v2_vgf_program(1, 224); }});
+#endif
+  for (const auto& sample : samples) {
     const std::string path = (outdir / sample.name).string();
     vkrt::Result<std::vector<uint8_t>> bytes = sample.build();
     if (!bytes.ok()) {

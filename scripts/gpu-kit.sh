@@ -12,7 +12,9 @@
 # packages (scripts/gpu-loader.sh), Debian's validation layer and the conformance files the
 # tests read. `run` installs the loader, runs every Vulkan test with the validation layer and
 # again with the default variants (cooperative matrices included), then the benchmark against
-# PyTorch, and writes a summary and the logs under $OUT (or ./gpukit-out).
+# PyTorch and executor_runner on the MobileNetV2-shaped VGF sample (GPU with the per-dispatch
+# profile, then the CPU executor), and writes a summary and the logs under $OUT (or
+# ./gpukit-out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kit=$PWD/.gpukit
@@ -31,7 +33,8 @@ pack() {
     python3 -c 'import json,sys; print("\n".join(sorted({t["command"][0] for t in json.load(sys.stdin)["tests"]})))' \
     >"$kit/tests.txt"
   local programs
-  mapfile -t programs < <(cat "$kit/tests.txt"; ls "$build"/bench/vulkan/*_bench)
+  mapfile -t programs < <(cat "$kit/tests.txt"; ls "$build"/bench/vulkan/*_bench \
+    "$build"/executor_runner/executor_runner "$build"/examples/make_sample_programs)
   for p in "${programs[@]}"; do strip -o "$kit/bin/$(basename "$p")" "$p"; done
   sed -i 's#.*/##' "$kit/tests.txt"
   cp -r ../shared/conformance/pte ../shared/conformance/vgf "$kit/conformance/" 2>/dev/null ||
@@ -90,6 +93,15 @@ run() {
   VKRT_VULKAN_VARIANTS=dot timeout 600 "$work/bin/vulkan_bench" $shapes >"$out/bench_dot.log" 2>&1 ||
     echo "bench (dot) rc $?" >>"$summary"
   grep -E "^(Gemm|MobileNet|shape|[0-9]+x[0-9]+x[0-9]+)" "$out/bench.log" >>"$summary" || true
+  # 4. What a user runs: the MobileNetV2-shaped VGF sample through executor_runner, on the GPU
+  #    with the per-dispatch profile, then on the CPU executor for comparison.
+  "$work/bin/make_sample_programs" "$work/samples" >/dev/null
+  local sample=$work/samples/mobilenet_v2_int8_vgf.pte
+  timeout 300 "$work/bin/executor_runner" "$sample" --vgf_executor vulkan --num_executions 50 --profile \
+    >"$out/runner_gpu.log" 2>&1 || echo "executor_runner (vulkan) rc $?" >>"$summary"
+  timeout 300 "$work/bin/executor_runner" "$sample" --vgf_executor cpu --num_executions 3 \
+    >"$out/runner_cpu.log" 2>&1 || echo "executor_runner (cpu) rc $?" >>"$summary"
+  grep -h "Executions:" "$out/runner_gpu.log" "$out/runner_cpu.log" | sed 's/^/runner: /' >>"$summary" || true
   # Logs: at most 8 files come back from a device run, so bundle them.
   (cd "$out" && tar -czf logs.tar.gz ./*.log* && rm -f ./*.log.* )
   cat "$summary"

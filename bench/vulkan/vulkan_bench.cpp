@@ -35,6 +35,8 @@
 namespace vkrt::bench {
 namespace {
 
+using samples::build_mobilenet_v2_int8;
+using samples::MobileNetV2Options;
 using vulkan::VulkanExecutor;
 
 std::vector<GemmShape> g_gemm_shapes{{128, 128, 128}, {256, 256, 256}, {512, 512, 512}};

@@ -12,8 +12,12 @@
 #include <cstring>
 #include <cstdio>
 #include <fstream>
+#include <set>
 
 #include "vgf/graph_vgf_writer.h"
+#ifdef VKRT_HAVE_VGF_SAMPLES
+#include "vgf_samples.h"
+#endif
 #include "vkrt/module.h"
 #include "vkrt/pte_writer.h"
 
@@ -228,6 +232,50 @@ TEST(VgfPte, ExecutorRunnerCpuAndVulkanMatchReference) {
     ASSERT_EQ(result.gcount(), std::streamsize(got.size() * 4)) << executor;
     EXPECT_EQ(std::memcmp(got.data(), expected.data(), got.size() * 4), 0) << executor << " differs from the reference";
   }
+}
+#endif
+
+#ifdef VKRT_HAVE_VGF_SAMPLES
+// The sample program make_sample_programs writes (examples/vgf_samples.h), at 32x32 so the CPU
+// executor is quick: it loads, runs on the CPU executor, and where a Vulkan device exists gives
+// the same bytes there.
+std::vector<int8_t> run_sample(const std::vector<uint8_t>& pte, const char* executor, std::string* skip) {
+  LoadOptions options;
+  options.backend_options.set("VgfBackend.executor", executor);
+  auto module = Module::load_from_buffer(pte, options);
+  if (!module.ok()) {
+    *skip = module.status().to_string();
+    return {};
+  }
+  auto method = (*module)->load_method("forward");
+  if (!method.ok()) {
+    *skip = method.status().to_string();
+    return {};
+  }
+  std::vector<int8_t> input(32 * 32 * 3);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = int8_t(int(i * 37 % 251) - 125);
+  const int32_t sizes[4] = {1, 32, 32, 3};
+  auto t = Tensor::make(ScalarType::Char, sizes, input.data());
+  EXPECT_TRUE(t.ok());
+  EXPECT_TRUE((*method)->set_input(0, EValue::from_tensor(&*t)).is_ok());
+  Status st = (*method)->execute();
+  EXPECT_TRUE(st.is_ok()) << executor << ": " << st.to_string();
+  const Tensor& out = (*method)->output(0).to_tensor();
+  EXPECT_EQ(out.sizes().size(), 2u);
+  EXPECT_EQ(out.numel(), 1000);
+  return std::vector<int8_t>(out.data_as<int8_t>(), out.data_as<int8_t>() + out.numel());
+}
+
+TEST(VgfPte, MobileNetV2SampleSameOnCpuAndVulkan) {
+  auto pte = samples::mobilenet_v2_vgf_program(1, 32);
+  ASSERT_TRUE(pte.ok()) << pte.status().to_string();
+  std::string why;
+  std::vector<int8_t> cpu = run_sample(*pte, "cpu", &why);
+  ASSERT_EQ(cpu.size(), 1000u) << why;
+  EXPECT_GT(std::set<int8_t>(cpu.begin(), cpu.end()).size(), 10u);  // not a constant output
+  std::vector<int8_t> gpu = run_sample(*pte, "vulkan", &why);
+  if (gpu.empty()) GTEST_SKIP() << "no Vulkan executor here: " << why;
+  EXPECT_EQ(gpu, cpu);
 }
 #endif
 

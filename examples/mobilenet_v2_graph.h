@@ -10,7 +10,7 @@
 #include "vgf/ir/graph.h"
 #include "vgf/ir/shape_inference.h"
 
-namespace vkrt::bench {
+namespace vkrt::samples {
 
 struct MobileNetV2Options {
   int64_t batch = 1;
@@ -20,4 +20,4 @@ struct MobileNetV2Options {
 
 vgf::Graph build_mobilenet_v2_int8(const MobileNetV2Options& options);
 
-}  // namespace vkrt::bench
+}  // namespace vkrt::samples

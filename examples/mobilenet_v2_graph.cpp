@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace vkrt::bench {
+namespace vkrt::samples {
 namespace {
 
 using vgf::DType;
@@ -177,4 +177,4 @@ vgf::Graph build_mobilenet_v2_int8(const MobileNetV2Options& o) {
   return std::move(b.g);
 }
 
-}  // namespace vkrt::bench
+}  // namespace vkrt::samples
