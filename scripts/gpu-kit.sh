@@ -92,7 +92,7 @@ run() {
   # shellcheck disable=SC2086
   VKRT_VULKAN_VARIANTS=dot timeout 600 "$work/bin/vulkan_bench" $shapes >"$out/bench_dot.log" 2>&1 ||
     echo "bench (dot) rc $?" >>"$summary"
-  grep -E "^(Gemm|MobileNet|shape|[0-9]+x[0-9]+x[0-9]+)" "$out/bench.log" >>"$summary" || true
+  grep -E "^(Gemm|MobileNet|Init|shape|[0-9]+x[0-9]+x[0-9]+)" "$out/bench.log" >>"$summary" || true
   # 4. What a user runs: the MobileNetV2-shaped VGF sample through executor_runner, on the GPU
   #    with the per-dispatch profile, then on the CPU executor for comparison.
   "$work/bin/make_sample_programs" "$work/samples" >/dev/null

@@ -115,7 +115,8 @@ vkrt_shader(transpose_conv2d_i8_i8 transpose_conv2d.comp IN_T=int8_t W_T=int8_t 
 vkrt_shader(transpose_conv2d_i8_i16 transpose_conv2d.comp IN_T=int8_t W_T=int8_t OUT_T=int16_t)
 vkrt_shader(transpose_conv2d_f32 transpose_conv2d.comp IN_T=float W_T=float OUT_T=float FLOAT_PATH=1)
 vkrt_shader(transpose_conv2d_i16_i48 transpose_conv2d.comp IN_T=int16_t W_T=int8_t OUT_T=int64_t ACC_I48=1)
-# int16 activations x int8 weights -> int48 (CONV2D, DEPTHWISE_CONV2D); MATMUL int16 x int16 -> int48.
+# int16 activations x int8 weights -> int48 (CONV2D, DEPTHWISE_CONV2D; TRANSPOSE_CONV2D above);
+# MATMUL int16 x int16 -> int48.
 vkrt_shader(conv2d_i16_i48 conv_i48.comp)
 vkrt_shader(depthwise_conv2d_i16_i48 conv_i48.comp DEPTHWISE=1)
 vkrt_shader(matmul_i16_i48 matmul_i48.comp)
@@ -128,6 +129,8 @@ foreach(out i8 i16)
   vkrt_shader(conv2d_i16_${out} conv_i48.comp FUSED_RESCALE=1 OUT_T=${out_t})
   vkrt_shader(depthwise_conv2d_i16_${out} conv_i48.comp DEPTHWISE=1 FUSED_RESCALE=1 OUT_T=${out_t})
   vkrt_shader(matmul_i16_${out} matmul_i48.comp FUSED_RESCALE=1 OUT_T=${out_t})
+  vkrt_shader(transpose_conv2d_i16_${out} transpose_conv2d.comp IN_T=int16_t W_T=int8_t OUT_T=${out_t}
+              ACC_I48=1 FUSED_RESCALE=1)
 endforeach()
 # SCATTER by element size.
 vkrt_shader(scatter_8 scatter.comp ELEM_T=uint8_t)

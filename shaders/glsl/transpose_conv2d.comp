@@ -4,7 +4,9 @@
 // [N,IH,IW,IC], weight [OC,KH,KW,IC], bias [OC or 1], output [N,OH,OW,OC].
 // Variants: IN_T / W_T / OUT_T; FLOAT_PATH (fp32); ACC_I48 (int16 activations, int64
 // accumulator clamped to int48 as in ConvPolicy<int16_t>, needs shaderInt64). The int8 and fp32
-// paths end in the conv epilogue (epilogue.glsl), so a fused RESCALE/CLAMP works as for CONV2D.
+// paths end in the conv epilogue (epilogue.glsl), the int48 path in epilogue_i48.glsl (with
+// FUSED_RESCALE: the following apply_scale_16 RESCALE and CLAMP), so a fused RESCALE/CLAMP
+// works as for CONV2D.
 // Bindings (the conv2d.comp layout): 0 input, 1 weight, 2 bias, 3 multiplier, 4 shift, 5 output.
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -40,7 +42,9 @@ layout(push_constant) uniform Params {
   int bias_broadcast;
 } p;
 
-#ifndef ACC_I48
+#ifdef ACC_I48
+#include "epilogue_i48.glsl"
+#else
 #include "epilogue.glsl"
 #endif
 
@@ -77,7 +81,7 @@ void main() {
   }
   ACC_T b = data_bias[p.bias_broadcast != 0 ? 0 : oc];
 #ifdef ACC_I48
-  data_out[idx] = clamp_int48(clamp_int48(acc) + clamp_int48(b));
+  data_out[idx] = epilogue_i48(clamp_int48(clamp_int48(acc) + clamp_int48(b)), oc);
 #else
   data_out[idx] = epilogue(acc + b, oc);
 #endif

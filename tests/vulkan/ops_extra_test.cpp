@@ -262,6 +262,54 @@ TEST(VulkanTransposeConvGraph, RescaleClampInt8MatchesCpuExecutor) {
   expect_same_on_both(b.graph, {x}, true, 1);  // RESCALE and CLAMP fused into the convolution
 }
 
+// int16 activations: TRANSPOSE_CONV2D (int48) -> RESCALE (apply_scale_16, per channel) to int8
+// with a CLAMP, and to int16: one dispatch each (epilogue_i48.glsl), the CPU executor's bytes,
+// with biases that saturate the int48 sum both ways and shifts where some outputs saturate.
+TEST(VulkanTransposeConvGraph, Int16WithInt48RescaleFused) {
+  VKRT_REQUIRE_VULKAN();
+  if (!device_or_null(nullptr)->features().shader_int64) GTEST_SKIP() << "device lacks shaderInt64";
+  std::mt19937 rng(kSeed + 11);
+  const Shape in_shape{2, 4, 5, 6}, w_shape{5, 3, 2, 6}, out_shape{2, 9, 10, 5};
+  for (DType out_type : {DType::Int8, DType::Int16}) {
+    SCOPED_TRACE(vgf::dtype_name(out_type));
+    vgf::TransposeConvAttr a;
+    a.stride = {2, 2};
+    a.out_pad = {0, 0, 0, 0};
+    a.acc_type = vgf::AccType::Int48;
+    HostTensor x(DType::Int16, in_shape), w(DType::Int8, w_shape), bias(DType::Int48, {5});
+    fill_random(x, rng, -32768, 32767);
+    fill_random(w, rng, -128, 127);
+    fill_random(bias, rng, -(int64_t(1) << 40), int64_t(1) << 40);
+    bias.as<int64_t>()[0] = (int64_t(1) << 47) - 1;  // saturates upward
+    bias.as<int64_t>()[1] = -(int64_t(1) << 47);     // and downward
+    vgf::RescaleAttr r;
+    r.scale32 = false;
+    r.per_channel = true;
+    r.output_zp = out_type == DType::Int8 ? -3 : 0;
+    std::uniform_int_distribution<int32_t> mult(1 << 14, INT16_MAX);
+    for (int c = 0; c < 5; ++c) {
+      r.multiplier.push_back(mult(rng));
+      r.shift.push_back(int8_t(26 + c % 8));
+    }
+    GraphBuilder b;
+    TensorId in = b.input(DType::Int16, in_shape);
+    TensorId acc = b.tensor(DType::Int48, out_shape);
+    b.op(OpKind::TRANSPOSE_CONV2D, {in, b.constant(w), b.constant(bias)}, {acc}, a);
+    TensorId q = b.tensor(out_type, out_shape);
+    b.op(OpKind::RESCALE, {acc}, {q}, r);
+    TensorId y = q;
+    if (out_type == DType::Int8) {
+      vgf::ClampAttr clamp;
+      clamp.min_int = -100;
+      clamp.max_int = 90;
+      y = b.tensor(DType::Int8, out_shape);
+      b.op(OpKind::CLAMP, {q}, {y}, clamp);
+    }
+    b.output(y);
+    expect_same_on_both(b.graph, {x}, true, 1);
+  }
+}
+
 // CMSIS-NN's arm_transpose_conv_s8 unit-test vectors (TFLite-generated, real files from the
 // shared conformance tree) as TRANSPOSE_CONV2D -> RESCALE -> CLAMP on the GPU, bit for bit.
 // Mapping (cortex-m-ops.md §3; tests/cortex_m reference transpose_conv2d_s8): output

@@ -276,7 +276,7 @@ std::vector<FusedStep> fuse_ops(const Graph& g, bool enable_fusion) {
             }
           }
         }
-      } else if (in == DType::Int16 && acc == DType::Int48 && op.kind != OpKind::TRANSPOSE_CONV2D) {
+      } else if (in == DType::Int16 && acc == DType::Int48) {
         // int16 activations: the int48 result's RESCALE (apply_scale_16 only: TOSA forbids
         // scale32 with an int48 input) and a following CLAMP, as for int8.
         int r = sole_reader(g, op.outputs[0]);
