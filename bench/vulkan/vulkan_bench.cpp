@@ -151,6 +151,8 @@ void BM_Gemm(benchmark::State& state, vgf::DType t, GemmShape shape) {
   }
   const double ops = 2.0 * double(shape.m) * double(shape.n) * double(shape.k);
   if (gpu > 0) record_gemm_figure(t, shape, ops * 1e-9 * double(state.iterations()) / gpu);
+  const auto& shaders = p->executor->stats().dispatch_shaders;
+  state.SetLabel(shaders.size() == 1 ? shaders[0] : std::to_string(shaders.size()) + " dispatches");
   state.counters["GOP/s"] = benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["gpu_GOP/s"] = gpu > 0 ? ops * 1e-9 * double(state.iterations()) / gpu : 0.0;
   state.counters["gpu_ms"] = gpu > 0 ? 1e3 * gpu / double(state.iterations()) : 0.0;

@@ -249,6 +249,8 @@ TEST(VulkanGraph, Int8BlockMatchesCpuWithFewerDispatches) {
   EXPECT_TRUE(bytes_equal(blk.expected, outputs[0]));
   EXPECT_EQ(stats.op_count, 7u);
   EXPECT_EQ(stats.dispatch_count, 3u);
+  ASSERT_EQ(stats.dispatch_shaders.size(), 3u);  // which variant each dispatch runs
+  EXPECT_NE(stats.dispatch_shaders[0].find("conv2d"), std::string::npos) << stats.dispatch_shaders[0];
 
   BackendOptions no_fusion;
   no_fusion.set("VgfBackend.fusion", "0");

@@ -28,6 +28,7 @@ struct VulkanExecutor::ShapePlan {
   Buffer staging;  // only when the arena is not host-visible and coherent
   std::vector<IoLocation> inputs, outputs;
   std::unique_ptr<CommandProgram> program;
+  std::vector<std::string> shaders;  // the shader variant of each dispatch, in order
 };
 
 namespace {
@@ -244,6 +245,7 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
   std::vector<Dispatch> dispatches;
   dispatches.reserve(pending.size());
   for (PendingDispatch& p : pending) {
+    plan->shaders.push_back(p.shader);
     Dispatch d;
     if (is_chain_shader_name(p.shader)) {
       d.pipeline = chains_ ? chains_->find(p.shader) : nullptr;
@@ -264,6 +266,7 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
   VKRT_ASSIGN_OR_RETURN(plan->program, CommandProgram::record(ctx_, std::move(dispatches), std::move(copies_in),
                                                               std::move(copies_out), profile_));
   stats_.dispatch_count = plan->program->dispatch_count();
+  stats_.dispatch_shaders = plan->shaders;
   stats_.barrier_count = plan->program->barrier_count();
   stats_.arena_bytes = plan->memory.arena_bytes;
   stats_.peak_live_bytes = plan->memory.peak_live_bytes;
@@ -305,6 +308,7 @@ Status VulkanExecutor::run(std::span<const Tensor* const> inputs, std::span<Tens
     VKRT_ASSIGN_OR_RETURN(plan, plan_for(shapes));
     last_plan_ = plan;
     stats_.dispatch_count = plan->program->dispatch_count();
+    stats_.dispatch_shaders = plan->shaders;
   }
 
   // Copy in.

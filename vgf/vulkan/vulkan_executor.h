@@ -38,6 +38,7 @@ struct VulkanExecutorStats {
   std::string device;              // Context::describe()
   size_t op_count = 0;             // ops in the graph (RESHAPE included)
   size_t dispatch_count = 0;       // dispatches recorded for the current shapes
+  std::vector<std::string> dispatch_shaders;  // their shader variants, in order
   size_t barrier_count = 0;
   size_t pipeline_count = 0;
   uint64_t arena_bytes = 0;        // intermediate arena (inputs and outputs included)
