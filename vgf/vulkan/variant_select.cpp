@@ -100,15 +100,13 @@ const CoopmatVariant* fitting_coopmat_variant(const DeviceFeatures& f, bool int8
   return nullptr;
 }
 
-// A CONV2D that is a plain GEMM: 1x1 kernel, stride 1, no padding (ConvParams, as pushed).
-bool is_pointwise_gemm(const PendingDispatch& d) {
-  int32_t params[22];
-  std::memcpy(params, d.push.data(), sizeof(params));
-  const int32_t kh = params[7], kw = params[8], stride_y = params[9], stride_x = params[10];
-  const int32_t pad_top = params[11], pad_left = params[12], oh = params[4], ow = params[5];
-  const int32_t ih = params[1], iw = params[2];
-  return kh == 1 && kw == 1 && stride_y == 1 && stride_x == 1 && pad_top == 0 && pad_left == 0 &&
-         oh == ih && ow == iw;  // no bottom/right padding either
+// A CONV2D that is a plain GEMM: 1x1 kernel, stride 1, no padding (dilation does not matter).
+bool is_pointwise_gemm(const vgf::Op& op, const LoweringContext& ctx) {
+  const auto* a = std::get_if<vgf::ConvAttr>(&op.attr);
+  const vgf::Shape& sw = ctx.shape(op.inputs[1]);  // [OC, KH, KW, IC]
+  if (!a || sw.size() != 4 || sw[1] != 1 || sw[2] != 1) return false;
+  return a->stride[0] == 1 && a->stride[1] == 1 && a->pad[0] == 0 && a->pad[1] == 0 && a->pad[2] == 0 &&
+         a->pad[3] == 0;
 }
 
 // CONV2D 1x1 as a cooperative-matrix GEMM (matmul_coopmat.comp with CONV1X1): raw input and
@@ -269,7 +267,7 @@ Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_
   if (use_coopmat_matmul(ctx.features(), policy, true)) {
     const CoopmatVariant& variant = *fitting_coopmat_variant(ctx.features(), true);
     if (matmul) return select_matmul_coopmat(op, ctx, push_bytes, variant, true, d);
-    if (is_pointwise_gemm(*d)) return select_conv_coopmat(op, ctx, push_bytes, variant, d);
+    if (is_pointwise_gemm(op, ctx)) return select_conv_coopmat(op, ctx, push_bytes, variant, d);
   }
   if (!use_int8_dot_variants(ctx.features(), policy)) return Status::ok();
   return conv ? select_conv(op, ctx, push_bytes, d) : select_matmul(op, ctx, push_bytes, d);
