@@ -262,6 +262,46 @@ TEST(VulkanGraph, Int8BlockMatchesCpuWithFewerDispatches) {
   EXPECT_EQ(stats.dispatch_count, 6u);
 }
 
+// A graph with a dynamic dimension still fuses its elementwise chains: each new input shape
+// forms and compiles its own (literal-size) chain shader. y = max(x + c, x), int32, c [1,1,4]
+// broadcast: one dispatch per shape, exact values.
+TEST(VulkanGraph, DynamicShapesFuseChainsPerShape) {
+  VKRT_REQUIRE_VULKAN();
+  GraphBuilder b;
+  HostTensor c(DType::Int32, {1, 1, 4});
+  for (int i = 0; i < 4; ++i) c.as<int32_t>()[i] = 1000 * (i - 2);  // -2000, -1000, 0, 1000
+  TensorId x = b.input(DType::Int32, {1, vgf::kDynamicDim, 4});
+  TensorId sum = b.tensor(DType::Int32, {1, vgf::kDynamicDim, 4});
+  TensorId y = b.tensor(DType::Int32, {1, vgf::kDynamicDim, 4});
+  b.op(OpKind::ADD, {x, b.constant(c)}, {sum});
+  b.op(OpKind::MAXIMUM, {sum, x}, {y}, vgf::NanModeAttr{});
+  b.output(y);
+  VulkanExecutor ex;
+  BackendOptions opts;
+  opts.set("VgfBackend.pipeline_cache_dir", "off");
+  vgf::ExecutorOptions eo{&opts};
+  Status s = ex.prepare(b.graph, eo);
+  ASSERT_TRUE(s.is_ok()) << s.to_string();
+  for (int32_t rows : {3, 7, 3}) {
+    std::vector<int32_t> in(size_t(rows) * 4), out(7 * 4, 0);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = int32_t(i * 397 % 5000) - 2500;
+    std::vector<int32_t> in_sizes{1, rows, 4}, out_sizes{1, rows, 4};
+    auto in_t = Tensor::make(ScalarType::Int, in_sizes, in.data());
+    auto out_t = Tensor::make(ScalarType::Int, out_sizes, out.data(), ShapeDynamism::DynamicBound);
+    ASSERT_TRUE(in_t.ok() && out_t.ok());
+    const Tensor* ins[] = {&*in_t};
+    Tensor* outs[] = {&*out_t};
+    s = ex.run(ins, outs, nullptr);
+    ASSERT_TRUE(s.is_ok()) << s.to_string();
+    EXPECT_EQ(ex.stats().fused_chains, 1u) << "rows = " << rows;
+    EXPECT_EQ(ex.stats().dispatch_count, 1u) << "rows = " << rows;
+    for (size_t i = 0; i < in.size(); ++i) {
+      ASSERT_EQ(out[i], std::max(in[i] + c.as<int32_t>()[i % 4], in[i])) << "rows = " << rows << ", element " << i;
+    }
+  }
+  EXPECT_EQ(ex.stats().chain_modules, 2u);  // one shader per distinct shape, reused on return
+}
+
 TEST(VulkanGraph, DynamicShapesReplanPerInputShape) {
   VKRT_REQUIRE_VULKAN();
   Block dyn = make_block(8, true);

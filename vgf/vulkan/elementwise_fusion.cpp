@@ -11,18 +11,9 @@
 namespace vkrt::vulkan {
 
 Status lower_elementwise_chain(const FusedStep& step, LoweringContext& ctx, std::vector<PendingDispatch>* out) {
-  VKRT_ASSIGN_OR_RETURN(ChainKernel kernel, generate_chain_kernel(ctx.graph(), step));
-  // The shader indexes with the declared (static) shapes as literals; the arena was sized from
-  // the inferred ones. They must agree, or the shader would read past a tensor.
-  auto check_shape = [&](vgf::TensorId t) -> Status {
-    if (ctx.shape(t) != ctx.graph().tensor(t).shape) {
-      return make_error(Error::InvalidProgram, kernel.label, ": tensor ", ctx.graph().tensor(t).name,
-                        " has a declared shape that differs from its inferred shape");
-    }
-    return Status::ok();
-  };
-  VKRT_RETURN_IF_ERROR(check_shape(kernel.output));
-  for (vgf::TensorId t : kernel.inputs) VKRT_RETURN_IF_ERROR(check_shape(t));
+  // Written for the inferred shapes the arena was sized from (the plan's): the same source, so
+  // the same module, as ChainPipelines::prepare built for this plan.
+  VKRT_ASSIGN_OR_RETURN(ChainKernel kernel, generate_chain_kernel(ctx.graph(), step, ctx.shapes()));
   PendingDispatch d;
   d.shader = kernel.name;
   d.binding_count = uint32_t(2 + kernel.inputs.size());
@@ -86,7 +77,8 @@ Result<const ComputePipeline*> ChainPipelines::get_or_create(const ChainKernel& 
 }
 
 std::vector<FusedStep> ChainPipelines::prepare(const vgf::Graph& graph, std::vector<FusedStep> steps,
-                                               std::vector<std::string>* failures) {
+                                               std::vector<std::string>* failures,
+                                               std::span<const vgf::Shape> shapes) {
   std::vector<FusedStep> out;
   out.reserve(steps.size());
   for (FusedStep& step : steps) {
@@ -94,7 +86,7 @@ std::vector<FusedStep> ChainPipelines::prepare(const vgf::Graph& graph, std::vec
       out.push_back(std::move(step));
       continue;
     }
-    auto kernel = generate_chain_kernel(graph, step);
+    auto kernel = generate_chain_kernel(graph, step, shapes);
     Status s = kernel.status();
     if (s.is_ok() && std::getenv("VKRT_VULKAN_DUMP_CHAINS")) {  // debugging aid: the generated GLSL
       std::fprintf(stderr, "---- %s (%s)\n%s", kernel->name.c_str(), kernel->label.c_str(), kernel->source.c_str());

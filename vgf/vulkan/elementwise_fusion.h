@@ -6,8 +6,9 @@
 // Generated shader ABI (set 0): binding 0 the chain's output, binding 1 an int32 constant block
 // (per-channel RESCALE multipliers/shifts, TABLE entries), bindings 2.. the distinct tensors the
 // chain reads from outside. Shapes, zero points and scalar attributes are literals in the
-// source (only static shapes are fused), so there are no push constants and one invocation per
-// output element (64-wide workgroups over a 2-D grid, common.glsl linear_index()).
+// source (the shapes of one plan: a graph with dynamic dimensions gets its chains generated per
+// input shape), so there are no push constants and one invocation per output element (64-wide
+// workgroups over a 2-D grid, common.glsl linear_index()).
 // Integer semantics are those of the single-op shaders (and so of cpu_fallback/tosa): every op
 // result is truncated to its tensor's element type exactly as storing it would.
 #pragma once
@@ -47,7 +48,10 @@ struct ChainKernel {
 // Generates the shader for a chain step. NotSupported naming the op when an op/type
 // combination has no generator (fuse_elementwise_chains only forms chains of supported ops, so
 // this indicates a mismatch and the caller falls back to single-op steps).
-Result<ChainKernel> generate_chain_kernel(const vgf::Graph& graph, const FusedStep& step);
+// `shapes`: one per tensor, the sizes written into the source (a plan's inferred shapes); empty =
+// the declared shapes.
+Result<ChainKernel> generate_chain_kernel(const vgf::Graph& graph, const FusedStep& step,
+                                          std::span<const vgf::Shape> shapes = {});
 
 // Lowering of a chain step into its one dispatch (called by lower_step).
 Status lower_elementwise_chain(const FusedStep& step, LoweringContext& ctx, std::vector<PendingDispatch>* out);
@@ -69,9 +73,9 @@ class ChainPipelines {
   // Generates, compiles and creates the pipeline of every chain step. A chain whose shader
   // cannot be generated, compiled or turned into a pipeline is replaced by its single-op steps
   // (the unfused path) and a message naming the chain, its ops and the cause is appended to
-  // `failures`. Returns the steps to plan.
+  // `failures`. Returns the steps to plan. `shapes` as for generate_chain_kernel.
   std::vector<FusedStep> prepare(const vgf::Graph& graph, std::vector<FusedStep> steps,
-                                 std::vector<std::string>* failures);
+                                 std::vector<std::string>* failures, std::span<const vgf::Shape> shapes = {});
 
   // Keeps compiled modules on disk between runs (warm init skips glslang); null = off.
   void set_disk_cache(const SpirvDiskCache* disk) { disk_ = disk; }

@@ -114,7 +114,8 @@ bool is_float(DType t) { return t == DType::Fp32; }
 
 class ChainWriter {
  public:
-  ChainWriter(const vgf::Graph& g, const FusedStep& step) : g_(g), step_(step) {}
+  ChainWriter(const vgf::Graph& g, const FusedStep& step, std::span<const vgf::Shape> shapes)
+      : g_(g), step_(step), shapes_(shapes) {}
 
   Result<ChainKernel> write();
 
@@ -145,8 +146,12 @@ class ChainWriter {
     return off;
   }
 
+  // The shape of t the literals are written for: the plan's inferred one, else as declared.
+  const vgf::Shape& shape(TensorId t) const { return shapes_.empty() ? g_.tensor(t).shape : shapes_[t]; }
+
   const vgf::Graph& g_;
   const FusedStep& step_;
+  std::span<const vgf::Shape> shapes_;
   ChainKernel kernel_;
   vgf::Shape out_shape_;
   std::vector<bool> loaded_;
@@ -159,21 +164,22 @@ void ChainWriter::load_input(TensorId t) {
   if (loaded_[t]) return;
   loaded_[t] = true;
   const vgf::TensorInfo& info = g_.tensor(t);
+  const vgf::Shape& in_shape = shape(t);
   size_t binding = kernel_.inputs.size();
   kernel_.inputs.push_back(t);
   // Element index: the output index when shapes match, else the sum over non-broadcast dims
   // of coordinate * contiguous stride of the input (TOSA broadcasting, tosa.md §9).
   std::string index = "idx";
-  if (info.shape != out_shape_) {
+  if (in_shape != out_shape_) {
     need_coords_ = true;
     index.clear();
     int64_t stride = 1;
-    for (size_t d = info.shape.size(); d-- > 0;) {
-      if (info.shape[d] != 1) {
+    for (size_t d = in_shape.size(); d-- > 0;) {
+      if (in_shape[d] != 1) {
         if (!index.empty()) index += " + ";
         index += "c" + std::to_string(d) + " * " + std::to_string(stride) + "u";
       }
-      stride *= info.shape[d];
+      stride *= in_shape[d];
     }
     if (index.empty()) index = "0u";
   }
@@ -376,9 +382,17 @@ Result<ChainKernel> ChainWriter::write() {
   if (step_.chain.empty()) return make_error(Error::InvalidArgument, "fused chain: the step has no chain");
   loaded_.assign(g_.tensors.size(), false);
   kernel_.output = step_.output;
+  if (!shapes_.empty() && shapes_.size() != g_.tensors.size()) {
+    return make_error(Error::InvalidArgument, "fused chain: ", shapes_.size(), " shapes for ", g_.tensors.size(),
+                      " tensors");
+  }
   const vgf::TensorInfo& out = g_.tensor(step_.output);
-  out_shape_ = out.shape;
-  const int64_t count = out.element_count();
+  out_shape_ = shape(step_.output);
+  int64_t count = 1;
+  for (int64_t d : out_shape_) {
+    if (d < 0 || __builtin_mul_overflow(count, d, &count)) count = -1;
+    if (count < 0) break;
+  }
   if (count <= 0 || count > INT32_MAX) {
     return make_error(Error::NotSupported, "fused chain: output element count ", count, " out of range");
   }
@@ -422,8 +436,9 @@ Result<ChainKernel> ChainWriter::write() {
 
 }  // namespace
 
-Result<ChainKernel> generate_chain_kernel(const vgf::Graph& graph, const FusedStep& step) {
-  ChainWriter writer(graph, step);
+Result<ChainKernel> generate_chain_kernel(const vgf::Graph& graph, const FusedStep& step,
+                                          std::span<const vgf::Shape> shapes) {
+  ChainWriter writer(graph, step, shapes);
   return writer.write();
 }
 

@@ -73,9 +73,29 @@ bool chain_value_type(DType t) {
   return t == DType::Bool || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Fp32;
 }
 
+// The shape of `t`: from `shapes` when given (inferred, concrete), else as declared.
+const vgf::Shape& shape_of(const Graph& g, std::span<const vgf::Shape> shapes, TensorId t) {
+  return shapes.empty() ? g.tensor(t).shape : shapes[t];
+}
+
+bool is_concrete(const vgf::Shape& shape) {
+  for (int64_t d : shape) {
+    if (d < 0) return false;
+  }
+  return true;
+}
+
+int64_t element_count_of(const vgf::Shape& shape) {
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(count, d, &count)) return -1;
+  }
+  return count;
+}
+
 }  // namespace
 
-bool is_chainable_elementwise(const Graph& g, size_t index) {
+bool is_chainable_elementwise(const Graph& g, size_t index, std::span<const vgf::Shape> shapes) {
   const vgf::Op& op = g.ops[index];
   switch (op.kind) {
     case OpKind::ADD: case OpKind::SUB: case OpKind::MUL: case OpKind::MAXIMUM: case OpKind::MINIMUM:
@@ -98,19 +118,23 @@ bool is_chainable_elementwise(const Graph& g, size_t index) {
   }
   if (!check_op_supported(g, index).is_ok()) return false;
   // One index space: the output's. Inputs have its rank and each dim equal or 1 (TOSA
-  // broadcasting, tosa.md §9); only static shapes, so the generated code has literal sizes.
+  // broadcasting, tosa.md §9); only concrete shapes, so the generated code has literal sizes.
+  if (!shapes.empty() && shapes.size() != g.tensors.size()) return false;
   const vgf::TensorInfo& out = g.tensor(op.outputs[0]);
-  int64_t count = out.element_count();
-  if (!out.is_static() || count <= 0 || count > INT32_MAX || !chain_value_type(out.dtype)) return false;
+  const vgf::Shape& out_shape = shape_of(g, shapes, op.outputs[0]);
+  int64_t count = element_count_of(out_shape);
+  if (!is_concrete(out_shape) || count <= 0 || count > INT32_MAX || !chain_value_type(out.dtype)) return false;
   for (TensorId t : op.inputs) {
-    const vgf::TensorInfo& in = g.tensor(t);
-    if (!in.is_static() || in.shape.size() != out.shape.size() || !chain_value_type(in.dtype)) return false;
-    for (size_t d = 0; d < out.shape.size(); ++d) {
-      if (in.shape[d] != out.shape[d] && in.shape[d] != 1) return false;
+    const vgf::Shape& in_shape = shape_of(g, shapes, t);
+    if (!is_concrete(in_shape) || in_shape.size() != out_shape.size() || !chain_value_type(g.tensor(t).dtype)) {
+      return false;
+    }
+    for (size_t d = 0; d < out_shape.size(); ++d) {
+      if (in_shape[d] != out_shape[d] && in_shape[d] != 1) return false;
     }
   }
   if (const auto* a = std::get_if<vgf::RescaleAttr>(&op.attr)) {
-    size_t needed = a->per_channel ? size_t(out.shape.empty() ? 1 : out.shape.back()) : 1;
+    size_t needed = a->per_channel ? size_t(out_shape.empty() ? 1 : out_shape.back()) : 1;
     if (a->multiplier.size() < needed || a->shift.size() < needed) return false;
     for (size_t c = 0; c < needed; ++c) {
       if (a->shift[c] < 2 || a->shift[c] > 62) return false;  // apply_scale_32's domain
@@ -127,7 +151,8 @@ bool is_chainable_elementwise(const Graph& g, size_t index) {
   return true;
 }
 
-std::vector<FusedStep> fuse_elementwise_chains(const Graph& g, std::vector<FusedStep> steps, size_t max_inputs) {
+std::vector<FusedStep> fuse_elementwise_chains(const Graph& g, std::vector<FusedStep> steps, size_t max_inputs,
+                                               std::span<const vgf::Shape> shapes) {
   const size_t n = g.ops.size();
   // Ops that form a step on their own (not absorbed into a convolution epilogue).
   std::vector<bool> single(n, false);
@@ -142,7 +167,7 @@ std::vector<FusedStep> fuse_elementwise_chains(const Graph& g, std::vector<Fused
   std::vector<std::vector<TensorId>> external(n);  // per root: distinct tensors read from outside
   std::vector<size_t> members(n, 0);               // per root
   for (size_t k = n; k-- > 0;) {
-    if (!single[k] || !is_chainable_elementwise(g, k)) continue;
+    if (!single[k] || !is_chainable_elementwise(g, k, shapes)) continue;
     const vgf::Op& op = g.ops[k];
     const TensorId out = op.outputs[0];
     int group_of_readers = -1;
@@ -154,7 +179,8 @@ std::vector<FusedStep> fuse_elementwise_chains(const Graph& g, std::vector<Fused
     }
     if (group_of_readers >= 0) {
       const size_t group = size_t(group_of_readers);
-      if (members[group] < kMaxChainOps && g.tensor(out).shape == g.tensor(g.ops[group].outputs[0]).shape) {
+      if (members[group] < kMaxChainOps &&
+          shape_of(g, shapes, out) == shape_of(g, shapes, g.ops[group].outputs[0])) {
         std::vector<TensorId> ext = external[group];
         ext.erase(std::remove(ext.begin(), ext.end(), out), ext.end());
         for (TensorId t : op.inputs) {

@@ -44,14 +44,16 @@ std::vector<FusedStep> fuse_ops(const vgf::Graph& graph, bool enable_fusion);
 // RESCALE, CLAMP, TABLE, CAST, SELECT; see is_chainable_elementwise) are grouped so that every
 // intermediate tensor is read only by ops of its own group (it never reaches memory), is not
 // a graph output, and has the group's output shape (inputs from outside the group may
-// broadcast). Only static shapes fuse. A group of two or more ops
+// broadcast). Shapes are `shapes` (one per tensor: the inferred shapes of one plan, so a graph
+// with dynamic dimensions fuses per input shape), or the declared ones when `shapes` is empty,
+// and then only static shapes fuse. A group of two or more ops
 // becomes one step placed at its last op; a group reads at most `max_inputs` distinct tensors
 // from outside (descriptor-binding budget) and holds at most kMaxChainOps ops.
 inline constexpr size_t kMaxChainOps = 32;
 std::vector<FusedStep> fuse_elementwise_chains(const vgf::Graph& graph, std::vector<FusedStep> steps,
-                                               size_t max_inputs);
-// True when op `op_index` can be part of a generated elementwise chain shader.
-bool is_chainable_elementwise(const vgf::Graph& graph, size_t op_index);
+                                               size_t max_inputs, std::span<const vgf::Shape> shapes = {});
+// True when op `op_index` can be part of a generated elementwise chain shader (shapes as above).
+bool is_chainable_elementwise(const vgf::Graph& graph, size_t op_index, std::span<const vgf::Shape> shapes = {});
 // The single-op steps a chain step came from (program order): the fallback when a chain's
 // shader cannot be compiled.
 std::vector<FusedStep> split_chain(const vgf::Graph& graph, const FusedStep& chain_step);

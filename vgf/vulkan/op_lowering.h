@@ -56,6 +56,7 @@ class LoweringContext {
 
   const vgf::Graph& graph() const { return graph_; }
   const vgf::Shape& shape(vgf::TensorId t) const { return shapes_[t]; }
+  std::span<const vgf::Shape> shapes() const { return shapes_; }
   vgf::DType dtype(vgf::TensorId t) const { return graph_.tensor(t).dtype; }
   const DeviceFeatures& features() const { return features_; }
 

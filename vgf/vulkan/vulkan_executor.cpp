@@ -29,6 +29,8 @@ struct VulkanExecutor::ShapePlan {
   std::vector<IoLocation> inputs, outputs;
   std::unique_ptr<CommandProgram> program;
   std::vector<std::string> shaders;  // the shader variant of each dispatch, in order
+  std::vector<FusedStep> steps;      // the executor's steps with this plan's elementwise chains
+  size_t fused_chains = 0;
 };
 
 namespace {
@@ -125,8 +127,8 @@ Status VulkanExecutor::prepare(const vgf::Graph& graph, const vgf::ExecutorOptio
   stats_ = {};
   steps_ = fuse_ops(graph, fusion);
   if (fuse_elementwise) {
-    // Generated at init; a chain that fails to compile runs unfused (and is reported).
-    steps_ = fuse_elementwise_chains(graph, std::move(steps_), chain_input_budget(ctx_->features()));
+    // Chains are formed and compiled per plan (build_plan), for its concrete shapes; a chain
+    // that fails to compile runs unfused (and is reported).
     chains_ = std::make_unique<ChainPipelines>(ctx_, cache_->handle(), chain_compiler_);
     // Compiled chains persist beside the pipeline cache (not with an injected test compiler).
     spirv_disk_.reset();
@@ -134,13 +136,6 @@ Status VulkanExecutor::prepare(const vgf::Graph& graph, const vgf::ExecutorOptio
       spirv_disk_ = std::make_unique<SpirvDiskCache>(std::filesystem::path(cache_->path()).parent_path().string());
       chains_->set_disk_cache(spirv_disk_.get());
     }
-    steps_ = chains_->prepare(graph, std::move(steps_), &stats_.chain_failures);
-    stats_.chain_compiles = chains_->compile_count();
-    stats_.chain_disk_hits = chains_->disk_hits();
-    for (const std::string& failure : stats_.chain_failures) std::fprintf(stderr, "vkrt: vulkan: %s\n", failure.c_str());
-    for (const FusedStep& step : steps_) stats_.fused_chains += step.chain.empty() ? 0 : 1;
-    stats_.chain_modules = chains_->module_count();
-    stats_.chain_compile_seconds = chains_->compile_seconds();
   }
   alias_ = alias_roots(graph);
   is_static_ = vgf::graph_is_static(graph);
@@ -177,12 +172,30 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
   auto plan = std::make_unique<ShapePlan>();
   VKRT_ASSIGN_OR_RETURN(plan->shapes, vgf::infer_shapes(g, input_shapes));
   const uint64_t alignment = std::max<uint64_t>(64, f.min_storage_buffer_offset_alignment);
-  VKRT_ASSIGN_OR_RETURN(plan->memory, plan_memory(g, plan->shapes, steps_, alias_, alignment));
+  plan->steps = steps_;
+  if (chains_) {
+    // Elementwise chains for this plan's shapes: literal sizes, so each new shape of a graph
+    // with dynamic dimensions gets (and caches) its own chain shaders.
+    std::vector<std::string> failures;
+    plan->steps = chains_->prepare(
+        g, fuse_elementwise_chains(g, std::move(plan->steps), chain_input_budget(f), plan->shapes), &failures,
+        plan->shapes);
+    for (std::string& failure : failures) {
+      std::fprintf(stderr, "vkrt: vulkan: %s\n", failure.c_str());
+      stats_.chain_failures.push_back(std::move(failure));
+    }
+    stats_.chain_compiles = chains_->compile_count();
+    stats_.chain_disk_hits = chains_->disk_hits();
+    stats_.chain_modules = chains_->module_count();
+    stats_.chain_compile_seconds = chains_->compile_seconds();
+  }
+  for (const FusedStep& step : plan->steps) plan->fused_chains += step.chain.empty() ? 0 : 1;
+  VKRT_ASSIGN_OR_RETURN(plan->memory, plan_memory(g, plan->shapes, plan->steps, alias_, alignment));
 
   // Lower every step (symbolic slots), then create the buffers.
   LoweringContext lowering(g, plan->shapes, alias_, plan->memory, f, alignment);
   std::vector<PendingDispatch> pending;
-  for (const FusedStep& step : steps_) VKRT_RETURN_IF_ERROR(lower_step(step, lowering, &pending));
+  for (const FusedStep& step : plan->steps) VKRT_RETURN_IF_ERROR(lower_step(step, lowering, &pending));
   for (const PendingDispatch& d : pending) {
     for (const Slot& s : d.bindings) {
       if (s.size > f.max_storage_buffer_range) {
@@ -267,6 +280,7 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
                                                               std::move(copies_out), profile_));
   stats_.dispatch_count = plan->program->dispatch_count();
   stats_.dispatch_shaders = plan->shaders;
+  stats_.fused_chains = plan->fused_chains;
   stats_.barrier_count = plan->program->barrier_count();
   stats_.arena_bytes = plan->memory.arena_bytes;
   stats_.peak_live_bytes = plan->memory.peak_live_bytes;
@@ -309,6 +323,7 @@ Status VulkanExecutor::run(std::span<const Tensor* const> inputs, std::span<Tens
     last_plan_ = plan;
     stats_.dispatch_count = plan->program->dispatch_count();
     stats_.dispatch_shaders = plan->shaders;
+    stats_.fused_chains = plan->fused_chains;
   }
 
   // Copy in.

@@ -90,7 +90,7 @@ class VulkanExecutor final : public vgf::GraphExecutor {
   std::unique_ptr<ChainPipelines> chains_;  // generated chain shaders (destroyed after plans_)
   ChainPipelines::Compiler chain_compiler_;  // empty: compile_glsl_compute
   std::unique_ptr<SpirvDiskCache> spirv_disk_;  // next to the pipeline cache file; null when off
-  std::vector<FusedStep> steps_;
+  std::vector<FusedStep> steps_;  // fuse_ops; each plan adds its elementwise chains
   std::vector<vgf::TensorId> alias_;
   bool profile_ = false;
   bool is_static_ = false;
