@@ -262,6 +262,14 @@ TEST(VulkanGraph, Int8BlockMatchesCpuWithFewerDispatches) {
   EXPECT_EQ(stats.dispatch_count, 6u);
 }
 
+// Prepares `graph` on `ex` with no pipeline-cache file (tests must not share one).
+Status prepare_without_cache_file(VulkanExecutor& ex, const vgf::Graph& graph) {
+  BackendOptions opts;
+  opts.set("VgfBackend.pipeline_cache_dir", "off");
+  vgf::ExecutorOptions eo{&opts};
+  return ex.prepare(graph, eo);
+}
+
 // A graph with a dynamic dimension still fuses its elementwise chains: each new input shape
 // forms and compiles its own (literal-size) chain shader. y = max(x + c, x), int32, c [1,1,4]
 // broadcast: one dispatch per shape, exact values.
@@ -277,10 +285,7 @@ TEST(VulkanGraph, DynamicShapesFuseChainsPerShape) {
   b.op(OpKind::MAXIMUM, {sum, x}, {y}, vgf::NanModeAttr{});
   b.output(y);
   VulkanExecutor ex;
-  BackendOptions opts;
-  opts.set("VgfBackend.pipeline_cache_dir", "off");
-  vgf::ExecutorOptions eo{&opts};
-  Status s = ex.prepare(b.graph, eo);
+  Status s = prepare_without_cache_file(ex, b.graph);
   ASSERT_TRUE(s.is_ok()) << s.to_string();
   for (int32_t rows : {3, 7, 3}) {
     std::vector<int32_t> in(size_t(rows) * 4), out(7 * 4, 0);
@@ -306,10 +311,7 @@ TEST(VulkanGraph, DynamicShapesReplanPerInputShape) {
   VKRT_REQUIRE_VULKAN();
   Block dyn = make_block(8, true);
   VulkanExecutor ex;
-  BackendOptions opts;
-  opts.set("VgfBackend.pipeline_cache_dir", "off");
-  vgf::ExecutorOptions eo{&opts};
-  Status s = ex.prepare(dyn.graph, eo);
+  Status s = prepare_without_cache_file(ex, dyn.graph);
   ASSERT_TRUE(s.is_ok()) << s.message();
   for (int64_t h : {8, 12, 8}) {
     Block ref = make_block(h, false);  // same weights (same seed), concrete shapes
