@@ -118,6 +118,11 @@ run() {
   VKRT_VULKAN_VARIANTS=dot timeout 600 "$work/run" "$work/bin/vulkan_bench" $shapes >"$out/bench_dot.log" 2>&1 ||
     echo "bench (dot) rc $?" >>"$summary"
   grep -E "^(Gemm|MobileNet|Init|shape|[0-9]+x[0-9]+x[0-9]+)" "$out/bench.log" >>"$summary" || true
+  #    The taller-block tuning candidate (VKRT_VULKAN_COOPMAT=16b) on the same GEMMs.
+  # shellcheck disable=SC2086
+  VKRT_VULKAN_COOPMAT=16b timeout 600 "$work/run" "$work/bin/vulkan_bench" $shapes --mnv2_batches= \
+    --benchmark_filter=Gemm >"$out/bench_16b.log.txt" 2>&1 || echo "bench (16b) rc $?" >>"$summary"
+  grep -E "^Gemm" "$out/bench_16b.log.txt" | sed 's/^/16b: /' >>"$summary" || true
   # 4. What a user runs: the MobileNetV2-shaped VGF sample through executor_runner, on the GPU
   #    with the per-dispatch profile, then on the CPU executor for comparison.
   "$work/run" "$work/bin/make_sample_programs" "$work/samples" >/dev/null
@@ -128,7 +133,7 @@ run() {
     >"$out/runner_cpu.log" 2>&1 || echo "executor_runner (cpu) rc $?" >>"$summary"
   grep -h "Executions:" "$out/runner_gpu.log" "$out/runner_cpu.log" | sed 's/^/runner: /' >>"$summary" || true
   # Logs: at most 8 files come back from a device run, so the per-test ones are bundled.
-  (cd "$out" && tar -czf logs.tar.gz ./*.log* && rm -f ./*.log.*)
+  (cd "$out" && tar -czf logs.tar.gz ./*.log* && rm -f ./*.log.*)  # *.log.<test>, *.log.txt
   cat "$summary"
 }
 

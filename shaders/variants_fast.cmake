@@ -41,23 +41,33 @@ endif()
 if(vkrt_probe_glslang EQUAL 0 AND vkrt_probe_val EQUAL 0)
   set(VKRT_HAVE_COOPMAT_SHADERS ON CACHE INTERNAL "")
   message(STATUS "vkrt: cooperative-matrix shaders: built (glslang knows GL_KHR_cooperative_matrix)")
-  # <suffix> = matrix shape of the variant; SG_* and W* lay 64 invocations out over the block.
-  set(vkrt_cm_shapes 8 16)
+  # One variant per layout <suffix>: the matrix shape (8 = 8x8x8 on 8-lane subgroups, 16 = the
+  # 16-row shapes on 32-lane subgroups), SG_* x W* tiles laying 64 invocations over the output
+  # block, KSUB matrix steps per staged K block. The "b" layouts are taller blocks (128 rows):
+  # candidates for tuning on a GPU (VKRT_VULKAN_COOPMAT picks one; variant_select.cpp's table
+  # mirrors these).
+  set(vkrt_cm_layouts 8 8b 16 16b)
   set(vkrt_cm_defs_8 TM=8 TN=8 SUBGROUP=8 SG_ROWS=4 SG_COLS=2 WM=1 WN=2 KSUB=2)
+  set(vkrt_cm_defs_8b TM=8 TN=8 SUBGROUP=8 SG_ROWS=4 SG_COLS=2 WM=4 WN=2 KSUB=1)
   set(vkrt_cm_defs_16 TM=16 TN=16 SUBGROUP=32 SG_ROWS=2 SG_COLS=1 WM=2 WN=4 KSUB=2)
-  set(vkrt_cm_tk_i8_8 8)
-  set(vkrt_cm_tk_i8_16 32)
-  set(vkrt_cm_tk_f16_8 8)
-  set(vkrt_cm_tk_f16_16 16)
-  foreach(shape IN LISTS vkrt_cm_shapes)
+  set(vkrt_cm_defs_16b TM=16 TN=16 SUBGROUP=32 SG_ROWS=2 SG_COLS=1 WM=4 WN=4 KSUB=1)
+  foreach(layout IN LISTS vkrt_cm_layouts)
+    string(REGEX MATCH "^[0-9]+" family ${layout})
+    if(family STREQUAL "8")
+      set(tk_i8 8)
+      set(tk_f16 8)
+    else()
+      set(tk_i8 32)
+      set(tk_f16 16)
+    endif()
     foreach(out_name out_type IN ZIP_LISTS vkrt_dot_out_names vkrt_dot_out_types)
-      vkrt_shader(matmul_coopmat${shape}_i8_${out_name} matmul_coopmat.comp IN_T=int8_t OUT_T=${out_type}
-                  TK=${vkrt_cm_tk_i8_${shape}} ${vkrt_cm_defs_${shape}})
-      vkrt_shader(conv2d_1x1_coopmat${shape}_i8_${out_name} matmul_coopmat.comp IN_T=int8_t OUT_T=${out_type}
-                  CONV1X1=1 TK=${vkrt_cm_tk_i8_${shape}} ${vkrt_cm_defs_${shape}})
+      vkrt_shader(matmul_coopmat${layout}_i8_${out_name} matmul_coopmat.comp IN_T=int8_t OUT_T=${out_type}
+                  TK=${tk_i8} ${vkrt_cm_defs_${layout}})
+      vkrt_shader(conv2d_1x1_coopmat${layout}_i8_${out_name} matmul_coopmat.comp IN_T=int8_t OUT_T=${out_type}
+                  CONV1X1=1 TK=${tk_i8} ${vkrt_cm_defs_${layout}})
     endforeach()
-    vkrt_shader(matmul_coopmat${shape}_f16 matmul_coopmat.comp IN_T=float16_t OUT_T=float16_t FLOAT_PATH=1
-                HALF_STORAGE=1 TK=${vkrt_cm_tk_f16_${shape}} ${vkrt_cm_defs_${shape}})
+    vkrt_shader(matmul_coopmat${layout}_f16 matmul_coopmat.comp IN_T=float16_t OUT_T=float16_t FLOAT_PATH=1
+                HALF_STORAGE=1 TK=${tk_f16} ${vkrt_cm_defs_${layout}})
   endforeach()
 else()
   set(VKRT_HAVE_COOPMAT_SHADERS OFF CACHE INTERNAL "")

@@ -21,8 +21,8 @@
 //
 // int8 zero points are never subtracted per element (a - za does not fit int8): as in
 // matmul_dot.comp, sum (a-za)(b-zb) = sum ab - za*colsum(B) - zb*rowsum(A) + C*za*zb (int32,
-// wrapping). Invocation t < BM keeps row t's sum and t < BN column t's sum, read from the staged
-// (zero-filled) tiles only when the other zero point is nonzero.
+// wrapping). The row and column sums are read from the staged (zero-filled) tiles, only when the
+// other zero point is nonzero, into shared arrays: invocation t owns rows and columns t, t + 64...
 //
 // At the end each subgroup stores its accumulators into shared memory and all 64 invocations
 // run the epilogue over the block, so the output writes are coalesced along W.
@@ -47,9 +47,6 @@ layout(local_size_x = WORKGROUP_SIZE) in;
 #define BK (KSUB * TK)
 #if SG_ROWS * SG_COLS * SUBGROUP != WORKGROUP_SIZE
 #error "the subgroups must fill the workgroup exactly"
-#endif
-#if BM > WORKGROUP_SIZE || BN > WORKGROUP_SIZE
-#error "invocation t keeps the zero-point sums of row t and column t"
 #endif
 
 // Flags (push constant `dot_flags` of matmul_dot.comp, same meaning): rows of A / B may be read
@@ -188,7 +185,10 @@ void main() {
   for (int i = 0; i < WM * WN; ++i) acc[i] = coopmat<ACC_T, gl_ScopeSubgroup, TM, TN, gl_MatrixUseAccumulator>(0);
 #ifndef FLOAT_PATH
   const bool need_row_sum = B_ZP != 0, need_col_sum = A_ZP != 0;
-  int row_sum = 0, col_sum = 0;  // row t / column t of this block, over K
+  // Invocation t owns rows t, t + 64, ... and columns likewise: only it touches their sums
+  // until the barrier before the epilogue.
+  for (uint r = t; r < uint(BM); r += WORKGROUP_SIZE) row_sums[r] = 0;
+  for (uint c = t; c < uint(BN); c += WORKGROUP_SIZE) col_sums[c] = 0;
 #endif
 
   for (int k0 = 0; k0 < DEPTH; k0 += BK) {
@@ -196,10 +196,16 @@ void main() {
     stage_b(n, k0, w0, t);
     barrier();
 #ifndef FLOAT_PATH
-    if (need_row_sum && t < uint(BM))
-      for (int k = 0; k < BK; ++k) row_sum += int(tile_a[t * BK + k]);
-    if (need_col_sum && t < uint(BN))
-      for (int k = 0; k < BK; ++k) col_sum += int(tile_b[k * BN + t]);
+    for (uint r = t; need_row_sum && r < uint(BM); r += WORKGROUP_SIZE) {
+      int sum = 0;
+      for (int k = 0; k < BK; ++k) sum += int(tile_a[r * BK + k]);
+      row_sums[r] += sum;
+    }
+    for (uint c = t; need_col_sum && c < uint(BN); c += WORKGROUP_SIZE) {
+      int sum = 0;
+      for (int k = 0; k < BK; ++k) sum += int(tile_b[k * BN + c]);
+      col_sums[c] += sum;
+    }
 #endif
     for (int ks = 0; ks < KSUB; ++ks) {
       coopmat<IN_T, gl_ScopeSubgroup, TM, TK, gl_MatrixUseA> ma[WM];
@@ -219,8 +225,6 @@ void main() {
       coopMatStore(acc[i * WN + j], tile_c, (sub_row0 + i * TM) * BN + sub_col0 + j * TN, BN,
                    gl_CooperativeMatrixLayoutRowMajor);
 #ifndef FLOAT_PATH
-  if (t < uint(BM)) row_sums[t] = row_sum;
-  if (t < uint(BN)) col_sums[t] = col_sum;
   const int zero_point_term = DEPTH * A_ZP * B_ZP;
 #endif
   barrier();

@@ -16,21 +16,28 @@
 namespace vkrt::vulkan::testing {
 namespace {
 
-// Sets VKRT_VULKAN_VARIANTS for the scope, restoring the previous value.
-class ScopedVariantsEnv {
+// Sets an environment variable for the scope (null: unsets it), restoring the previous value.
+class ScopedEnv {
  public:
-  explicit ScopedVariantsEnv(const char* value) {
-    if (const char* old = std::getenv(kName)) old_ = old;
-    ::setenv(kName, value, 1);
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) ::setenv(name, value, 1);
+    else ::unsetenv(name);
   }
-  ~ScopedVariantsEnv() {
-    if (old_) ::setenv(kName, old_->c_str(), 1);
-    else ::unsetenv(kName);
+  ~ScopedEnv() {
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
   }
 
  private:
-  static constexpr const char* kName = "VKRT_VULKAN_VARIANTS";
+  const char* name_;
   std::optional<std::string> old_;
+};
+
+// VKRT_VULKAN_VARIANTS for the scope.
+class ScopedVariantsEnv : public ScopedEnv {
+ public:
+  explicit ScopedVariantsEnv(const char* value) : ScopedEnv("VKRT_VULKAN_VARIANTS", value) {}
 };
 
 vgf::RescaleAttr requant(int channels, std::mt19937& rng, int32_t out_zp) {
@@ -362,19 +369,30 @@ TEST(VulkanDotVariants, MatmulBitExactWithCpu) {
 // matmul_coopmat.comp against the CPU kernels, bit for bit: the edge cases and random shapes of
 // the dot variant, plus shapes that span several blocks and K blocks, with both the byte and the
 // word staging paths (C and W multiples of 4 or not) and every zero-point combination.
+// The layouts of the family that fits the device: the default one and its taller tuning
+// candidate (VKRT_VULKAN_COOPMAT), so both are checked wherever the tests run.
+std::vector<const char*> coopmat_layouts_here() {
+  return device_or_null(nullptr)->features().subgroup_size == 8 ? std::vector<const char*>{"8", "8b"}
+                                                                 : std::vector<const char*>{"16", "16b"};
+}
+
 TEST(VulkanCoopmat, Int8MatmulBitExactWithCpu) {
   REQUIRE_COOPMAT_DEVICE(true);
-  std::mt19937 rng(13);
-  std::vector<MatmulSpec> specs = matmul_specs();
-  specs.push_back({1, 33, 70, 40, -128, 127, DType::Int8, true});   // several blocks, K tail
-  specs.push_back({2, 70, 128, 68, 5, 0, DType::Int32, false});     // words on both sides
-  specs.push_back({1, 65, 131, 129, 0, -7, DType::Int16, true});    // bytes on both sides
-  specs.push_back({3, 1, 64, 1, 127, 127, DType::Int8, false});     // one row, one column
-  specs.push_back({1, 130, 257, 66, -128, -128, DType::Int32, true});  // K past 4 blocks
-  for (const MatmulSpec& spec : specs) {
-    Built built = build_matmul(spec, rng);
-    expect_matches_cpu(built, "coopmat", spec.describe(), "_coopmat");
-    if (HasFailure()) return;
+  for (const char* layout : coopmat_layouts_here()) {
+    SCOPED_TRACE(layout);
+    ScopedEnv env("VKRT_VULKAN_COOPMAT", layout);
+    std::mt19937 rng(13);
+    std::vector<MatmulSpec> specs = matmul_specs();
+    specs.push_back({1, 33, 70, 40, -128, 127, DType::Int8, true});      // several blocks, K tail
+    specs.push_back({2, 70, 128, 68, 5, 0, DType::Int32, false});        // words on both sides
+    specs.push_back({1, 65, 131, 129, 0, -7, DType::Int16, true});       // bytes on both sides
+    specs.push_back({3, 1, 64, 1, 127, 127, DType::Int8, false});        // one row, one column
+    specs.push_back({1, 130, 257, 66, -128, -128, DType::Int32, true});  // K past 4 blocks
+    for (const MatmulSpec& spec : specs) {
+      Built built = build_matmul(spec, rng);
+      expect_matches_cpu(built, "coopmat", spec.describe(), std::string("matmul_coopmat") + layout + "_");
+      if (HasFailure()) return;
+    }
   }
 }
 
@@ -383,28 +401,33 @@ TEST(VulkanCoopmat, Int8MatmulBitExactWithCpu) {
 // type; and the convolutions it must leave to the dot variant (padding, stride, 3x3).
 TEST(VulkanCoopmat, Conv2d1x1BitExactWithCpu) {
   REQUIRE_COOPMAT_DEVICE(true);
-  std::mt19937 rng(19);
-  const std::vector<ConvSpec> gemm_like = {
-      {1, 7, 9, 16, 24, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, -128, 0, DType::Int8},
-      {2, 5, 6, 17, 9, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 127, 127, DType::Int32},
-      {1, 11, 13, 96, 70, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 3, -7, DType::Int16},
-      {3, 4, 4, 130, 65, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, -1, 0, DType::Int8, false},
-      {1, 1, 1, 5, 3, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 0, -128, DType::Int8, false},
-  };
-  for (const ConvSpec& spec : gemm_like) {
-    Built built = build_conv(spec, rng);
-    expect_matches_cpu(built, "coopmat", spec.exact().describe(), "conv2d_1x1_coopmat");
-    if (HasFailure()) return;
-  }
-  const std::vector<ConvSpec> not_gemm = {
-      {1, 6, 6, 16, 8, 1, 1, 2, 2, 1, 1, {0, 0, 0, 0}, 0, 0, DType::Int8},   // stride 2
-      {1, 6, 6, 16, 8, 1, 1, 1, 1, 1, 1, {1, 0, 0, 1}, 5, 0, DType::Int8},   // padded
-      {1, 6, 6, 16, 8, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 0, 0, DType::Int8},   // 3x3
-  };
-  for (const ConvSpec& spec : not_gemm) {
-    Built built = build_conv(spec, rng);
-    expect_matches_cpu(built, "coopmat", spec.exact().describe(), "_dot_");
-    if (HasFailure()) return;
+  for (const char* layout : coopmat_layouts_here()) {
+    SCOPED_TRACE(layout);
+    ScopedEnv env("VKRT_VULKAN_COOPMAT", layout);
+    std::mt19937 rng(19);
+    const std::vector<ConvSpec> gemm_like = {
+        {1, 7, 9, 16, 24, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, -128, 0, DType::Int8},
+        {2, 5, 6, 17, 9, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 127, 127, DType::Int32},
+        {1, 11, 13, 96, 70, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 3, -7, DType::Int16},
+        {3, 4, 4, 130, 65, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, -1, 0, DType::Int8, false},
+        {1, 1, 1, 5, 3, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 0, -128, DType::Int8, false},
+    };
+    for (const ConvSpec& spec : gemm_like) {
+      Built built = build_conv(spec, rng);
+      expect_matches_cpu(built, "coopmat", spec.exact().describe(),
+                         std::string("conv2d_1x1_coopmat") + layout + "_");
+      if (HasFailure()) return;
+    }
+    const std::vector<ConvSpec> not_gemm = {
+        {1, 6, 6, 16, 8, 1, 1, 2, 2, 1, 1, {0, 0, 0, 0}, 0, 0, DType::Int8},  // stride 2
+        {1, 6, 6, 16, 8, 1, 1, 1, 1, 1, 1, {1, 0, 0, 1}, 5, 0, DType::Int8},  // padded
+        {1, 6, 6, 16, 8, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 0, 0, DType::Int8},  // 3x3
+    };
+    for (const ConvSpec& spec : not_gemm) {
+      Built built = build_conv(spec, rng);
+      expect_matches_cpu(built, "coopmat", spec.exact().describe(), "_dot_");
+      if (HasFailure()) return;
+    }
   }
 }
 
@@ -413,24 +436,30 @@ TEST(VulkanCoopmat, Conv2d1x1BitExactWithCpu) {
 TEST(VulkanCoopmat, Fp16MatmulMatchesCpu) {
   REQUIRE_COOPMAT_DEVICE(false);
   ScopedVariantsEnv env("coopmat");
-  std::mt19937 rng(17);
-  const std::vector<std::pair<vgf::Shape, vgf::Shape>> shapes = {
-      {{1, 9, 21}, {1, 21, 6}}, {{2, 40, 70}, {2, 70, 33}}, {{1, 64, 64}, {1, 64, 64}},
-      {{1, 100, 200}, {1, 200, 129}}, {{3, 1, 5}, {3, 5, 1}}};
-  std::string why;
-  const DeviceFeatures& features = device_or_null(&why)->features();
-  for (const auto& [sa, sb] : shapes) {
-    Fp16Matmul m = fp16_matmul(sa, sb, rng);
-    Status lowered;
-    std::vector<std::string> names = lowered_shaders(m.graph, features, "coopmat", &lowered);
-    ASSERT_TRUE(lowered.is_ok()) << lowered.message();
-    ASSERT_EQ(names.size(), 1u);
-    EXPECT_NE(names[0].find("matmul_coopmat"), std::string::npos) << names[0];
-    std::vector<HostTensor> outputs;
-    Status r = run_on_vulkan(m.graph, m.inputs, outputs);
-    ASSERT_TRUE(r.is_ok()) << r.message();
-    EXPECT_TRUE(floats_close(m.expected, fp16_to_fp32(outputs[0]), 1e-2f, 2e-3f))
-        << "A " << sa[0] << "x" << sa[1] << "x" << sa[2] << ", W " << sb[2];
+  for (const char* layout : coopmat_layouts_here()) {
+    SCOPED_TRACE(layout);
+    ScopedEnv layout_env("VKRT_VULKAN_COOPMAT", layout);
+    std::mt19937 rng(17);
+    const std::vector<std::pair<vgf::Shape, vgf::Shape>> shapes = {{{1, 9, 21}, {1, 21, 6}},
+                                                                   {{2, 40, 70}, {2, 70, 33}},
+                                                                   {{1, 64, 64}, {1, 64, 64}},
+                                                                   {{1, 100, 200}, {1, 200, 129}},
+                                                                   {{3, 1, 5}, {3, 5, 1}}};
+    std::string why;
+    const DeviceFeatures& features = device_or_null(&why)->features();
+    for (const auto& [sa, sb] : shapes) {
+      Fp16Matmul m = fp16_matmul(sa, sb, rng);
+      Status lowered;
+      std::vector<std::string> names = lowered_shaders(m.graph, features, "coopmat", &lowered);
+      ASSERT_TRUE(lowered.is_ok()) << lowered.message();
+      ASSERT_EQ(names.size(), 1u);
+      EXPECT_EQ(names[0], std::string("matmul_coopmat") + layout + "_f16");
+      std::vector<HostTensor> outputs;
+      Status r = run_on_vulkan(m.graph, m.inputs, outputs);
+      ASSERT_TRUE(r.is_ok()) << r.message();
+      EXPECT_TRUE(floats_close(m.expected, fp16_to_fp32(outputs[0]), 1e-2f, 2e-3f))
+          << "A " << sa[0] << "x" << sa[1] << "x" << sa[2] << ", W " << sb[2];
+    }
   }
 }
 
@@ -601,6 +630,19 @@ TEST(VulkanVariantSelect, CoopmatWhereTheShapeFits) {
   lavapipe.cooperative_matrix_shapes = {{8, 8, 8, 3, 3, 5, 5}, {8, 8, 8, 0, 0, 1, 1}};
   EXPECT_EQ(lower_one(mm, lavapipe, "coopmat"), "matmul_coopmat8_i8_i8");
   EXPECT_EQ(lower_one(mm16, lavapipe, "coopmat"), "matmul_coopmat8_f16");
+  {  // a tuning candidate, named
+    ScopedEnv env("VKRT_VULKAN_COOPMAT", "16b");
+    EXPECT_EQ(lower_one(mm, gpu, "auto"), "matmul_coopmat16b_i8_i8");
+    EXPECT_EQ(lower_one(mm16, gpu, "auto"), "matmul_coopmat16b_f16");
+    EXPECT_EQ(lower_one(mm, lavapipe, "coopmat"), "matmul_dot_i8_i8");  // 16b does not fit 8-lane subgroups
+  }
+  {  // a name that is no layout is an error, not a silent fallback
+    ScopedEnv env("VKRT_VULKAN_COOPMAT", "32");
+    Status s;
+    lowered_shaders(mm, gpu, "auto", &s);
+    EXPECT_EQ(s.code(), Error::InvalidArgument);
+    EXPECT_NE(s.message().find("VKRT_VULKAN_COOPMAT"), std::string::npos) << s.message();
+  }
   DeviceFeatures off = gpu;  // extension not enabled
   off.cooperative_matrix_khr = false;
   EXPECT_EQ(lower_one(mm, off, "coopmat"), "matmul_dot_i8_i8");

@@ -72,24 +72,41 @@ Result<std::span<const uint8_t>> int8_constant(const vgf::Graph& g, vgf::TensorI
   return bytes;
 }
 
-// The cooperative-matrix MATMUL variants built by shaders/variants_fast.cmake (keep in step):
-// matrix shape, subgroup width they are laid out for, and the output block of one workgroup.
+// The cooperative-matrix layouts built by shaders/variants_fast.cmake (keep in step): matrix
+// shape, the subgroup width they are laid out for, and the output block of one workgroup.
+// Candidates (the taller "b" blocks) are used only when VKRT_VULKAN_COOPMAT names them.
 struct CoopmatVariant {
   const char* suffix;  // matmul_coopmat<suffix>_...
   uint32_t m, n, k_int8, k_f16, subgroup_size, block_m, block_n;
+  bool candidate;
 };
 constexpr CoopmatVariant kCoopmatVariants[] = {
-    {"16", 16, 16, 32, 16, 32, 64, 64},  // NVIDIA (vulkan.md §2)
-    {"8", 8, 8, 8, 8, 8, 32, 32},        // lavapipe (Mesa 26; 25.0 has no coopmat)
+    {"16", 16, 16, 32, 16, 32, 64, 64, false},  // NVIDIA (vulkan.md §2)
+    {"16b", 16, 16, 32, 16, 32, 128, 64, true},
+    {"8", 8, 8, 8, 8, 8, 32, 32, false},  // lavapipe (Mesa 26; 25.0 has no coopmat)
+    {"8b", 8, 8, 8, 8, 8, 128, 32, true},
 };
 
-// The first variant whose shape the device lists at subgroup scope for these inputs (int8 x int8
-// -> int32, or fp16 x fp16 -> fp32), on subgroups of its width, and that this build embeds.
-const CoopmatVariant* fitting_coopmat_variant(const DeviceFeatures& f, bool int8) {
+// VKRT_VULKAN_COOPMAT: a layout suffix to use instead of the default choice (for tuning on a
+// GPU), or empty. InvalidArgument naming the text when no layout has that name.
+Result<std::string_view> coopmat_layout_from_env() {
+  const char* env = std::getenv("VKRT_VULKAN_COOPMAT");
+  if (!env || !*env) return std::string_view();
+  for (const CoopmatVariant& v : kCoopmatVariants) {
+    if (std::string_view(env) == v.suffix) return std::string_view(v.suffix);
+  }
+  return make_error(Error::InvalidArgument, "VKRT_VULKAN_COOPMAT=\"", env, "\": expected 16, 16b, 8 or 8b");
+}
+
+// The first layout whose shape the device lists at subgroup scope for these inputs (int8 x int8
+// -> int32, or fp16 x fp16 -> fp32), on subgroups of its width, and that this build embeds:
+// only `layout` when it is named, else the first that is not a tuning candidate.
+const CoopmatVariant* fitting_coopmat_variant(const DeviceFeatures& f, bool int8, std::string_view layout = {}) {
   if (!f.cooperative_matrix_khr) return nullptr;
   const CoopmatType in = int8 ? CoopmatType::Sint8 : CoopmatType::Float16;
   const CoopmatType acc = int8 ? CoopmatType::Sint32 : CoopmatType::Float32;
   for (const CoopmatVariant& v : kCoopmatVariants) {
+    if (layout.empty() ? v.candidate : layout != v.suffix) continue;
     if (f.subgroup_size != v.subgroup_size) continue;
     const uint32_t k = int8 ? v.k_int8 : v.k_f16;
     bool listed = false;
@@ -246,15 +263,18 @@ bool use_coopmat_matmul(const DeviceFeatures& features, VariantPolicy policy, bo
   // By default not on a CPU implementation: lavapipe emulates the matrices lane by lane
   // (docs/vulkan-executor.md, "Cooperative matrices").
   if (policy == VariantPolicy::Auto && features.cpu_device) return false;
-  return fitting_coopmat_variant(features, int8) != nullptr;
+  Result<std::string_view> layout = coopmat_layout_from_env();
+  return layout.ok() && fitting_coopmat_variant(features, int8, *layout) != nullptr;
 }
 
 Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes,
                            PendingDispatch* d) {
+  VKRT_ASSIGN_OR_RETURN(std::string_view layout, coopmat_layout_from_env());
   if (op.kind == vgf::OpKind::MATMUL && d->shader == "matmul_f16") {
     VKRT_ASSIGN_OR_RETURN(VariantPolicy policy, variant_policy_from_env());
     if (!use_coopmat_matmul(ctx.features(), policy, false)) return Status::ok();
-    return select_matmul_coopmat(op, ctx, push_bytes, *fitting_coopmat_variant(ctx.features(), false), false, d);
+    return select_matmul_coopmat(op, ctx, push_bytes, *fitting_coopmat_variant(ctx.features(), false, layout),
+                                 false, d);
   }
   const bool conv = op.kind == vgf::OpKind::CONV2D && starts_with(d->shader, "conv2d_i8_");
   const bool matmul = op.kind == vgf::OpKind::MATMUL && starts_with(d->shader, "matmul_i8_");
@@ -265,7 +285,7 @@ Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_
   }
   VKRT_ASSIGN_OR_RETURN(VariantPolicy policy, variant_policy_from_env());
   if (use_coopmat_matmul(ctx.features(), policy, true)) {
-    const CoopmatVariant& variant = *fitting_coopmat_variant(ctx.features(), true);
+    const CoopmatVariant& variant = *fitting_coopmat_variant(ctx.features(), true, layout);
     if (matmul) return select_matmul_coopmat(op, ctx, push_bytes, variant, true, d);
     if (is_pointwise_gemm(op, ctx)) return select_conv_coopmat(op, ctx, push_bytes, variant, d);
   }

@@ -9,6 +9,8 @@
 //               where the build embeds them (glslang >= 14), the device lists the variant's
 //               shape at subgroup scope and its subgroups have the variant's width; by default
 //               not on CPU implementations (lavapipe emulates them).
+// VKRT_VULKAN_COOPMAT=16|16b|8|8b names the cooperative-matrix layout to use where it fits
+// (the "b" ones, taller blocks, are tuning candidates used only when named).
 // The policy can be forced with the env var VKRT_VULKAN_VARIANTS:
 //   auto (default)  as above
 //   dot             the dot variants whenever the device has shaderIntegerDotProduct, accelerated
@@ -47,8 +49,8 @@ bool use_coopmat_matmul(const DeviceFeatures& features, VariantPolicy policy, bo
 // MATMUL into the dot-product variant, packing weights into the constant buffer where that
 // variant reads words. `push_bytes`: how much of the push constants the portable lowering
 // filled. Any other dispatch, or one no fast variant can take, is left unchanged. Errors:
-// InvalidArgument for a malformed VKRT_VULKAN_VARIANTS, InvalidProgram when a constant's size
-// does not match its shape.
+// InvalidArgument for a malformed VKRT_VULKAN_VARIANTS or VKRT_VULKAN_COOPMAT, InvalidProgram
+// when a constant's size does not match its shape.
 Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes,
                            PendingDispatch* d);
 
