@@ -17,7 +17,7 @@
 // batch. Per K block of BK = KSUB*TK: all 64 invocations stage A [BM][BK] and B [BK][BN] into
 // shared memory, zero-filled past every edge (so no dimension needs to be a multiple of a tile),
 // then each subgroup multiplies its tiles out of shared memory. The staging is coalesced along
-// the contiguous dimension, and reads whole int32 words (4 int8) where rows are 4-aligned.
+// the contiguous dimension, and reads 32-bit words (4 int8 or 2 fp16) where row lengths allow.
 //
 // int8 zero points are never subtracted per element (a - za does not fit int8): as in
 // matmul_dot.comp, sum (a-za)(b-zb) = sum ab - za*colsum(B) - zb*rowsum(A) + C*za*zb (int32,
@@ -49,10 +49,15 @@ layout(local_size_x = WORKGROUP_SIZE) in;
 #error "the subgroups must fill the workgroup exactly"
 #endif
 
-// Flags (push constant `dot_flags` of matmul_dot.comp, same meaning): rows of A / B may be read
-// as int32 words (C % 4 == 0 / W % 4 == 0; offsets are 64-byte aligned). int8 only.
+// Flags: rows of A / B may be read as 32-bit words of PER_WORD elements (their length, C or
+// W, is a multiple of PER_WORD; buffer offsets are 64-byte aligned).
 #define A_WORDS 1
 #define B_WORDS 2
+#ifdef FLOAT_PATH
+#define PER_WORD 2
+#else
+#define PER_WORD 4
+#endif
 
 layout(set = 0, binding = 0) readonly buffer A { IN_T data_a[]; };
 layout(set = 0, binding = 0) readonly buffer AWords { int data_a_words[]; };
@@ -108,19 +113,26 @@ shared int row_sums[BM];
 shared int col_sums[BN];
 #endif
 
+// Element i of a word (the lowest bytes hold the first element: little-endian memory order).
+IN_T word_lane(int word, int i) {
+#ifdef FLOAT_PATH
+  return unpackFloat2x16(uint(word))[i];
+#else
+  return int8_t(word >> (8 * i));
+#endif
+}
+
 // Stages A rows h0.. and K columns k0.. (bytes or halves; zero past ROWS and DEPTH).
 void stage_a(int n, int h0, int k0, uint t) {
-#ifndef FLOAT_PATH
   if ((p.word_flags & A_WORDS) != 0) {
-    for (uint e = t; e < uint(BM * BK / 4); e += WORKGROUP_SIZE) {
-      int r = int(e) / (BK / 4), k = 4 * (int(e) % (BK / 4));
-      int h = h0 + r, kk = k0 + k;  // DEPTH % 4 == 0: a word is wholly inside or outside it
-      int word = h < ROWS && kk < DEPTH ? data_a_words[((n * ROWS + h) * DEPTH + kk) >> 2] : 0;
-      for (int i = 0; i < 4; ++i) tile_a[r * BK + k + i] = int8_t(word >> (8 * i));
+    for (uint e = t; e < uint(BM * BK / PER_WORD); e += WORKGROUP_SIZE) {
+      int r = int(e) / (BK / PER_WORD), k = PER_WORD * (int(e) % (BK / PER_WORD));
+      int h = h0 + r, kk = k0 + k;  // a word is wholly inside or outside DEPTH
+      int word = h < ROWS && kk < DEPTH ? data_a_words[((n * ROWS + h) * DEPTH + kk) / PER_WORD] : 0;
+      for (int i = 0; i < PER_WORD; ++i) tile_a[r * BK + k + i] = word_lane(word, i);
     }
     return;
   }
-#endif
   for (uint e = t; e < uint(BM * BK); e += WORKGROUP_SIZE) {
     int r = int(e) / BK, k = int(e) % BK;
     int h = h0 + r, kk = k0 + k;
@@ -137,7 +149,7 @@ void stage_b(int n, int k0, int w0, uint t) {
       int c = int(e) / (BK / 4), k = 4 * (int(e) % (BK / 4));
       int kk = k0 + k, w = w0 + c;  // IC % 4 == 0: a word is wholly inside or outside IC
       int word = kk < DEPTH && w < COLS ? data_b_words[(w * DEPTH + kk) >> 2] : 0;
-      for (int i = 0; i < 4; ++i) tile_b[(k + i) * BN + c] = int8_t(word >> (8 * i));
+      for (int i = 0; i < 4; ++i) tile_b[(k + i) * BN + c] = word_lane(word, i);
     }
     return;
   }
@@ -147,17 +159,15 @@ void stage_b(int n, int k0, int w0, uint t) {
     tile_b[k * BN + c] = kk < DEPTH && w < COLS ? data_b[w * DEPTH + kk] : IN_T(0);
   }
 #else
-#ifndef FLOAT_PATH
   if ((p.word_flags & B_WORDS) != 0) {
-    for (uint e = t; e < uint(BK * BN / 4); e += WORKGROUP_SIZE) {
-      int k = int(e) / (BN / 4), c = 4 * (int(e) % (BN / 4));
-      int kk = k0 + k, w = w0 + c;  // W % 4 == 0: a word is wholly inside or outside W
-      int word = kk < DEPTH && w < COLS ? data_b_words[((n * DEPTH + kk) * COLS + w) >> 2] : 0;
-      for (int i = 0; i < 4; ++i) tile_b[k * BN + c + i] = int8_t(word >> (8 * i));
+    for (uint e = t; e < uint(BK * BN / PER_WORD); e += WORKGROUP_SIZE) {
+      int k = int(e) / (BN / PER_WORD), c = PER_WORD * (int(e) % (BN / PER_WORD));
+      int kk = k0 + k, w = w0 + c;  // a word is wholly inside or outside COLS
+      int word = kk < DEPTH && w < COLS ? data_b_words[((n * DEPTH + kk) * COLS + w) / PER_WORD] : 0;
+      for (int i = 0; i < PER_WORD; ++i) tile_b[k * BN + c + i] = word_lane(word, i);
     }
     return;
   }
-#endif
   for (uint e = t; e < uint(BK * BN); e += WORKGROUP_SIZE) {
     int k = int(e) / BN, c = int(e) % BN;
     int kk = k0 + k, w = w0 + c;

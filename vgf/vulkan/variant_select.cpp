@@ -22,7 +22,7 @@ struct MatmulDotExtra {
   int32_t dot_flags;
 };
 // matmul_coopmat.comp (MATMUL and CONV1X1) appends one word: which of A / B rows may be read as
-// int32 words.
+// 32-bit words (row lengths a multiple of 4 int8 or 2 fp16 elements).
 struct MatmulCoopmatExtra {
   int32_t word_flags;
 };
@@ -217,8 +217,9 @@ Status select_matmul_coopmat(const vgf::Op& op, LoweringContext& ctx, size_t pus
   if (sa.size() != 3 || sb.size() != 3) return Status::ok();  // reported by the checks
   const int64_t n = sa[0], h = sa[1], c = sa[2], w = sb[2];
   MatmulCoopmatExtra extra{0};
-  if (int8 && c % 4 == 0) extra.word_flags |= kCoopmatAWords;
-  if (int8 && w % 4 == 0) extra.word_flags |= kCoopmatBWords;
+  const int64_t per_word = int8 ? 4 : 2;  // elements in a 32-bit word
+  if (c % per_word == 0) extra.word_flags |= kCoopmatAWords;
+  if (w % per_word == 0) extra.word_flags |= kCoopmatBWords;
   VKRT_RETURN_IF_ERROR(append_push(d, push_bytes, kMatmulParamsBytes, extra));
   const std::string prefix = std::string("matmul_coopmat") + variant.suffix;
   d->shader = int8 ? prefix + "_i8_" + d->shader.substr(std::strlen("matmul_i8_")) : prefix + "_f16";
