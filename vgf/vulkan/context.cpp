@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "vgf/vulkan/device_select.h"
+#include "vgf/vulkan/variant_select.h"
 
 namespace vkrt::vulkan {
 namespace {
@@ -327,9 +328,10 @@ Status Context::init(const ContextOptions& options) {
   // the process asked for no cooperative-matrix variant (VKRT_VULKAN_VARIANTS=dot or portable
   // when the context is created): validation layers older than the extension (Debian bookworm's
   // 1.3.239) then see a device they know.
-  const char* variants_env = std::getenv("VKRT_VULKAN_VARIANTS");
+  // (A malformed value is reported by the lowering, which reads the same variable.)
+  const Result<VariantPolicy> policy = variant_policy_from_env();
   const bool coopmat_declined =
-      variants_env && (std::strcmp(variants_env, "dot") == 0 || std::strcmp(variants_env, "portable") == 0);
+      policy.ok() && (*policy == VariantPolicy::Dot || *policy == VariantPolicy::Portable);
   f.cooperative_matrix_khr_offered = has_coopmat_khr && fcm.cooperativeMatrix && f12.vulkanMemoryModel;
   if (f.cooperative_matrix_khr_offered && !coopmat_declined) {
     f.cooperative_matrix_shapes = coopmat_khr_shapes(instance_, physical_device_);
@@ -436,8 +438,8 @@ const char* component_name(int32_t type) {
     case int32_t(CoopmatType::Float32): return "f32";
     case int32_t(CoopmatType::Sint8): return "s8";
     case int32_t(CoopmatType::Sint32): return "s32";
-    case 7: return "u8";
-    case 9: return "u32";
+    case int32_t(CoopmatType::Uint8): return "u8";
+    case int32_t(CoopmatType::Uint32): return "u32";
     default: return "?";
   }
 }

@@ -22,7 +22,7 @@ namespace vkrt::vulkan {
 
 // Component types of a cooperative-matrix shape (VkComponentTypeKHR values, Vulkan 1.3.255+;
 // Debian bookworm's headers predate VK_KHR_cooperative_matrix).
-enum class CoopmatType : int32_t { Float16 = 0, Float32 = 1, Sint8 = 3, Sint32 = 5 };
+enum class CoopmatType : int32_t { Float16 = 0, Float32 = 1, Sint8 = 3, Sint32 = 5, Uint8 = 7, Uint32 = 9 };
 
 // One VkCooperativeMatrixPropertiesKHR entry at subgroup scope: A [M][K] x B [K][N] + C -> result.
 struct CooperativeMatrixShape {

@@ -259,13 +259,23 @@ bool use_int8_dot_variants(const DeviceFeatures& features, VariantPolicy policy)
   return false;
 }
 
-bool use_coopmat_matmul(const DeviceFeatures& features, VariantPolicy policy, bool int8) {
-  if (policy != VariantPolicy::Coopmat && policy != VariantPolicy::Auto) return false;
+namespace {
+
+// The cooperative-matrix layout this policy uses on this device, or null.
+const CoopmatVariant* chosen_coopmat_variant(const DeviceFeatures& features, VariantPolicy policy, bool int8,
+                                             std::string_view layout) {
+  if (policy != VariantPolicy::Coopmat && policy != VariantPolicy::Auto) return nullptr;
   // By default not on a CPU implementation: lavapipe emulates the matrices lane by lane
   // (docs/vulkan-executor.md, "Cooperative matrices").
-  if (policy == VariantPolicy::Auto && features.cpu_device) return false;
+  if (policy == VariantPolicy::Auto && features.cpu_device) return nullptr;
+  return fitting_coopmat_variant(features, int8, layout);
+}
+
+}  // namespace
+
+bool use_coopmat_matmul(const DeviceFeatures& features, VariantPolicy policy, bool int8) {
   Result<std::string_view> layout = coopmat_layout_from_env();
-  return layout.ok() && fitting_coopmat_variant(features, int8, *layout) != nullptr;
+  return layout.ok() && chosen_coopmat_variant(features, policy, int8, *layout) != nullptr;
 }
 
 Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes,
@@ -273,9 +283,8 @@ Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_
   VKRT_ASSIGN_OR_RETURN(std::string_view layout, coopmat_layout_from_env());
   if (op.kind == vgf::OpKind::MATMUL && d->shader == "matmul_f16") {
     VKRT_ASSIGN_OR_RETURN(VariantPolicy policy, variant_policy_from_env());
-    if (!use_coopmat_matmul(ctx.features(), policy, false)) return Status::ok();
-    return select_matmul_coopmat(op, ctx, push_bytes, *fitting_coopmat_variant(ctx.features(), false, layout),
-                                 false, d);
+    const CoopmatVariant* variant = chosen_coopmat_variant(ctx.features(), policy, false, layout);
+    return variant ? select_matmul_coopmat(op, ctx, push_bytes, *variant, false, d) : Status::ok();
   }
   const bool conv = op.kind == vgf::OpKind::CONV2D && starts_with(d->shader, "conv2d_i8_");
   const bool matmul = op.kind == vgf::OpKind::MATMUL && starts_with(d->shader, "matmul_i8_");
@@ -285,10 +294,9 @@ Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_
     return Status::ok();
   }
   VKRT_ASSIGN_OR_RETURN(VariantPolicy policy, variant_policy_from_env());
-  if (use_coopmat_matmul(ctx.features(), policy, true)) {
-    const CoopmatVariant& variant = *fitting_coopmat_variant(ctx.features(), true, layout);
-    if (matmul) return select_matmul_coopmat(op, ctx, push_bytes, variant, true, d);
-    if (is_pointwise_gemm(op, ctx)) return select_conv_coopmat(op, ctx, push_bytes, variant, d);
+  if (const CoopmatVariant* variant = chosen_coopmat_variant(ctx.features(), policy, true, layout)) {
+    if (matmul) return select_matmul_coopmat(op, ctx, push_bytes, *variant, true, d);
+    if (is_pointwise_gemm(op, ctx)) return select_conv_coopmat(op, ctx, push_bytes, *variant, d);
   }
   if (!use_int8_dot_variants(ctx.features(), policy)) return Status::ok();
   return conv ? select_conv(op, ctx, push_bytes, d) : select_matmul(op, ctx, push_bytes, d);
