@@ -118,11 +118,14 @@ run() {
   VKRT_VULKAN_VARIANTS=dot timeout 600 "$work/run" "$work/bin/vulkan_bench" $shapes >"$out/bench_dot.log" 2>&1 ||
     echo "bench (dot) rc $?" >>"$summary"
   grep -E "^(Gemm|MobileNet|Init|shape|[0-9]+x[0-9]+x[0-9]+)" "$out/bench.log" >>"$summary" || true
-  #    The taller-block tuning candidate (VKRT_VULKAN_COOPMAT=16b) on the same GEMMs.
-  # shellcheck disable=SC2086
-  VKRT_VULKAN_COOPMAT=16b timeout 600 "$work/run" "$work/bin/vulkan_bench" $shapes --mnv2_batches= \
-    --benchmark_filter=Gemm >"$out/bench_16b.log.txt" 2>&1 || echo "bench (16b) rc $?" >>"$summary"
-  grep -E "^Gemm" "$out/bench_16b.log.txt" | sed 's/^/16b: /' >>"$summary" || true
+  #    Every 16-family cooperative-matrix layout (VKRT_VULKAN_COOPMAT) on the same GEMMs: the
+  #    default picks 16w where the GEMM fills 128x128 blocks, else 16; 16b and 16x are candidates.
+  for layout in 16 16w 16b 16x; do
+    # shellcheck disable=SC2086
+    VKRT_VULKAN_COOPMAT=$layout timeout 300 "$work/run" "$work/bin/vulkan_bench" $shapes --mnv2_batches= \
+      --benchmark_filter=Gemm >"$out/bench_$layout.log.txt" 2>&1 || echo "bench ($layout) rc $?" >>"$summary"
+    grep -E "^Gemm" "$out/bench_$layout.log.txt" | sed "s/^/$layout: /" >>"$summary" || true
+  done
   # 4. What a user runs: the MobileNetV2-shaped VGF sample through executor_runner, on the GPU
   #    with the per-dispatch profile, then on the CPU executor for comparison.
   "$work/run" "$work/bin/make_sample_programs" "$work/samples" >/dev/null

@@ -367,13 +367,14 @@ TEST(VulkanDotVariants, MatmulBitExactWithCpu) {
   } while (0)
 
 // matmul_coopmat.comp against the CPU kernels, bit for bit: the edge cases and random shapes of
-// the dot variant, plus shapes that span several blocks and K blocks, with both the byte and the
-// word staging paths (C and W multiples of 4 or not) and every zero-point combination.
-// The layouts of the family that fits the device: the default one and its taller tuning
-// candidate (VKRT_VULKAN_COOPMAT), so both are checked wherever the tests run.
+// the dot variant, plus shapes that span several blocks and K blocks, with both the element and
+// the vector staging paths (C and W multiples of the 8- or 16-element chunk or not) and every
+// zero-point combination. Every layout of the family that fits the device (VKRT_VULKAN_COOPMAT),
+// so the default ones and the tuning candidates are checked wherever the tests run.
 std::vector<const char*> coopmat_layouts_here() {
-  return device_or_null(nullptr)->features().subgroup_size == 8 ? std::vector<const char*>{"8", "8b"}
-                                                                 : std::vector<const char*>{"16", "16b"};
+  return device_or_null(nullptr)->features().subgroup_size == 8
+             ? std::vector<const char*>{"8", "8w", "8b"}
+             : std::vector<const char*>{"16", "16w", "16b", "16x"};
 }
 
 TEST(VulkanCoopmat, Int8MatmulBitExactWithCpu) {
@@ -388,6 +389,8 @@ TEST(VulkanCoopmat, Int8MatmulBitExactWithCpu) {
     specs.push_back({1, 65, 131, 129, 0, -7, DType::Int16, true});       // bytes on both sides
     specs.push_back({3, 1, 64, 1, 127, 127, DType::Int8, false});        // one row, one column
     specs.push_back({1, 130, 257, 66, -128, -128, DType::Int32, true});  // K past 4 blocks
+    specs.push_back({1, 144, 96, 160, -3, 9, DType::Int8, true});        // chunks on both sides
+    specs.push_back({2, 129, 48, 136, 0, 0, DType::Int8, false});        // chunks, ragged blocks
     for (const MatmulSpec& spec : specs) {
       Built built = build_matmul(spec, rng);
       expect_matches_cpu(built, "coopmat", spec.describe(), std::string("matmul_coopmat") + layout + "_");
@@ -411,6 +414,7 @@ TEST(VulkanCoopmat, Conv2d1x1BitExactWithCpu) {
         {1, 11, 13, 96, 70, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 3, -7, DType::Int16},
         {3, 4, 4, 130, 65, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, -1, 0, DType::Int8, false},
         {1, 1, 1, 5, 3, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 0, -128, DType::Int8, false},
+        {1, 16, 17, 48, 136, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 7, -3, DType::Int8},  // wide blocks, chunks
     };
     for (const ConvSpec& spec : gemm_like) {
       Built built = build_conv(spec, rng);
@@ -444,7 +448,8 @@ TEST(VulkanCoopmat, Fp16MatmulMatchesCpu) {
                                                                    {{2, 40, 70}, {2, 70, 33}},
                                                                    {{1, 64, 64}, {1, 64, 64}},
                                                                    {{1, 100, 200}, {1, 200, 129}},
-                                                                   {{3, 1, 5}, {3, 5, 1}}};
+                                                                   {{3, 1, 5}, {3, 5, 1}},
+                                                                   {{1, 130, 64}, {1, 64, 136}}};
     std::string why;
     const DeviceFeatures& features = device_or_null(&why)->features();
     for (const auto& [sa, sb] : shapes) {
@@ -507,9 +512,12 @@ DeviceFeatures features_with(bool dot, bool accelerated) {
 }
 
 // An NVIDIA-like device (vulkan.md §2): accelerated dot products, KHR cooperative matrices with
-// the H100's int8 16x16x32 and fp16 16x16x16 shapes, 32-lane subgroups.
+// the H100's int8 16x16x32 and fp16 16x16x16 shapes, 32-lane subgroups, its 48 KiB of shared
+// memory and 1024 invocations per workgroup.
 DeviceFeatures coopmat_features() {
   DeviceFeatures f = features_with(true, true);
+  f.max_shared_memory_bytes = 49152;
+  f.max_workgroup_invocations = 1024;
   f.shader_float16 = true;
   f.cooperative_matrix_khr = true;
   f.cooperative_matrix_shapes = {{16, 16, 32, 3, 3, 5, 5}, {16, 8, 32, 3, 3, 5, 5}, {16, 16, 16, 0, 0, 1, 1}};
@@ -625,11 +633,30 @@ TEST(VulkanVariantSelect, CoopmatWhereTheShapeFits) {
   no_int8.cooperative_matrix_shapes = {{16, 16, 16, 0, 0, 1, 1}};
   EXPECT_EQ(lower_one(mm, no_int8, "coopmat"), "matmul_dot_i8_i8");
   EXPECT_EQ(lower_one(mm16, no_int8, "coopmat"), "matmul_coopmat16_f16");
-  DeviceFeatures lavapipe = gpu;  // Mesa 26: 8x8x8 on 8-lane subgroups
+  DeviceFeatures lavapipe = gpu;  // Mesa 26: 8x8x8 on 8-lane subgroups, 32 KiB shared memory
   lavapipe.subgroup_size = 8;
+  lavapipe.max_shared_memory_bytes = 32768;
   lavapipe.cooperative_matrix_shapes = {{8, 8, 8, 3, 3, 5, 5}, {8, 8, 8, 0, 0, 1, 1}};
   EXPECT_EQ(lower_one(mm, lavapipe, "coopmat"), "matmul_coopmat8_i8_i8");
   EXPECT_EQ(lower_one(mm16, lavapipe, "coopmat"), "matmul_coopmat8_f16");
+  // GEMMs that fill a 128x128 (lavapipe 64x64) block take the wide 256-invocation layout,
+  // unless the device's workgroup or shared-memory limits are below what it declares.
+  vgf::Graph big = build_matmul({1, 128, 32, 128, 0, 0, DType::Int8, true}, rng).graph;
+  vgf::Graph big16 = fp16_matmul({1, 200, 64}, {1, 64, 300}, rng).graph;
+  vgf::Graph tall = build_matmul({1, 512, 32, 100, 0, 0, DType::Int8, true}, rng).graph;  // W < 128
+  EXPECT_EQ(lower_one(big, gpu, "auto"), "matmul_coopmat16w_i8_i8");
+  EXPECT_EQ(lower_one(big16, gpu, "auto"), "matmul_coopmat16w_f16");
+  EXPECT_EQ(lower_one(tall, gpu, "auto"), "matmul_coopmat16_i8_i8");
+  EXPECT_EQ(lower_one(big, lavapipe, "coopmat"), "matmul_coopmat8w_i8_i8");
+  vgf::Graph big_pointwise =
+      build_conv({1, 16, 16, 32, 128, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 0, 0, DType::Int8}, rng).graph;
+  EXPECT_EQ(lower_one(big_pointwise, gpu, "auto"), "conv2d_1x1_coopmat16w_i8_i8");  // 256 pixels x 128
+  DeviceFeatures small_shared = gpu;  // 16w declares 41 KiB
+  small_shared.max_shared_memory_bytes = 32768;
+  EXPECT_EQ(lower_one(big, small_shared, "auto"), "matmul_coopmat16_i8_i8");
+  DeviceFeatures few_invocations = gpu;  // the Vulkan minimum, 128
+  few_invocations.max_workgroup_invocations = 128;
+  EXPECT_EQ(lower_one(big, few_invocations, "auto"), "matmul_coopmat16_i8_i8");
   {  // a tuning candidate, named
     ScopedEnv env("VKRT_VULKAN_COOPMAT", "16b");
     EXPECT_EQ(lower_one(mm, gpu, "auto"), "matmul_coopmat16b_i8_i8");

@@ -5,7 +5,6 @@
 namespace vkrt::vulkan {
 namespace {
 
-constexpr uint64_t kWorkgroupSize = 64;     // WORKGROUP_SIZE in shaders/glsl/common.glsl
 constexpr uint64_t kSubmitTimeoutNs = 120ull * 1000 * 1000 * 1000;
 
 struct Touched {
@@ -20,8 +19,10 @@ bool overlaps(const Touched& a, const Touched& b) {
 
 }  // namespace
 
-void grid_for(uint64_t invocations, const DeviceFeatures& features, uint32_t* x, uint32_t* y) {
-  uint64_t groups = std::max<uint64_t>(1, (invocations + kWorkgroupSize - 1) / kWorkgroupSize);
+void grid_for(uint64_t invocations, uint32_t workgroup_size, const DeviceFeatures& features, uint32_t* x,
+              uint32_t* y) {
+  const uint64_t size = std::max<uint32_t>(1, workgroup_size);
+  uint64_t groups = std::max<uint64_t>(1, (invocations + size - 1) / size);
   uint64_t max_x = std::max<uint32_t>(1, std::min<uint32_t>(features.max_workgroup_count[0], 65535));
   uint64_t gx = std::min(groups, max_x);
   *x = uint32_t(gx);

@@ -79,8 +79,9 @@ class CommandProgram {
   size_t barrier_count_ = 0;
 };
 
-// Workgroup counts for `invocations` one-dimensional invocations of 64-wide workgroups, split
-// over x and y so neither exceeds the device limit.
-void grid_for(uint64_t invocations, const DeviceFeatures& features, uint32_t* x, uint32_t* y);
+// Workgroup counts for `invocations` one-dimensional invocations of `workgroup_size`-wide
+// workgroups, split over x and y so neither exceeds the device limit.
+void grid_for(uint64_t invocations, uint32_t workgroup_size, const DeviceFeatures& features, uint32_t* x,
+              uint32_t* y);
 
 }  // namespace vkrt::vulkan

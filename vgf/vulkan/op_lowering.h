@@ -35,6 +35,7 @@ struct PendingDispatch {
   std::vector<bool> writes;
   std::array<uint8_t, kPushConstantBytes> push{};
   uint64_t invocations = 0;
+  uint32_t workgroup_size = 64;  // the shader's local_size_x (WORKGROUP_SIZE unless it says)
   std::string label;
 
   template <typename T>

@@ -1,5 +1,6 @@
 #include "vgf/vulkan/variant_select.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -22,12 +23,12 @@ struct MatmulDotExtra {
   int32_t dot_flags;
 };
 // matmul_coopmat.comp (MATMUL and CONV1X1) appends one word: which of A / B rows may be read as
-// 32-bit words (row lengths a multiple of 4 int8 or 2 fp16 elements).
+// whole staged chunks (row lengths a multiple of the chunk's elements).
 struct MatmulCoopmatExtra {
-  int32_t word_flags;
+  int32_t vec_flags;
 };
-constexpr int32_t kCoopmatAWords = 1;  // A_WORDS in matmul_coopmat.comp
-constexpr int32_t kCoopmatBWords = 2;  // B_WORDS
+constexpr int32_t kCoopmatAVec = 1;  // A_VEC in matmul_coopmat.comp
+constexpr int32_t kCoopmatBVec = 2;  // B_VEC
 constexpr int32_t kConvInWords = 1;    // DOT_IN_WORDS in conv2d_dot.comp
 constexpr int32_t kMatmulAWords = 1;   // DOT_A_WORDS in matmul_dot.comp
 constexpr int32_t kMatmulBPacked = 2;  // DOT_B_PACKED
@@ -73,19 +74,38 @@ Result<std::span<const uint8_t>> int8_constant(const vgf::Graph& g, vgf::TensorI
 }
 
 // The cooperative-matrix layouts built by shaders/variants_fast.cmake (keep in step): matrix
-// shape, the subgroup width they are laid out for, and the output block of one workgroup.
-// Candidates (the taller "b" blocks) are used only when VKRT_VULKAN_COOPMAT names them.
+// shape, the subgroup width they are laid out for, the output block and workgroup size, the
+// words per staged chunk (VEC) and matrix steps per K block (KSUB). By default the first
+// non-candidate layout that fits the device and whose block the GEMM fills is used (the wide
+// ones come first), else the smallest; candidates only when VKRT_VULKAN_COOPMAT names them.
 struct CoopmatVariant {
   const char* suffix;  // matmul_coopmat<suffix>_...
-  uint32_t m, n, k_int8, k_f16, subgroup_size, block_m, block_n;
+  uint32_t m, n, k_int8, k_f16, subgroup_size, block_m, block_n, workgroup_size, chunk_words, ksub;
   bool candidate;
 };
 constexpr CoopmatVariant kCoopmatVariants[] = {
-    {"16", 16, 16, 32, 16, 32, 64, 64, false},  // NVIDIA (vulkan.md §2)
-    {"16b", 16, 16, 32, 16, 32, 128, 64, true},
-    {"8", 8, 8, 8, 8, 8, 32, 32, false},  // lavapipe (Mesa 26; 25.0 has no coopmat)
-    {"8b", 8, 8, 8, 8, 8, 128, 32, true},
+    // NVIDIA's int8 16x16x32 and fp16 16x16x16 (vulkan.md §2) on 32-lane subgroups.
+    {"16w", 16, 16, 32, 16, 32, 128, 128, 256, 4, 2, false},
+    {"16", 16, 16, 32, 16, 32, 64, 64, 64, 4, 2, false},
+    {"16b", 16, 16, 32, 16, 32, 128, 64, 64, 4, 1, true},
+    {"16x", 16, 16, 32, 16, 32, 128, 128, 128, 4, 2, true},
+    // lavapipe (Mesa 26; 25.0 has no coopmat): 8x8x8 on 8-lane subgroups.
+    {"8w", 8, 8, 8, 8, 8, 64, 64, 256, 2, 2, false},
+    {"8", 8, 8, 8, 8, 8, 32, 32, 64, 2, 2, false},
+    {"8b", 8, 8, 8, 8, 8, 128, 32, 64, 2, 1, true},
 };
+
+// Shared memory a layout declares (matmul_coopmat.comp SMEM_CHUNKS and the int8 sums), for the
+// larger of its two B tile layouts.
+uint32_t coopmat_shared_bytes(const CoopmatVariant& v, bool int8) {
+  const uint32_t chunk = v.chunk_words * (int8 ? 4 : 2);  // elements
+  const uint32_t bk = v.ksub * (int8 ? v.k_int8 : v.k_f16);
+  const uint32_t a_tile = v.block_m * (bk / chunk + 1);
+  const uint32_t b_tile = std::max(bk * (v.block_n / chunk + 1), v.block_n * (bk / chunk + 1));
+  const uint32_t scratch = v.workgroup_size / v.subgroup_size * v.m * v.n / v.chunk_words;
+  const uint32_t chunks = std::max(2 * (a_tile + b_tile), scratch);
+  return chunks * v.chunk_words * 4 + (int8 ? (v.block_m + v.block_n) * 4 : 0);
+}
 
 // VKRT_VULKAN_COOPMAT: a layout suffix to use instead of the default choice (for tuning on a
 // GPU), or empty. InvalidArgument naming the text when no layout has that name.
@@ -95,26 +115,53 @@ Result<std::string_view> coopmat_layout_from_env() {
   for (const CoopmatVariant& v : kCoopmatVariants) {
     if (std::string_view(env) == v.suffix) return std::string_view(v.suffix);
   }
-  return make_error(Error::InvalidArgument, "VKRT_VULKAN_COOPMAT=\"", env, "\": expected 16, 16b, 8 or 8b");
+  return make_error(Error::InvalidArgument, "VKRT_VULKAN_COOPMAT=\"", env,
+                    "\": expected 16w, 16, 16b, 16x, 8w, 8 or 8b");
 }
 
-// The first layout whose shape the device lists at subgroup scope for these inputs (int8 x int8
-// -> int32, or fp16 x fp16 -> fp32), on subgroups of its width, and that this build embeds:
-// only `layout` when it is named, else the first that is not a tuning candidate.
-const CoopmatVariant* fitting_coopmat_variant(const DeviceFeatures& f, bool int8, std::string_view layout = {}) {
-  if (!f.cooperative_matrix_khr) return nullptr;
+// Whether the device runs layout `v` for these inputs (int8 x int8 -> int32, or fp16 x fp16 ->
+// fp32): the shape listed at subgroup scope, subgroups of its width, its workgroup size and
+// shared memory within the limits, and the variant embedded in this build.
+bool coopmat_variant_fits(const DeviceFeatures& f, const CoopmatVariant& v, bool int8) {
   const CoopmatType in = int8 ? CoopmatType::Sint8 : CoopmatType::Float16;
   const CoopmatType acc = int8 ? CoopmatType::Sint32 : CoopmatType::Float32;
+  if (f.subgroup_size != v.subgroup_size || v.workgroup_size > f.max_workgroup_invocations ||
+      coopmat_shared_bytes(v, int8) > f.max_shared_memory_bytes) {
+    return false;
+  }
+  const uint32_t k = int8 ? v.k_int8 : v.k_f16;
+  bool listed = false;
+  for (const CooperativeMatrixShape& s : f.cooperative_matrix_shapes) listed |= s.matches(v.m, v.n, k, in, acc);
+  const std::string probe = std::string("matmul_coopmat") + v.suffix + (int8 ? "_i8_i32" : "_f16");
+  return listed && shaders::find_shader(probe) != nullptr;
+}
+
+// The layout for a rows x cols GEMM: `layout` when named (if it fits), else the first
+// non-candidate that fits and whose block the GEMM fills, else the last (smallest) that fits.
+const CoopmatVariant* fitting_coopmat_variant(const DeviceFeatures& f, bool int8, std::string_view layout,
+                                              int64_t rows, int64_t cols) {
+  if (!f.cooperative_matrix_khr) return nullptr;
+  const CoopmatVariant* smallest = nullptr;
   for (const CoopmatVariant& v : kCoopmatVariants) {
     if (layout.empty() ? v.candidate : layout != v.suffix) continue;
-    if (f.subgroup_size != v.subgroup_size) continue;
-    const uint32_t k = int8 ? v.k_int8 : v.k_f16;
-    bool listed = false;
-    for (const CooperativeMatrixShape& s : f.cooperative_matrix_shapes) listed |= s.matches(v.m, v.n, k, in, acc);
-    const std::string probe = std::string("matmul_coopmat") + v.suffix + (int8 ? "_i8_i32" : "_f16");
-    if (listed && shaders::find_shader(probe) != nullptr) return &v;
+    if (!coopmat_variant_fits(f, v, int8)) continue;
+    if (!layout.empty() || (rows >= v.block_m && cols >= v.block_n)) return &v;
+    smallest = &v;
   }
-  return nullptr;
+  return smallest;
+}
+
+// The GEMM's output rows and columns: MATMUL [N, H, C] x [N, C, W] -> H and W; a 1x1 CONV2D
+// [N, H, W, IC] x [OC, 1, 1, IC] -> N*H*W and OC. 0 for shapes the checks will reject.
+int64_t gemm_rows(const vgf::Op& op, const LoweringContext& ctx) {
+  const vgf::Shape& s = ctx.shape(op.inputs[0]);
+  if (op.kind == vgf::OpKind::MATMUL) return s.size() == 3 ? s[1] : 0;
+  return s.size() == 4 ? checked_product({s[0], s[1], s[2]}) : 0;
+}
+int64_t gemm_cols(const vgf::Op& op, const LoweringContext& ctx) {
+  const vgf::Shape& s = ctx.shape(op.inputs[1]);
+  if (op.kind == vgf::OpKind::MATMUL) return s.size() == 3 ? s[2] : 0;
+  return s.size() == 4 ? s[0] : 0;
 }
 
 // A CONV2D that is a plain GEMM: 1x1 kernel, stride 1, no padding (dilation does not matter).
@@ -134,12 +181,14 @@ Status select_conv_coopmat(const vgf::Op& op, LoweringContext& ctx, size_t push_
   const vgf::Shape& sw = ctx.shape(op.inputs[1]);  // [OC, 1, 1, IC]
   if (si.size() != 4 || sw.size() != 4 || si[3] != sw[3]) return Status::ok();  // reported by the checks
   const int64_t rows = si[0] * si[1] * si[2], oc = sw[0], ic = sw[3];
-  MatmulCoopmatExtra extra{ic % 4 == 0 ? kCoopmatAWords | kCoopmatBWords : 0};
+  const int64_t chunk = variant.chunk_words * 4;  // int8 elements in a staged chunk
+  MatmulCoopmatExtra extra{ic % chunk == 0 ? kCoopmatAVec | kCoopmatBVec : 0};
   VKRT_RETURN_IF_ERROR(append_push(d, push_bytes, kConvParamsBytes, extra));
   d->shader = std::string("conv2d_1x1_coopmat") + variant.suffix + "_i8_" +
               d->shader.substr(std::strlen("conv2d_i8_"));
+  d->workgroup_size = variant.workgroup_size;
   d->invocations = uint64_t((rows + variant.block_m - 1) / variant.block_m) *
-                   uint64_t((oc + variant.block_n - 1) / variant.block_n) * 64;
+                   uint64_t((oc + variant.block_n - 1) / variant.block_n) * variant.workgroup_size;
   return Status::ok();
 }
 
@@ -217,15 +266,16 @@ Status select_matmul_coopmat(const vgf::Op& op, LoweringContext& ctx, size_t pus
   if (sa.size() != 3 || sb.size() != 3) return Status::ok();  // reported by the checks
   const int64_t n = sa[0], h = sa[1], c = sa[2], w = sb[2];
   MatmulCoopmatExtra extra{0};
-  const int64_t per_word = int8 ? 4 : 2;  // elements in a 32-bit word
-  if (c % per_word == 0) extra.word_flags |= kCoopmatAWords;
-  if (w % per_word == 0) extra.word_flags |= kCoopmatBWords;
+  const int64_t chunk = variant.chunk_words * (int8 ? 4 : 2);  // elements in a staged chunk
+  if (c % chunk == 0) extra.vec_flags |= kCoopmatAVec;
+  if (w % chunk == 0) extra.vec_flags |= kCoopmatBVec;
   VKRT_RETURN_IF_ERROR(append_push(d, push_bytes, kMatmulParamsBytes, extra));
   const std::string prefix = std::string("matmul_coopmat") + variant.suffix;
   d->shader = int8 ? prefix + "_i8_" + d->shader.substr(std::strlen("matmul_i8_")) : prefix + "_f16";
-  // One 64-invocation workgroup per block_m x block_n output block of one batch.
+  // One workgroup per block_m x block_n output block of one batch.
+  d->workgroup_size = variant.workgroup_size;
   d->invocations = uint64_t(n) * uint64_t((h + variant.block_m - 1) / variant.block_m) *
-                   uint64_t((w + variant.block_n - 1) / variant.block_n) * 64;
+                   uint64_t((w + variant.block_n - 1) / variant.block_n) * variant.workgroup_size;
   return Status::ok();
 }
 
@@ -261,21 +311,21 @@ bool use_int8_dot_variants(const DeviceFeatures& features, VariantPolicy policy)
 
 namespace {
 
-// The cooperative-matrix layout this policy uses on this device, or null.
+// The cooperative-matrix layout this policy uses on this device for a rows x cols GEMM, or null.
 const CoopmatVariant* chosen_coopmat_variant(const DeviceFeatures& features, VariantPolicy policy, bool int8,
-                                             std::string_view layout) {
+                                             std::string_view layout, int64_t rows, int64_t cols) {
   if (policy != VariantPolicy::Coopmat && policy != VariantPolicy::Auto) return nullptr;
   // By default not on a CPU implementation: lavapipe emulates the matrices lane by lane
   // (docs/vulkan-executor.md, "Cooperative matrices").
   if (policy == VariantPolicy::Auto && features.cpu_device) return nullptr;
-  return fitting_coopmat_variant(features, int8, layout);
+  return fitting_coopmat_variant(features, int8, layout, rows, cols);
 }
 
 }  // namespace
 
 bool use_coopmat_matmul(const DeviceFeatures& features, VariantPolicy policy, bool int8) {
   Result<std::string_view> layout = coopmat_layout_from_env();
-  return layout.ok() && chosen_coopmat_variant(features, policy, int8, *layout) != nullptr;
+  return layout.ok() && chosen_coopmat_variant(features, policy, int8, *layout, 1, 1) != nullptr;
 }
 
 Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes,
@@ -283,7 +333,8 @@ Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_
   VKRT_ASSIGN_OR_RETURN(std::string_view layout, coopmat_layout_from_env());
   if (op.kind == vgf::OpKind::MATMUL && d->shader == "matmul_f16") {
     VKRT_ASSIGN_OR_RETURN(VariantPolicy policy, variant_policy_from_env());
-    const CoopmatVariant* variant = chosen_coopmat_variant(ctx.features(), policy, false, layout);
+    const CoopmatVariant* variant = chosen_coopmat_variant(ctx.features(), policy, false, layout,
+                                                           gemm_rows(op, ctx), gemm_cols(op, ctx));
     return variant ? select_matmul_coopmat(op, ctx, push_bytes, *variant, false, d) : Status::ok();
   }
   const bool conv = op.kind == vgf::OpKind::CONV2D && starts_with(d->shader, "conv2d_i8_");
@@ -294,7 +345,8 @@ Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_
     return Status::ok();
   }
   VKRT_ASSIGN_OR_RETURN(VariantPolicy policy, variant_policy_from_env());
-  if (const CoopmatVariant* variant = chosen_coopmat_variant(ctx.features(), policy, true, layout)) {
+  if (const CoopmatVariant* variant = chosen_coopmat_variant(ctx.features(), policy, true, layout,
+                                                             gemm_rows(op, ctx), gemm_cols(op, ctx))) {
     if (matmul) return select_matmul_coopmat(op, ctx, push_bytes, *variant, true, d);
     if (is_pointwise_gemm(op, ctx)) return select_conv_coopmat(op, ctx, push_bytes, *variant, d);
   }

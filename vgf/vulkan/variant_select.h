@@ -5,12 +5,15 @@
 // reported to run it fast, as ncnn and ggml decide (vulkan.md §5):
 //   *_dot_i8_*  packed int8 dot products (OpSDotKHR): needs shaderIntegerDotProduct enabled;
 //               chosen automatically only when the packed 4x8 form is reported accelerated.
-//   matmul_coopmat{16,8}_*  int8 and fp16 MATMUL on KHR cooperative matrices (tensor cores):
-//               where the build embeds them (glslang >= 14), the device lists the variant's
-//               shape at subgroup scope and its subgroups have the variant's width; by default
-//               not on CPU implementations (lavapipe emulates them).
-// VKRT_VULKAN_COOPMAT=16|16b|8|8b names the cooperative-matrix layout to use where it fits
-// (the "b" ones, taller blocks, are tuning candidates used only when named).
+//   matmul_coopmat<layout>_*, conv2d_1x1_coopmat<layout>_*  int8 and fp16 MATMUL and int8
+//               1x1 CONV2D on KHR cooperative matrices (tensor cores): where the build embeds
+//               them (glslang >= 14), the device lists the layout's shape at subgroup scope, its
+//               subgroups have the layout's width and its workgroup and shared memory fit the
+//               limits; by default not on CPU implementations (lavapipe emulates them). The
+//               wide layout (16w / 8w, 256 invocations) is used where the GEMM fills its
+//               block, else the 64-invocation one (16 / 8).
+// VKRT_VULKAN_COOPMAT=16w|16|16b|16x|8w|8|8b names the cooperative-matrix layout to use where
+// it fits (16b, 16x and 8b are tuning candidates used only when named).
 // The policy can be forced with the env var VKRT_VULKAN_VARIANTS:
 //   auto (default)  as above
 //   dot             the dot variants whenever the device has shaderIntegerDotProduct, accelerated

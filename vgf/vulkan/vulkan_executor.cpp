@@ -272,7 +272,7 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
     }
     d.writes = std::move(p.writes);
     d.push = p.push;
-    grid_for(p.invocations, ctx_->features(), &d.groups_x, &d.groups_y);
+    grid_for(p.invocations, p.workgroup_size, ctx_->features(), &d.groups_x, &d.groups_y);
     d.label = std::move(p.label);
     dispatches.push_back(std::move(d));
   }
