@@ -48,13 +48,7 @@ class Builder {
   }
 
   void op(OpKind k, std::vector<TensorId> in, TensorId out, vgf::OpAttributes attr = vgf::NoAttr{}) {
-    vgf::Op o;
-    o.kind = k;
-    o.inputs = std::move(in);
-    o.outputs = {out};
-    o.attr = std::move(attr);
-    o.debug_name = std::string(vgf::op_name(k)) + "_" + std::to_string(g.ops.size());
-    g.ops.push_back(std::move(o));
+    g.add_op(k, std::move(in), out, std::move(attr));
   }
 
   vgf::RescaleAttr requant(int64_t channels, int32_t out_zp) {

@@ -51,12 +51,7 @@ struct Builder {
     return id;
   }
   void op(OpKind k, std::vector<TensorId> in, TensorId out, vgf::OpAttributes attr = vgf::NoAttr{}) {
-    vgf::Op o;
-    o.kind = k;
-    o.inputs = std::move(in);
-    o.outputs = {out};
-    o.attr = std::move(attr);
-    g.ops.push_back(std::move(o));
+    g.add_op(k, std::move(in), out, std::move(attr));
   }
 };
 

@@ -29,8 +29,10 @@
 //
 // int8 zero points are never subtracted per element (a - za does not fit int8): as in
 // matmul_dot.comp, sum (a-za)(b-zb) = sum ab - za*colsum(B) - zb*rowsum(A) + C*za*zb (int32,
-// wrapping). The row and column sums are read from the staged (zero-filled) tiles, only when the
-// other zero point is nonzero, into shared arrays: invocation t owns rows and columns t, t+WG...
+// wrapping). Each sum is computed only when the other zero point is nonzero, from the staged
+// (zero-filled) tiles into shared arrays: rows of A and CONV1X1's columns of B (contiguous) by a
+// scalar loop, invocation t owning rows and columns t, t+WG...; MATMUL's columns of B (strided)
+// as a product with a matrix of ones on the matrix units.
 //
 // Epilogue: each subgroup stores one accumulator tile at a time into its own scratch (aliasing
 // the staging tiles, free by then) and its lanes apply RESCALE/CLAMP/TABLE and write the tile
@@ -241,6 +243,17 @@ void main() {
   // until the barrier that ends the K loop.
   for (uint r = t; r < uint(BM); r += WG) row_sums[r] = 0;
   for (uint c = t; c < uint(BN); c += WG) col_sums[c] = 0;
+#ifndef CONV1X1
+  // MATMUL's column sums run on the matrix units: ones [TM][TK] x a B tile has TM equal rows of
+  // that tile's column sums (a scalar loop would read B's columns with a stride). The SG_ROWS
+  // subgroups of a column band load the same B tiles, so tile j is summed by the one in row
+  // band j % SG_ROWS.
+  const uint sg_row = sg / uint(SG_COLS);
+  const coopmat<IN_T, gl_ScopeSubgroup, TM, TK, gl_MatrixUseA> ones =
+      coopmat<IN_T, gl_ScopeSubgroup, TM, TK, gl_MatrixUseA>(IN_T(1));
+  coopmat<int, gl_ScopeSubgroup, TM, TN, gl_MatrixUseAccumulator> col_acc[WN];
+  for (int j = 0; j < WN; ++j) col_acc[j] = coopmat<int, gl_ScopeSubgroup, TM, TN, gl_MatrixUseAccumulator>(0);
+#endif
 #endif
 
   // The next K block, in registers between its global loads and its shared stores.
@@ -274,16 +287,13 @@ void main() {
       for (int c = 0; c < BK / CHUNK; ++c) sum += chunk_sum(smem[A_BASE(half_now) + r * A_STRIDE + c]);
       row_sums[r] += sum;
     }
-    for (uint c = t; need_col_sum && c < uint(BN); c += WG) {
-      int sum = 0;
 #ifdef CONV1X1
+    for (uint c = t; need_col_sum && c < uint(BN); c += WG) {  // B's columns are contiguous here
+      int sum = 0;
       for (int kc = 0; kc < BK / CHUNK; ++kc) sum += chunk_sum(smem[B_BASE(half_now) + c * B_STRIDE + kc]);
-#else
-      for (int k = 0; k < BK; ++k)
-        sum += chunk_lane(smem[B_BASE(half_now) + k * B_STRIDE + c / CHUNK], int(c % CHUNK));
-#endif
       col_sums[c] += sum;
     }
+#endif
 #endif
     for (int ks = 0; ks < KSUB; ++ks) {
       coopmat<IN_T, gl_ScopeSubgroup, TM, TK, gl_MatrixUseA> ma[WM];
@@ -301,6 +311,10 @@ void main() {
 #endif
       for (int i = 0; i < WM; ++i)
         for (int j = 0; j < WN; ++j) acc[i * WN + j] = coopMatMulAdd(ma[i], mb[j], acc[i * WN + j]);
+#if !defined(FLOAT_PATH) && !defined(CONV1X1)
+      for (int j = 0; need_col_sum && j < WN; ++j)
+        if (uint(j) % uint(SG_ROWS) == sg_row) col_acc[j] = coopMatMulAdd(ones, mb[j], col_acc[j]);
+#endif
     }
     if (more) {
       for (int i = 0; i < A_PER_INVOCATION; ++i) {
@@ -318,10 +332,24 @@ void main() {
     half_now ^= 1u;
   }
 
+  const uint scratch = sg * uint(SCRATCH_CHUNKS);
+#if !defined(FLOAT_PATH) && !defined(CONV1X1)
+  if (need_col_sum) {  // row 0 of each summed tile into col_sums, through the scratch
+    for (int j = 0; j < WN; ++j) {
+      if (uint(j) % uint(SG_ROWS) != sg_row) continue;
+      coopMatStore(col_acc[j], smem, scratch, TN / VEC, gl_CooperativeMatrixLayoutRowMajor);
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+      for (uint e = gl_SubgroupInvocationID; e < uint(TN); e += gl_SubgroupSize)
+        col_sums[sub_col0 + j * TN + int(e)] = int(smem[scratch + e / VEC][e % VEC]);
+      subgroupBarrier();
+    }
+    barrier();  // every subgroup's epilogue reads columns another one summed
+  }
+#endif
 #ifndef FLOAT_PATH
   const int zero_point_term = DEPTH * A_ZP * B_ZP;
 #endif
-  const uint scratch = sg * uint(SCRATCH_CHUNKS);
   for (int i = 0; i < WM; ++i) {
     for (int j = 0; j < WN; ++j) {
       coopMatStore(acc[i * WN + j], smem, scratch, TN / VEC, gl_CooperativeMatrixLayoutRowMajor);

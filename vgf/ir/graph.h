@@ -367,6 +367,17 @@ struct Graph {
     tensors.push_back(std::move(info));
     return TensorId(tensors.size() - 1);
   }
+  // Appends an op with one output (the graph builders' common case); debug_name is
+  // "<KIND>_<op index>", which error messages show.
+  Op& add_op(OpKind kind, std::vector<TensorId> op_inputs, TensorId output, OpAttributes attr = NoAttr{}) {
+    Op& op = ops.emplace_back();
+    op.kind = kind;
+    op.inputs = std::move(op_inputs);
+    op.outputs = {output};
+    op.attr = std::move(attr);
+    op.debug_name = std::string(op_name(kind)) + "_" + std::to_string(ops.size() - 1);
+    return op;
+  }
   const TensorInfo& tensor(TensorId id) const { return tensors[id]; }
 };
 
