@@ -119,8 +119,8 @@ run() {
     echo "bench (dot) rc $?" >>"$summary"
   grep -E "^(Gemm|MobileNet|Init|shape|[0-9]+x[0-9]+x[0-9]+)" "$out/bench.log" >>"$summary" || true
   #    Every 16-family cooperative-matrix layout (VKRT_VULKAN_COOPMAT) on the same GEMMs: the
-  #    default picks 16w where the GEMM fills 128x128 blocks, else 16; 16b and 16x are candidates.
-  for layout in 16 16w 16b 16x; do
+  #    default picks 16w where the GEMM fills 128x128 blocks, else 16; the others are candidates.
+  for layout in 16 16w 16b 16x 16y 16z; do
     # shellcheck disable=SC2086
     VKRT_VULKAN_COOPMAT=$layout timeout 300 "$work/run" "$work/bin/vulkan_bench" $shapes --mnv2_batches= \
       --benchmark_filter=Gemm >"$out/bench_$layout.log.txt" 2>&1 || echo "bench ($layout) rc $?" >>"$summary"

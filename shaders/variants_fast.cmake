@@ -45,10 +45,12 @@ if(vkrt_probe_glslang EQUAL 0 AND vkrt_probe_val EQUAL 0)
   # 16-row shapes on 32-lane subgroups), SG_ROWS x SG_COLS subgroups each owning WM x WN tiles of
   # the output block, KSUB matrix steps per staged K block, VEC words per staged chunk. The plain
   # layouts are 64-invocation workgroups on 64x64 (32x32) blocks; the "w" layouts are wide
-  # (256 invocations, 128x128 / 64x64 blocks), chosen for GEMMs that fill them; "b" (128-row
-  # blocks, 64 invocations) and "x" (128x128 on 128 invocations, 64x64 per subgroup) are tuning
-  # candidates that only VKRT_VULKAN_COOPMAT picks. variant_select.cpp's table mirrors these.
-  set(vkrt_cm_layouts 8 8b 8w 16 16b 16w 16x)
+  # (256 invocations, 128x128 / 64x64 blocks), chosen for GEMMs that fill them. Tuning
+  # candidates, which only VKRT_VULKAN_COOPMAT picks: "b" (128-row blocks, 64 invocations), "x"
+  # (128x128 on 128 invocations, 64x64 per subgroup), "y" (128x128 on 256, 32x64 per subgroup),
+  # "z" (128x256 on 256, 64x64 per subgroup, one matrix step per K block to fit 48 KiB).
+  # variant_select.cpp's table mirrors these.
+  set(vkrt_cm_layouts 8 8b 8w 16 16b 16w 16x 16y 16z)
   set(vkrt_cm_defs_8 TM=8 TN=8 SUBGROUP=8 SG_ROWS=4 SG_COLS=2 WM=1 WN=2 KSUB=2 VEC=2)
   set(vkrt_cm_defs_8b TM=8 TN=8 SUBGROUP=8 SG_ROWS=4 SG_COLS=2 WM=4 WN=2 KSUB=1 VEC=2)
   set(vkrt_cm_defs_8w TM=8 TN=8 SUBGROUP=8 SG_ROWS=4 SG_COLS=8 WM=2 WN=1 KSUB=2 VEC=2)
@@ -56,6 +58,8 @@ if(vkrt_probe_glslang EQUAL 0 AND vkrt_probe_val EQUAL 0)
   set(vkrt_cm_defs_16b TM=16 TN=16 SUBGROUP=32 SG_ROWS=2 SG_COLS=1 WM=4 WN=4 KSUB=1 VEC=4)
   set(vkrt_cm_defs_16w TM=16 TN=16 SUBGROUP=32 SG_ROWS=2 SG_COLS=4 WM=4 WN=2 KSUB=2 VEC=4)
   set(vkrt_cm_defs_16x TM=16 TN=16 SUBGROUP=32 SG_ROWS=2 SG_COLS=2 WM=4 WN=4 KSUB=2 VEC=4)
+  set(vkrt_cm_defs_16y TM=16 TN=16 SUBGROUP=32 SG_ROWS=4 SG_COLS=2 WM=2 WN=4 KSUB=2 VEC=4)
+  set(vkrt_cm_defs_16z TM=16 TN=16 SUBGROUP=32 SG_ROWS=2 SG_COLS=4 WM=4 WN=4 KSUB=1 VEC=4)
   foreach(layout IN LISTS vkrt_cm_layouts)
     string(REGEX MATCH "^[0-9]+" family ${layout})
     if(family STREQUAL "8")

@@ -374,7 +374,7 @@ TEST(VulkanDotVariants, MatmulBitExactWithCpu) {
 std::vector<const char*> coopmat_layouts_here() {
   return device_or_null(nullptr)->features().subgroup_size == 8
              ? std::vector<const char*>{"8", "8w", "8b"}
-             : std::vector<const char*>{"16", "16w", "16b", "16x"};
+             : std::vector<const char*>{"16", "16w", "16b", "16x", "16y", "16z"};
 }
 
 TEST(VulkanCoopmat, Int8MatmulBitExactWithCpu) {
@@ -662,6 +662,12 @@ TEST(VulkanVariantSelect, CoopmatWhereTheShapeFits) {
     EXPECT_EQ(lower_one(mm, gpu, "auto"), "matmul_coopmat16b_i8_i8");
     EXPECT_EQ(lower_one(mm16, gpu, "auto"), "matmul_coopmat16b_f16");
     EXPECT_EQ(lower_one(mm, lavapipe, "coopmat"), "matmul_dot_i8_i8");  // 16b does not fit 8-lane subgroups
+  }
+  {  // the 128x256 candidate: named, it is used even where the GEMM is smaller than its block
+    ScopedEnv env("VKRT_VULKAN_COOPMAT", "16z");
+    EXPECT_EQ(lower_one(mm, gpu, "auto"), "matmul_coopmat16z_i8_i8");
+    EXPECT_EQ(lower_one(big_pointwise, gpu, "auto"), "conv2d_1x1_coopmat16z_i8_i8");
+    EXPECT_EQ(lower_one(big, small_shared, "auto"), "matmul_dot_i8_i8");  // 37.5 KiB > 32 KiB
   }
   {  // a name that is no layout is an error, not a silent fallback
     ScopedEnv env("VKRT_VULKAN_COOPMAT", "32");

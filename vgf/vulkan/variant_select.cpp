@@ -89,6 +89,8 @@ constexpr CoopmatVariant kCoopmatVariants[] = {
     {"16", 16, 16, 32, 16, 32, 64, 64, 64, 4, 2, false},
     {"16b", 16, 16, 32, 16, 32, 128, 64, 64, 4, 1, true},
     {"16x", 16, 16, 32, 16, 32, 128, 128, 128, 4, 2, true},
+    {"16y", 16, 16, 32, 16, 32, 128, 128, 256, 4, 2, true},
+    {"16z", 16, 16, 32, 16, 32, 128, 256, 256, 4, 1, true},
     // lavapipe (Mesa 26; 25.0 has no coopmat): 8x8x8 on 8-lane subgroups.
     {"8w", 8, 8, 8, 8, 8, 64, 64, 256, 2, 2, false},
     {"8", 8, 8, 8, 8, 8, 32, 32, 64, 2, 2, false},
@@ -116,7 +118,7 @@ Result<std::string_view> coopmat_layout_from_env() {
     if (std::string_view(env) == v.suffix) return std::string_view(v.suffix);
   }
   return make_error(Error::InvalidArgument, "VKRT_VULKAN_COOPMAT=\"", env,
-                    "\": expected 16w, 16, 16b, 16x, 8w, 8 or 8b");
+                    "\": expected 16w, 16, 16b, 16x, 16y, 16z, 8w, 8 or 8b");
 }
 
 // Whether the device runs layout `v` for these inputs (int8 x int8 -> int32, or fp16 x fp16 ->

@@ -12,8 +12,8 @@
 //               limits; by default not on CPU implementations (lavapipe emulates them). The
 //               wide layout (16w / 8w, 256 invocations) is used where the GEMM fills its
 //               block, else the 64-invocation one (16 / 8).
-// VKRT_VULKAN_COOPMAT=16w|16|16b|16x|8w|8|8b names the cooperative-matrix layout to use where
-// it fits (16b, 16x and 8b are tuning candidates used only when named).
+// VKRT_VULKAN_COOPMAT=16w|16|16b|16x|16y|16z|8w|8|8b names the cooperative-matrix layout to use
+// where it fits (16b, 16x, 16y, 16z and 8b are tuning candidates used only when named).
 // The policy can be forced with the env var VKRT_VULKAN_VARIANTS:
 //   auto (default)  as above
 //   dot             the dot variants whenever the device has shaderIntegerDotProduct, accelerated
