@@ -435,6 +435,72 @@ TEST(VulkanCoopmat, Conv2d1x1BitExactWithCpu) {
   }
 }
 
+// A fast variant whose pipeline the driver fails to create (injected here) is replaced for the
+// executor's lifetime, with a notice in the stats, and the results stay bit-exact: coopmat gives
+// way to dot, dot to portable. The dot case runs wherever the device has integer dot products
+// (CI's lavapipe included); the coopmat case where a coopmat variant fits.
+Status run_with_failing(const vgf::Graph& graph, std::vector<HostTensor>& inputs,
+                        std::vector<HostTensor>& outputs, std::string_view failing, VulkanExecutorStats* stats) {
+  VulkanExecutor executor;
+  executor.set_pipeline_fault([failing](std::string_view shader) {
+    return shader.find(failing) == std::string_view::npos
+               ? Status::ok()
+               : make_error(Error::Internal, "vkCreateComputePipelines failed (injected)");
+  });
+  BackendOptions options;
+  options.set("VgfBackend.pipeline_cache_dir", "off");
+  vgf::ExecutorOptions eo;
+  eo.backend_options = &options;
+  VKRT_RETURN_IF_ERROR(run_graph(executor, graph, eo, inputs, outputs));
+  *stats = executor.stats();
+  return Status::ok();
+}
+
+TEST(VulkanVariantFallback, FailedDotPipelineFallsBackToPortable) {
+  VKRT_REQUIRE_VULKAN();
+  if (!device_or_null(nullptr)->features().integer_dot_product) {
+    GTEST_SKIP() << "the device has no integer dot products: no dot variant to fail";
+  }
+  ScopedVariantsEnv env("dot");
+  std::mt19937 rng(29);
+  Built mm = build_matmul({1, 33, 70, 40, -7, 3, DType::Int8, true}, rng);
+  Built conv = build_conv({1, 7, 6, 8, 5, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, -128, 0, DType::Int32}, rng);
+  for (Built* built : {&mm, &conv}) {
+    std::vector<HostTensor> outputs;
+    VulkanExecutorStats stats;
+    Status r = run_with_failing(built->graph, built->inputs, outputs, "_dot_", &stats);
+    ASSERT_TRUE(r.is_ok()) << r.message();
+    EXPECT_TRUE(bytes_equal(built->expected, outputs[0]));
+    ASSERT_EQ(stats.variant_fallbacks.size(), 1u);
+    EXPECT_NE(stats.variant_fallbacks[0].find("injected"), std::string::npos) << stats.variant_fallbacks[0];
+    EXPECT_NE(stats.variant_fallbacks[0].find("portable"), std::string::npos) << stats.variant_fallbacks[0];
+    ASSERT_EQ(stats.dispatch_shaders.size(), 1u);
+    EXPECT_EQ(stats.dispatch_shaders[0].find("_dot_"), std::string::npos) << stats.dispatch_shaders[0];
+  }
+  // A failure outside the fast variants is still an error, not a fallback.
+  std::vector<HostTensor> outputs;
+  VulkanExecutorStats stats;
+  Status r = run_with_failing(mm.graph, mm.inputs, outputs, "matmul", &stats);
+  EXPECT_EQ(r.code(), Error::Internal) << r.message();
+}
+
+TEST(VulkanVariantFallback, FailedCoopmatPipelineFallsBackToDot) {
+  REQUIRE_COOPMAT_DEVICE(true);
+  ScopedVariantsEnv env("coopmat");
+  std::mt19937 rng(31);
+  Built built = build_matmul({1, 70, 128, 68, 5, -2, DType::Int8, true}, rng);
+  std::vector<HostTensor> outputs;
+  VulkanExecutorStats stats;
+  Status r = run_with_failing(built.graph, built.inputs, outputs, "_coopmat", &stats);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_TRUE(bytes_equal(built.expected, outputs[0]));
+  ASSERT_EQ(stats.variant_fallbacks.size(), 1u);
+  EXPECT_NE(stats.variant_fallbacks[0].find("without cooperative matrices"), std::string::npos)
+      << stats.variant_fallbacks[0];
+  ASSERT_EQ(stats.dispatch_shaders.size(), 1u);
+  EXPECT_EQ(stats.dispatch_shaders[0], "matmul_dot_i8_i8");
+}
+
 // fp16 inputs, fp32 accumulation: within the tolerance of the portable fp16 MATMUL
 // (VulkanMatmul.Fp16StorageFp32Accumulation), on shapes that cross block and K-block edges.
 TEST(VulkanCoopmat, Fp16MatmulMatchesCpu) {

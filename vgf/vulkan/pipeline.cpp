@@ -74,6 +74,7 @@ Result<const ComputePipeline*> PipelineSet::get(std::string_view shader, uint32_
   if (!binary) {
     return make_error(Error::NotFound, "shader variant \"", std::string(shader), "\" is not embedded");
   }
+  if (fault_) VKRT_RETURN_IF_ERROR(fault_(shader));
   auto p = std::make_unique<ComputePipeline>();
   p->name = std::string(shader);
   p->binding_count = binding_count;

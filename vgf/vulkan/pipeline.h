@@ -5,6 +5,7 @@
 
 #include <volk.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -46,6 +47,10 @@ class PipelineSet {
   // The pipeline for a shader variant (created on first request). NotFound when no embedded
   // variant has that name; Internal/MemoryAllocationFailed when the driver rejects it.
   Result<const ComputePipeline*> get(std::string_view shader, uint32_t binding_count);
+  // Called before each pipeline is created; a failure it returns stands for the driver's.
+  // Tests make chosen variants fail through it (VulkanExecutor::set_pipeline_fault).
+  using Fault = std::function<Status(std::string_view shader)>;
+  void set_fault(Fault fault) { fault_ = std::move(fault); }
   size_t size() const { return pipelines_.size(); }
   // Seconds spent in vkCreateComputePipelines so far (cold vs warm cache reporting).
   double creation_seconds() const { return creation_seconds_; }
@@ -55,6 +60,7 @@ class PipelineSet {
   VkPipelineCache cache_;
   std::map<std::string, std::unique_ptr<ComputePipeline>, std::less<>> pipelines_;
   double creation_seconds_ = 0.0;
+  Fault fault_;
 };
 
 }  // namespace vkrt::vulkan

@@ -118,6 +118,8 @@ Status VulkanExecutor::prepare(const vgf::Graph& graph, const vgf::ExecutorOptio
   pipelines_.reset();
   VKRT_ASSIGN_OR_RETURN(cache_, PipelineCache::open(ctx_, option_string(opts, "VgfBackend.pipeline_cache_dir")));
   pipelines_ = std::make_unique<PipelineSet>(ctx_, cache_->handle());
+  pipelines_->set_fault(pipeline_fault_);
+  lowering_features_ = ctx_->features();
   profile_ = option_on(opts, "VgfBackend.profile", "VKRT_VULKAN_PROFILE");
   bool fusion = !(opts && opts->get("VgfBackend.fusion") == "0");
   bool fuse_elementwise =
@@ -193,9 +195,26 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
   VKRT_ASSIGN_OR_RETURN(plan->memory, plan_memory(g, plan->shapes, plan->steps, alias_, alignment));
 
   // Lower every step (symbolic slots), then create the buffers.
-  LoweringContext lowering(g, plan->shapes, alias_, plan->memory, f, alignment);
+  LoweringContext lowering(g, plan->shapes, alias_, plan->memory, lowering_features_, alignment);
   std::vector<PendingDispatch> pending;
   for (const FusedStep& step : plan->steps) VKRT_RETURN_IF_ERROR(lower_step(step, lowering, &pending));
+  // A fast variant whose pipeline the driver cannot create (a device that lists a feature yet
+  // fails to compile a shader using it) is dropped for this executor and the plan lowered
+  // again, with a notice: cooperative matrices give way to the dot variants, dot products to
+  // the portable ones. Each retry removes a feature, so there are at most two.
+  for (const PendingDispatch& d : pending) {
+    const bool coopmat = d.shader.find("_coopmat") != std::string::npos;
+    if (!coopmat && d.shader.find("_dot_") == std::string::npos) continue;
+    Result<const ComputePipeline*> created = pipelines_->get(d.shader, d.binding_count);
+    if (created.ok()) continue;
+    std::string notice = d.label + " (" + d.shader + "): " + created.status().message() + "; using " +
+                         (coopmat ? "the variants without cooperative matrices" : "the portable variants") +
+                         " from now on";
+    std::fprintf(stderr, "vkrt: vulkan: %s\n", notice.c_str());
+    stats_.variant_fallbacks.push_back(std::move(notice));
+    (coopmat ? lowering_features_.cooperative_matrix_khr : lowering_features_.integer_dot_product) = false;
+    return build_plan(input_shapes);
+  }
   for (const PendingDispatch& d : pending) {
     for (const Slot& s : d.bindings) {
       if (s.size > f.max_storage_buffer_range) {

@@ -56,6 +56,8 @@ struct VulkanExecutorStats {
   size_t chain_compiles = 0;         // modules compiled with glslang
   size_t chain_disk_hits = 0;        // modules read back from the disk cache (warm init)
   std::vector<std::string> chain_failures;  // chains that fell back to one dispatch per op
+  // Fast variants the driver could not create a pipeline for, and what replaced them.
+  std::vector<std::string> variant_fallbacks;
 };
 
 class VulkanExecutor final : public vgf::GraphExecutor {
@@ -77,6 +79,9 @@ class VulkanExecutor final : public vgf::GraphExecutor {
   // Replaces the GLSL compiler used for generated elementwise-chain shaders at the next
   // prepare() (default: compile_glsl_compute). Tests inject compile failures through it.
   void set_chain_compiler(ChainPipelines::Compiler compiler) { chain_compiler_ = std::move(compiler); }
+  // Makes pipeline creation fail where `fault` returns an error, from the next prepare() on.
+  // Tests check the fast-variant fallback through it.
+  void set_pipeline_fault(PipelineSet::Fault fault) { pipeline_fault_ = std::move(fault); }
 
  private:
   struct ShapePlan;
@@ -89,6 +94,10 @@ class VulkanExecutor final : public vgf::GraphExecutor {
   std::unique_ptr<PipelineSet> pipelines_;
   std::unique_ptr<ChainPipelines> chains_;  // generated chain shaders (destroyed after plans_)
   ChainPipelines::Compiler chain_compiler_;  // empty: compile_glsl_compute
+  PipelineSet::Fault pipeline_fault_;        // empty: none
+  // The device features the lowering chooses variants by: the context's, less the fast
+  // variants whose pipelines failed (build_plan).
+  DeviceFeatures lowering_features_;
   std::unique_ptr<SpirvDiskCache> spirv_disk_;  // next to the pipeline cache file; null when off
   std::vector<FusedStep> steps_;  // fuse_ops; each plan adds its elementwise chains
   std::vector<vgf::TensorId> alias_;
