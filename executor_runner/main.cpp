@@ -199,14 +199,15 @@ void print_timing(const std::vector<double>& runs) {
 
 void print_profile(const Method& method) {
   auto rows = method.profile();
-  fprintf(stderr, "%-5s %-48s %8s %12s %12s\n", "#", "instruction", "calls", "total ms", "mean us");
+  // Wide enough for a fused dispatch and its shader variant, "CONV2D+RESCALE+CLAMP [conv2d_...]".
+  fprintf(stderr, "%-5s %-62s %8s %12s %12s\n", "#", "instruction", "calls", "total ms", "mean us");
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    fprintf(stderr, "%-5zu %-48s %8llu %12.3f %12.2f\n", i, r.name.c_str(), static_cast<unsigned long long>(r.calls),
+    fprintf(stderr, "%-5zu %-62s %8llu %12.3f %12.2f\n", i, r.name.c_str(), static_cast<unsigned long long>(r.calls),
             r.total_ms, r.calls ? 1000.0 * r.total_ms / double(r.calls) : 0.0);
     // Steps inside a delegate (GPU dispatch timestamps on Vulkan), from the last execution.
     for (const auto& step : r.delegate_steps)
-      fprintf(stderr, "        %-46s %8s %12.3f %12s\n", step.name.c_str(), "last", step.time_ms, "(device)");
+      fprintf(stderr, "        %-60s %8s %12.3f %12s\n", step.name.c_str(), "last", step.time_ms, "(device)");
   }
 }
 
@@ -276,7 +277,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--profile", flags.profile,
                "Print a per-instruction time table after the runs, with each delegate's own steps\n"
-               "(GPU time per Vulkan dispatch of the last run for VgfBackend)");
+               "(GPU time per Vulkan dispatch of the last run for VgfBackend, with its shader variant)");
   app.add_flag("--list", flags.list, "List the program's methods, their inputs/outputs, operators and delegates");
 
   auto args = normalise_args(argc, argv);

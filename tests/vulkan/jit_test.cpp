@@ -390,6 +390,15 @@ TEST(VulkanGraph, ProfilingGivesOneTimingPerDispatch) {
   EXPECT_EQ(timings[0].label, "CONV2D+RESCALE+CLAMP");
   EXPECT_EQ(timings[1].label, "DEPTHWISE_CONV2D+RESCALE");
   for (const auto& t : timings) EXPECT_GE(t.gpu_ns, 0.0);
+  // The per-op table (executor_runner --profile) names each dispatch's shader variant.
+  std::vector<DelegateProfileEntry> table = ex.op_profile();
+  ASSERT_EQ(table.size(), 3u);
+  ASSERT_EQ(ex.stats().dispatch_shaders.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(table[i].name, timings[i].label + " [" + ex.stats().dispatch_shaders[i] + "]");
+    EXPECT_EQ(table[i].time_ms, timings[i].gpu_ns * 1e-6);
+  }
+  EXPECT_EQ(table[1].name.rfind("DEPTHWISE_CONV2D+RESCALE [depthwise_conv2d", 0), 0u) << table[1].name;
 }
 
 TEST(VulkanGraph, RegisteredAsTheVulkanExecutor) {

@@ -383,8 +383,15 @@ Status VulkanExecutor::run(std::span<const Tensor* const> inputs, std::span<Tens
 }
 
 std::vector<DelegateProfileEntry> VulkanExecutor::op_profile() const {
+  // "<fused ops> [<shader variant>]": which variant ran (portable, dot, which coopmat layout)
+  // is half of what a per-dispatch time means.
   std::vector<DelegateProfileEntry> out;
-  for (const DispatchTiming& t : last_profile()) out.push_back({t.label, t.gpu_ns * 1e-6});
+  const std::vector<DispatchTiming> timings = last_profile();
+  for (size_t i = 0; i < timings.size(); ++i) {
+    const bool named = i < last_plan_->shaders.size();
+    out.push_back({named ? timings[i].label + " [" + last_plan_->shaders[i] + "]" : timings[i].label,
+                   timings[i].gpu_ns * 1e-6});
+  }
   return out;
 }
 
