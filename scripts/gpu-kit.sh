@@ -97,42 +97,52 @@ run() {
   # 1. Every Vulkan test with the validation layer. Debian bookworm's layer predates
   #    VK_KHR_cooperative_matrix, so this pass declines it (the dot variants run instead).
   for t in $(cat "$kit/tests.txt"); do
-    VKRT_VULKAN_VALIDATION=1 VKRT_VULKAN_VARIANTS=dot timeout 600 "$work/run" "$work/bin/$t" --gtest_brief=1 \
+    VKRT_VULKAN_VALIDATION=1 VKRT_VULKAN_VARIANTS=dot timeout 150 "$work/run" "$work/bin/$t" --gtest_brief=1 \
       >"$out/validated.log.$t" 2>&1 && r=ok || r="FAILED (rc $?)"
     echo "validated dot: $t: $r $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$out/validated.log.$t" | tr '\n' ' ')" >>"$summary"
   done
+  echo "-- validated pass done at ${SECONDS}s" >>"$summary"
   # 2. The same with the default policy (cooperative matrices where the device lists them), no layer.
   for t in $(cat "$kit/tests.txt"); do
-    timeout 600 "$work/run" "$work/bin/$t" --gtest_brief=1 >"$out/auto.log.$t" 2>&1 && r=ok || r="FAILED (rc $?)"
+    timeout 150 "$work/run" "$work/bin/$t" --gtest_brief=1 >"$out/auto.log.$t" 2>&1 && r=ok || r="FAILED (rc $?)"
     echo "auto: $t: $r $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$out/auto.log.$t" | tr '\n' ' ')" >>"$summary"
   done
   grep -h "device:" "$out"/auto.log.vulkan_variants_test >>"$summary" || true
+  echo "-- default pass done at ${SECONDS}s" >>"$summary"
   # 3. The benchmark: GEMM against PyTorch on the same GPU (each line names the shader variant),
   #    the MobileNetV2-shaped graph, cold vs warm init; then the dot variants only.
   #    GPUKIT_BENCH overrides the shapes (a rehearsal on lavapipe needs small ones).
   local shapes=${GPUKIT_BENCH:---gemm_sizes=4096,mnv2 --mnv2_batches=1,16 --mnv2_res=224}
   # shellcheck disable=SC2086
-  timeout 900 "$work/run" "$work/bin/vulkan_bench" $shapes --torch=python3 \
+  timeout 240 "$work/run" "$work/bin/vulkan_bench" $shapes --torch=python3 \
     --torch_script="$PWD/bench/vulkan/torch_gemm.py" >"$out/bench.log" 2>&1 || echo "bench rc $?" >>"$summary"
   # shellcheck disable=SC2086
-  VKRT_VULKAN_VARIANTS=dot timeout 600 "$work/run" "$work/bin/vulkan_bench" $shapes >"$out/bench_dot.log" 2>&1 ||
+  VKRT_VULKAN_VARIANTS=dot timeout 150 "$work/run" "$work/bin/vulkan_bench" $shapes >"$out/bench_dot.log" 2>&1 ||
     echo "bench (dot) rc $?" >>"$summary"
   grep -E "^(Gemm|MobileNet|Init|shape|[0-9]+x[0-9]+x[0-9]+)" "$out/bench.log" >>"$summary" || true
+  echo "-- benchmarks done at ${SECONDS}s" >>"$summary"
   #    Every 16-family cooperative-matrix layout (VKRT_VULKAN_COOPMAT) on the same GEMMs: the
   #    default picks 16w where the GEMM fills 128x128 blocks, else 16; the others are candidates.
   for layout in 16 16w 16b 16x 16y 16z; do
     # shellcheck disable=SC2086
-    VKRT_VULKAN_COOPMAT=$layout timeout 300 "$work/run" "$work/bin/vulkan_bench" $shapes --mnv2_batches= \
+    VKRT_VULKAN_COOPMAT=$layout timeout 60 "$work/run" "$work/bin/vulkan_bench" $shapes --mnv2_batches= \
       --benchmark_filter=Gemm >"$out/bench_$layout.log.txt" 2>&1 || echo "bench ($layout) rc $?" >>"$summary"
     grep -E "^Gemm" "$out/bench_$layout.log.txt" | sed "s/^/$layout: /" >>"$summary" || true
   done
+  #    The MobileNetV2-shaped graph with every 1x1 convolution on the 64x64 layout, against the
+  #    default's mix of 16w and 16 above.
+  # shellcheck disable=SC2086
+  VKRT_VULKAN_COOPMAT=16 timeout 90 "$work/run" "$work/bin/vulkan_bench" $shapes --benchmark_filter=MobileNet \
+    >"$out/bench_mnv2_16.log.txt" 2>&1 || echo "bench (MobileNetV2, 16) rc $?" >>"$summary"
+  grep -E "^MobileNet" "$out/bench_mnv2_16.log.txt" | sed "s/^/16: /" >>"$summary" || true
+  echo "-- layouts done at ${SECONDS}s" >>"$summary"
   # 4. What a user runs: the MobileNetV2-shaped VGF sample through executor_runner, on the GPU
   #    with the per-dispatch profile, then on the CPU executor for comparison.
   "$work/run" "$work/bin/make_sample_programs" "$work/samples" >/dev/null
   local sample=$work/samples/mobilenet_v2_int8_vgf.pte
-  timeout 300 "$work/run" "$work/bin/executor_runner" "$sample" --vgf_executor vulkan --num_executions 50 \
+  timeout 90 "$work/run" "$work/bin/executor_runner" "$sample" --vgf_executor vulkan --num_executions 50 \
     --profile >"$out/runner_gpu.log" 2>&1 || echo "executor_runner (vulkan) rc $?" >>"$summary"
-  timeout 300 "$work/run" "$work/bin/executor_runner" "$sample" --vgf_executor cpu --num_executions 3 \
+  timeout 90 "$work/run" "$work/bin/executor_runner" "$sample" --vgf_executor cpu --num_executions 3 \
     >"$out/runner_cpu.log" 2>&1 || echo "executor_runner (cpu) rc $?" >>"$summary"
   grep -h "Executions:" "$out/runner_gpu.log" "$out/runner_cpu.log" | sed 's/^/runner: /' >>"$summary" || true
   # Logs: at most 8 files come back from a device run, so the per-test ones are bundled.
