@@ -295,7 +295,10 @@ void main() {
     }
 #endif
 #endif
-    for (int ks = 0; ks < KSUB; ++ks) {
+    // Matrix steps wholly past DEPTH would multiply zero padding: skipped (uniform), which
+    // matters where K is smaller than a K block (MobileNetV2's 1x1 convolutions over 16-32
+    // channels) and in the last block.
+    for (int ks = 0; ks < KSUB && k0 + ks * TK < DEPTH; ++ks) {
       coopmat<IN_T, gl_ScopeSubgroup, TM, TK, gl_MatrixUseA> ma[WM];
       coopmat<IN_T, gl_ScopeSubgroup, TK, TN, gl_MatrixUseB> mb[WN];
       for (int i = 0; i < WM; ++i)
