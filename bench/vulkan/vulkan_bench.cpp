@@ -11,7 +11,9 @@
 // * --torch: afterwards runs torch_gemm.py (PyTorch int8 _int_mm and fp16 matmul on CUDA) on the
 //   same shapes and prints our int8/fp16 GPU throughput next to PyTorch's, with the ratio.
 // * An int8 MobileNetV2-shaped graph: latency per inference, op count vs dispatch count (with
-//   and without fusion), arena / constant / peak-live memory.
+//   and without fusion), arena / constant / peak-live memory, the device memory allocated for
+//   them (device_MB) and, where a GPU driver counts heap usage (VK_EXT_memory_budget), all that
+//   the executor added to the device-local heaps (heap_delta_MB: pipelines and pools too).
 // * Init: cold (empty pipeline cache directory) vs warm (cache file from a previous init).
 // Defaults are small because lavapipe (the CPU Vulkan device) is slow; on a GPU pass
 // --gemm_sizes=4096 --mnv2_batches=1,16.
@@ -37,6 +39,8 @@ namespace {
 
 using samples::build_mobilenet_v2_int8;
 using samples::MobileNetV2Options;
+using vulkan::Context;
+using vulkan::ContextOptions;
 using vulkan::VulkanExecutor;
 
 std::vector<GemmShape> g_gemm_shapes{{128, 128, 128}, {256, 256, 256}, {512, 512, 512}};
@@ -165,6 +169,10 @@ void BM_MobileNetV2Int8(benchmark::State& state, bool fusion) {
   vgf::Graph g = build_mobilenet_v2_int8(mo);
   BackendOptions options = base_options();
   if (!fusion) options.set("VgfBackend.fusion", "0");
+  // Device-local heap usage as the driver counts it (VK_EXT_memory_budget), before the
+  // executor exists: the delta after the runs is all it holds (buffers, pipelines, pools).
+  auto ctx = Context::shared(ContextOptions{});
+  const uint64_t heap_before = ctx.ok() ? (*ctx)->device_local_heap_usage() : 0;
   auto p = prepare(g, options);
   if (!p.ok()) {
     state.SkipWithError(p.status().message().c_str());
@@ -187,6 +195,10 @@ void BM_MobileNetV2Int8(benchmark::State& state, bool fusion) {
   state.counters["arena_MB"] = double(st.arena_bytes) / 1e6;
   state.counters["peak_live_MB"] = double(st.peak_live_bytes) / 1e6;
   state.counters["consts_MB"] = double(st.constant_bytes) / 1e6;
+  state.counters["device_MB"] = double(st.device_memory_bytes) / 1e6;  // arena + constants, as allocated
+  if (ctx.ok() && (*ctx)->features().memory_budget && !(*ctx)->features().cpu_device) {  // see jit_test
+    state.counters["heap_delta_MB"] = (double((*ctx)->device_local_heap_usage()) - double(heap_before)) / 1e6;
+  }
 }
 
 // Init (prepare) time with the pipeline cache cold (fresh directory) or warm (file present).

@@ -80,6 +80,28 @@ TEST(VulkanContext, OversizedAllocationIsAnErrorNotACrash) {
   EXPECT_NE(fine->mapped(), nullptr);
 }
 
+// A buffer reports the device memory behind it, and where a GPU driver counts heap usage
+// (VK_EXT_memory_budget) a 32 MiB device-local buffer shows there while it lives. Not on CPU
+// devices: Mesa 26's lavapipe has the extension but reports the system's memory use, which an
+// untouched allocation does not move.
+TEST(VulkanContext, DeviceMemoryIsAccountedFor) {
+  VKRT_REQUIRE_VULKAN();
+  auto ctx = device_or_null(nullptr);
+  const uint64_t before = ctx->device_local_heap_usage();
+  constexpr size_t kBytes = size_t(32) << 20;
+  {
+    auto b = Buffer::create(ctx, kBytes, MemoryKind::DeviceLocal);
+    ASSERT_TRUE(b.ok()) << b.status().message();
+    EXPECT_GE(b->allocated_bytes(), kBytes);
+    EXPECT_LT(b->allocated_bytes(), kBytes + (size_t(1) << 20)) << "rounding beyond 1 MiB";
+    if (!ctx->features().memory_budget || ctx->features().cpu_device) {
+      GTEST_SKIP() << "no per-allocation heap usage (VK_EXT_memory_budget on a GPU): " << ctx->describe();
+    }
+    EXPECT_GE(ctx->device_local_heap_usage(), before + kBytes);
+  }
+  EXPECT_LT(ctx->device_local_heap_usage(), before + kBytes) << "freed memory still counted";
+}
+
 // ---- Fusion and memory plan (pure) ----
 
 // input -> CONV2D -> RESCALE -> CLAMP -> DEPTHWISE -> RESCALE -> ADD(i32 path) ... a small
@@ -313,6 +335,7 @@ TEST(VulkanGraph, DynamicShapesReplanPerInputShape) {
   VulkanExecutor ex;
   Status s = prepare_without_cache_file(ex, dyn.graph);
   ASSERT_TRUE(s.is_ok()) << s.message();
+  std::vector<uint64_t> device_bytes;
   for (int64_t h : {8, 12, 8}) {
     Block ref = make_block(h, false);  // same weights (same seed), concrete shapes
     HostTensor in = ref.input;
@@ -330,7 +353,13 @@ TEST(VulkanGraph, DynamicShapesReplanPerInputShape) {
     ASSERT_EQ(out_t->numel(), ref.expected.count());
     std::memcpy(out.bytes.data(), storage.data(), out.bytes.size());
     EXPECT_TRUE(bytes_equal(ref.expected, out)) << "h = " << h;
+    // Device memory counts every plan held: at least this plan's arena and constants.
+    const VulkanExecutorStats& st = ex.stats();
+    EXPECT_GE(st.device_memory_bytes, st.arena_bytes + st.constant_bytes) << "h = " << h;
+    device_bytes.push_back(st.device_memory_bytes);
   }
+  EXPECT_GT(device_bytes[1], device_bytes[0]) << "the 12-row plan is held beside the 8-row one";
+  EXPECT_EQ(device_bytes[2], device_bytes[1]) << "the 8-row plan is reused, nothing allocated";
 }
 
 TEST(VulkanGraph, WrongInputSizeIsAnErrorNotACrash) {

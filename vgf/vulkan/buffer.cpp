@@ -31,6 +31,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
     buffer_ = std::exchange(other.buffer_, VK_NULL_HANDLE);
     memory_ = std::exchange(other.memory_, VK_NULL_HANDLE);
     size_ = std::exchange(other.size_, 0);
+    allocated_ = std::exchange(other.allocated_, 0);
     mapped_ = std::exchange(other.mapped_, nullptr);
     coherent_ = std::exchange(other.coherent_, false);
   }
@@ -97,6 +98,7 @@ Result<Buffer> Buffer::create(const std::shared_ptr<Context>& ctx, size_t bytes,
   if (r != VK_SUCCESS) {
     return vk_status(r, "vkAllocateMemory(" + std::to_string(req.size) + " bytes)");
   }
+  b.allocated_ = req.size;
   VKRT_VK_RETURN_IF_ERROR(vkBindBufferMemory(dev, b.buffer_, b.memory_, 0), "vkBindBufferMemory");
   VkMemoryPropertyFlags flags = props.memoryTypes[type].propertyFlags;
   if (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {

@@ -33,6 +33,9 @@ class Buffer {
 
   VkBuffer handle() const { return buffer_; }
   size_t size() const { return size_; }
+  // Bytes of device memory behind the buffer (its memory requirements: size plus the driver's
+  // rounding).
+  uint64_t allocated_bytes() const { return allocated_; }
   // Host pointer when the memory is host-visible (persistently mapped), else nullptr.
   uint8_t* mapped() const { return mapped_; }
   bool host_coherent() const { return coherent_; }
@@ -44,6 +47,7 @@ class Buffer {
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   size_t size_ = 0;
+  uint64_t allocated_ = 0;
   uint8_t* mapped_ = nullptr;
   bool coherent_ = false;
 };

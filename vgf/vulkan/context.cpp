@@ -324,6 +324,7 @@ Status Context::init(const ContextOptions& options) {
                                 p13.integerDotProduct4x8BitPackedMixedSignednessAccelerated);
   f.maintenance4 = v13 && f13.maintenance4;
   f.cooperative_matrix_nv = has_extension(exts, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  f.memory_budget = has_extension(exts, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   // glslang declares the Vulkan memory model in every cooperative-matrix shader. Not enabled when
   // the process asked for no cooperative-matrix variant (VKRT_VULKAN_VARIANTS=dot or portable
   // when the context is created): validation layers older than the extension (Debian bookworm's
@@ -405,6 +406,7 @@ Status Context::init(const ContextOptions& options) {
   e13.maintenance4 = f.maintenance4;
   // Cooperative matrices (KHR): enabled where the device lists a subgroup shape.
   std::vector<const char*> device_exts;
+  if (f.memory_budget) device_exts.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   CoopmatFeaturesKhr ecm;
   if (f.cooperative_matrix_khr) {
     device_exts.push_back("VK_KHR_cooperative_matrix");
@@ -461,6 +463,19 @@ std::string coopmat_summary(const DeviceFeatures& f) {
 }
 
 }  // namespace
+
+uint64_t Context::device_local_heap_usage() const {
+  if (!features_.memory_budget) return 0;
+  VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+  VkPhysicalDeviceMemoryProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2};
+  props.pNext = &budget;
+  vkGetPhysicalDeviceMemoryProperties2(physical_device_, &props);
+  uint64_t used = 0;
+  for (uint32_t h = 0; h < props.memoryProperties.memoryHeapCount && h < VK_MAX_MEMORY_HEAPS; ++h) {
+    if (props.memoryProperties.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) used += budget.heapUsage[h];
+  }
+  return used;
+}
 
 std::string Context::describe() const {
   char buf[1024];

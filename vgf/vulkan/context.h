@@ -70,6 +70,7 @@ struct DeviceFeatures {
   double timestamp_period_ns = 0.0;
   uint32_t timestamp_valid_bits = 0;
   bool unified_memory = false;         // a memory type is DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT
+  bool memory_budget = false;          // VK_EXT_memory_budget (enabled): heap usage as the driver counts it
 };
 
 struct DeviceInfo {
@@ -113,6 +114,10 @@ class Context {
   const DeviceFeatures& features() const { return features_; }
   const DeviceInfo& info() const { return info_; }
   const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_properties_; }
+  // Bytes of the device-local heaps in use by this process as the driver counts them
+  // (VK_EXT_memory_budget heapUsage: buffers, pipelines, pools, driver-internal allocations);
+  // 0 where the device lacks the extension. Benchmarks read it around prepare() and runs.
+  uint64_t device_local_heap_usage() const;
   bool validation_enabled() const { return validation_enabled_; }
 
   // Validation-layer messages (warnings and errors) seen by any context of this process.

@@ -164,6 +164,11 @@ Result<VulkanExecutor::ShapePlan*> VulkanExecutor::plan_for(std::span<const vgf:
   ShapePlan* raw = plan.get();
   plans_.emplace(std::move(key), std::move(plan));
   stats_.pipeline_count = pipelines_->size();
+  stats_.device_memory_bytes = stats_.staging_memory_bytes = 0;
+  for (const auto& [shapes, held] : plans_) {
+    stats_.device_memory_bytes += held->arena.allocated_bytes() + held->constants.allocated_bytes();
+    stats_.staging_memory_bytes += held->staging.allocated_bytes();
+  }
   return raw;
 }
 

@@ -45,6 +45,11 @@ struct VulkanExecutorStats {
   uint64_t peak_live_bytes = 0;    // largest simultaneously-live tensor set
   uint64_t total_tensor_bytes = 0; // all arena tensors without reuse
   uint64_t constant_bytes = 0;     // uploaded constants (weights, requantization tables)
+  // Device memory behind the arenas and constant buffers of every plan held (one per input
+  // shape), as allocated (the driver's rounding included), and the host-visible staging
+  // buffers next to them (none where the arena is host-visible and coherent).
+  uint64_t device_memory_bytes = 0;
+  uint64_t staging_memory_bytes = 0;
   double prepare_seconds = 0.0;
   double pipeline_seconds = 0.0;   // inside vkCreateComputePipelines
   CacheLoadResult cache = CacheLoadResult::Disabled;
