@@ -1,7 +1,8 @@
 // Shared helpers for every vkrt compute shader.
 // Conventions (docs/vulkan-executor.md "Shader ABI"): set 0, storage buffers at bindings 0..k in
 // the order each shader documents; a 1-D or 2-D grid of 64-wide workgroups over the output
-// elements (linear_index()); shapes and attributes in push constants (at most 128 bytes, the
+// elements (linear_index()), unless a shader declares its own size (matmul_coopmat.comp; its
+// dispatches set PendingDispatch::workgroup_size); shapes and attributes in push constants (at most 128 bytes, the
 // guaranteed minimum).
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
