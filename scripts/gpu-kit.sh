@@ -122,7 +122,7 @@ run() {
   grep -E "^(Gemm|MobileNet|Init|shape|[0-9]+x[0-9]+x[0-9]+)" "$out/bench.log" >>"$summary" || true
   echo "-- benchmarks done at ${SECONDS}s" >>"$summary"
   #    Every 16-family cooperative-matrix layout (VKRT_VULKAN_COOPMAT) on the same GEMMs: the
-  #    default picks 16w where the GEMM fills 128x128 blocks, else 16; the others are candidates.
+  #    default picks 16w where the GEMM fills 256 blocks of 128x128, else 16; the others are candidates.
   for layout in 16 16w 16b 16x 16y 16z; do
     # shellcheck disable=SC2086
     VKRT_VULKAN_COOPMAT=$layout timeout 60 "$work/run" "$work/bin/vulkan_bench" $shapes --mnv2_batches= \

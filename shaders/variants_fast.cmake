@@ -45,7 +45,7 @@ if(vkrt_probe_glslang EQUAL 0 AND vkrt_probe_val EQUAL 0)
   # 16-row shapes on 32-lane subgroups), SG_ROWS x SG_COLS subgroups each owning WM x WN tiles of
   # the output block, KSUB matrix steps per staged K block, VEC words per staged chunk. The plain
   # layouts are 64-invocation workgroups on 64x64 (32x32) blocks; the "w" layouts are wide
-  # (256 invocations, 128x128 / 64x64 blocks), chosen for GEMMs that fill them. Tuning
+  # (256 invocations, 128x128 / 64x64 blocks), chosen for GEMMs that fill 256 of them. Tuning
   # candidates, which only VKRT_VULKAN_COOPMAT picks: "b" (128-row blocks, 64 invocations), "x"
   # (128x128 on 128 invocations, 64x64 per subgroup), "y" (128x128 on 256, 32x64 per subgroup),
   # "z" (128x256 on 256, 64x64 per subgroup, one matrix step per K block to fit 48 KiB).

@@ -705,18 +705,21 @@ TEST(VulkanVariantSelect, CoopmatWhereTheShapeFits) {
   lavapipe.cooperative_matrix_shapes = {{8, 8, 8, 3, 3, 5, 5}, {8, 8, 8, 0, 0, 1, 1}};
   EXPECT_EQ(lower_one(mm, lavapipe, "coopmat"), "matmul_coopmat8_i8_i8");
   EXPECT_EQ(lower_one(mm16, lavapipe, "coopmat"), "matmul_coopmat8_f16");
-  // GEMMs that fill a 128x128 (lavapipe 64x64) block take the wide 256-invocation layout,
-  // unless the device's workgroup or shared-memory limits are below what it declares.
-  vgf::Graph big = build_matmul({1, 128, 32, 128, 0, 0, DType::Int8, true}, rng).graph;
-  vgf::Graph big16 = fp16_matmul({1, 200, 64}, {1, 64, 300}, rng).graph;
-  vgf::Graph tall = build_matmul({1, 512, 32, 100, 0, 0, DType::Int8, true}, rng).graph;  // W < 128
+  // GEMMs that fill 128x128 (lavapipe 64x64) blocks and still give 256 workgroups take the wide
+  // 256-invocation layout, unless the device's workgroup or shared-memory limits are below what
+  // it declares.
+  vgf::Graph big = build_matmul({16, 512, 8, 512, 0, 0, DType::Int8, true}, rng).graph;  // 16 x 4 x 4
+  vgf::Graph big16 = fp16_matmul({16, 512, 8}, {16, 8, 512}, rng).graph;
+  vgf::Graph tall = build_matmul({16, 2048, 8, 100, 0, 0, DType::Int8, true}, rng).graph;  // W < 128
+  vgf::Graph few = build_matmul({1, 1024, 8, 1024, 0, 0, DType::Int8, true}, rng).graph;  // 64 blocks
   EXPECT_EQ(lower_one(big, gpu, "auto"), "matmul_coopmat16w_i8_i8");
   EXPECT_EQ(lower_one(big16, gpu, "auto"), "matmul_coopmat16w_f16");
   EXPECT_EQ(lower_one(tall, gpu, "auto"), "matmul_coopmat16_i8_i8");
+  EXPECT_EQ(lower_one(few, gpu, "auto"), "matmul_coopmat16_i8_i8");  // 256 blocks of 64x64 instead
   EXPECT_EQ(lower_one(big, lavapipe, "coopmat"), "matmul_coopmat8w_i8_i8");
-  vgf::Graph big_pointwise =
-      build_conv({1, 16, 16, 32, 128, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 0, 0, DType::Int8}, rng).graph;
-  EXPECT_EQ(lower_one(big_pointwise, gpu, "auto"), "conv2d_1x1_coopmat16w_i8_i8");  // 256 pixels x 128
+  vgf::Graph big_pointwise =  // 16384 pixels x 256 channels: 128 x 2 blocks of 128x128
+      build_conv({1, 128, 128, 8, 256, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 0, 0, DType::Int8}, rng).graph;
+  EXPECT_EQ(lower_one(big_pointwise, gpu, "auto"), "conv2d_1x1_coopmat16w_i8_i8");
   DeviceFeatures small_shared = gpu;  // 16w declares 41 KiB
   small_shared.max_shared_memory_bytes = 32768;
   EXPECT_EQ(lower_one(big, small_shared, "auto"), "matmul_coopmat16_i8_i8");

@@ -138,32 +138,44 @@ bool coopmat_variant_fits(const DeviceFeatures& f, const CoopmatVariant& v, bool
   return listed && shaders::find_shader(probe) != nullptr;
 }
 
-// The layout for a rows x cols GEMM: `layout` when named (if it fits), else the first
-// non-candidate that fits and whose block the GEMM fills, else the last (smallest) that fits.
+// A GEMM's output: `batches` of rows x cols. MATMUL [N, H, C] x [N, C, W]: N of H x W; a 1x1
+// CONV2D [N, H, W, IC] x [OC, 1, 1, IC]: one of N*H*W x OC. Zeros for shapes the checks reject.
+struct GemmSize {
+  int64_t batches = 0, rows = 0, cols = 0;
+  // Workgroups a layout would run: one per block of one batch.
+  int64_t blocks(const CoopmatVariant& v) const {
+    return batches * ((rows + v.block_m - 1) / v.block_m) * ((cols + v.block_n - 1) / v.block_n);
+  }
+};
+GemmSize gemm_size(const vgf::Op& op, const LoweringContext& ctx) {
+  const vgf::Shape& a = ctx.shape(op.inputs[0]);
+  const vgf::Shape& b = ctx.shape(op.inputs[1]);
+  if (op.kind == vgf::OpKind::MATMUL) {
+    return a.size() == 3 && b.size() == 3 ? GemmSize{a[0], a[1], b[2]} : GemmSize{};
+  }
+  return a.size() == 4 && b.size() == 4 ? GemmSize{1, checked_product({a[0], a[1], a[2]}), b[0]} : GemmSize{};
+}
+
+// A wide layout is chosen by default only where it still gives this many workgroups: on a GPU of
+// 132 SMs (H100) two per SM. Fewer, larger blocks would leave SMs idle on the small GEMMs of a
+// batch-1 network, where the 64x64 blocks keep them busy (ggml picks its tiles by size likewise).
+constexpr int64_t kMinWideBlocks = 256;
+
+// The layout for a GEMM: `layout` when named (if it fits), else the first non-candidate that
+// fits, whose block the GEMM fills and that still gives kMinWideBlocks workgroups, else the last
+// (smallest) that fits.
 const CoopmatVariant* fitting_coopmat_variant(const DeviceFeatures& f, bool int8, std::string_view layout,
-                                              int64_t rows, int64_t cols) {
+                                              const GemmSize& gemm) {
   if (!f.cooperative_matrix_khr) return nullptr;
   const CoopmatVariant* smallest = nullptr;
   for (const CoopmatVariant& v : kCoopmatVariants) {
     if (layout.empty() ? v.candidate : layout != v.suffix) continue;
     if (!coopmat_variant_fits(f, v, int8)) continue;
-    if (!layout.empty() || (rows >= v.block_m && cols >= v.block_n)) return &v;
+    if (!layout.empty()) return &v;
+    if (gemm.rows >= v.block_m && gemm.cols >= v.block_n && gemm.blocks(v) >= kMinWideBlocks) return &v;
     smallest = &v;
   }
   return smallest;
-}
-
-// The GEMM's output rows and columns: MATMUL [N, H, C] x [N, C, W] -> H and W; a 1x1 CONV2D
-// [N, H, W, IC] x [OC, 1, 1, IC] -> N*H*W and OC. 0 for shapes the checks will reject.
-int64_t gemm_rows(const vgf::Op& op, const LoweringContext& ctx) {
-  const vgf::Shape& s = ctx.shape(op.inputs[0]);
-  if (op.kind == vgf::OpKind::MATMUL) return s.size() == 3 ? s[1] : 0;
-  return s.size() == 4 ? checked_product({s[0], s[1], s[2]}) : 0;
-}
-int64_t gemm_cols(const vgf::Op& op, const LoweringContext& ctx) {
-  const vgf::Shape& s = ctx.shape(op.inputs[1]);
-  if (op.kind == vgf::OpKind::MATMUL) return s.size() == 3 ? s[2] : 0;
-  return s.size() == 4 ? s[0] : 0;
 }
 
 // A CONV2D that is a plain GEMM: 1x1 kernel, stride 1, no padding (dilation does not matter).
@@ -313,21 +325,21 @@ bool use_int8_dot_variants(const DeviceFeatures& features, VariantPolicy policy)
 
 namespace {
 
-// The cooperative-matrix layout this policy uses on this device for a rows x cols GEMM, or null.
+// The cooperative-matrix layout this policy uses on this device for a GEMM, or null.
 const CoopmatVariant* chosen_coopmat_variant(const DeviceFeatures& features, VariantPolicy policy, bool int8,
-                                             std::string_view layout, int64_t rows, int64_t cols) {
+                                             std::string_view layout, const GemmSize& gemm) {
   if (policy != VariantPolicy::Coopmat && policy != VariantPolicy::Auto) return nullptr;
   // By default not on a CPU implementation: lavapipe emulates the matrices lane by lane
   // (docs/vulkan-executor.md, "Cooperative matrices").
   if (policy == VariantPolicy::Auto && features.cpu_device) return nullptr;
-  return fitting_coopmat_variant(features, int8, layout, rows, cols);
+  return fitting_coopmat_variant(features, int8, layout, gemm);
 }
 
 }  // namespace
 
 bool use_coopmat_matmul(const DeviceFeatures& features, VariantPolicy policy, bool int8) {
   Result<std::string_view> layout = coopmat_layout_from_env();
-  return layout.ok() && chosen_coopmat_variant(features, policy, int8, *layout, 1, 1) != nullptr;
+  return layout.ok() && chosen_coopmat_variant(features, policy, int8, *layout, GemmSize{1, 1, 1}) != nullptr;
 }
 
 Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes,
@@ -335,8 +347,7 @@ Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_
   VKRT_ASSIGN_OR_RETURN(std::string_view layout, coopmat_layout_from_env());
   if (op.kind == vgf::OpKind::MATMUL && d->shader == "matmul_f16") {
     VKRT_ASSIGN_OR_RETURN(VariantPolicy policy, variant_policy_from_env());
-    const CoopmatVariant* variant = chosen_coopmat_variant(ctx.features(), policy, false, layout,
-                                                           gemm_rows(op, ctx), gemm_cols(op, ctx));
+    const CoopmatVariant* variant = chosen_coopmat_variant(ctx.features(), policy, false, layout, gemm_size(op, ctx));
     return variant ? select_matmul_coopmat(op, ctx, push_bytes, *variant, false, d) : Status::ok();
   }
   const bool conv = op.kind == vgf::OpKind::CONV2D && starts_with(d->shader, "conv2d_i8_");
@@ -347,8 +358,8 @@ Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_
     return Status::ok();
   }
   VKRT_ASSIGN_OR_RETURN(VariantPolicy policy, variant_policy_from_env());
-  if (const CoopmatVariant* variant = chosen_coopmat_variant(ctx.features(), policy, true, layout,
-                                                             gemm_rows(op, ctx), gemm_cols(op, ctx))) {
+  if (const CoopmatVariant* variant =
+          chosen_coopmat_variant(ctx.features(), policy, true, layout, gemm_size(op, ctx))) {
     if (matmul) return select_matmul_coopmat(op, ctx, push_bytes, *variant, true, d);
     if (is_pointwise_gemm(op, ctx)) return select_conv_coopmat(op, ctx, push_bytes, *variant, d);
   }

@@ -10,8 +10,8 @@
 //               them (glslang >= 14), the device lists the layout's shape at subgroup scope, its
 //               subgroups have the layout's width and its workgroup and shared memory fit the
 //               limits; by default not on CPU implementations (lavapipe emulates them). The
-//               wide layout (16w / 8w, 256 invocations) is used where the GEMM fills its
-//               block, else the 64-invocation one (16 / 8).
+//               wide layout (16w / 8w, 256 invocations) is used where the GEMM fills at
+//               least 256 of its blocks, else the 64-invocation one (16 / 8).
 // VKRT_VULKAN_COOPMAT=16w|16|16b|16x|16y|16z|8w|8|8b names the cooperative-matrix layout to use
 // where it fits (16b, 16x, 16y, 16z and 8b are tuning candidates used only when named).
 // The policy can be forced with the env var VKRT_VULKAN_VARIANTS:
