@@ -75,9 +75,9 @@ Result<std::span<const uint8_t>> int8_constant(const vgf::Graph& g, vgf::TensorI
 
 // The cooperative-matrix layouts built by shaders/variants_fast.cmake (keep in step): matrix
 // shape, the subgroup width they are laid out for, the output block and workgroup size, the
-// words per staged chunk (VEC) and matrix steps per K block (KSUB). By default the first
-// non-candidate layout that fits the device and whose block the GEMM fills is used (the wide
-// ones come first), else the smallest; candidates only when VKRT_VULKAN_COOPMAT names them.
+// words per staged chunk (VEC) and matrix steps per K block (KSUB). The default choice is
+// fitting_coopmat_variant's (the wide layouts come first); candidates are used only when
+// VKRT_VULKAN_COOPMAT names them.
 struct CoopmatVariant {
   const char* suffix;  // matmul_coopmat<suffix>_...
   uint32_t m, n, k_int8, k_f16, subgroup_size, block_m, block_n, workgroup_size, chunk_words, ksub;
@@ -194,15 +194,14 @@ Status select_conv_coopmat(const vgf::Op& op, LoweringContext& ctx, size_t push_
   const vgf::Shape& si = ctx.shape(op.inputs[0]);  // [N, H, W, IC]
   const vgf::Shape& sw = ctx.shape(op.inputs[1]);  // [OC, 1, 1, IC]
   if (si.size() != 4 || sw.size() != 4 || si[3] != sw[3]) return Status::ok();  // reported by the checks
-  const int64_t rows = si[0] * si[1] * si[2], oc = sw[0], ic = sw[3];
+  const int64_t ic = sw[3];
   const int64_t chunk = variant.chunk_words * 4;  // int8 elements in a staged chunk
   MatmulCoopmatExtra extra{ic % chunk == 0 ? kCoopmatAVec | kCoopmatBVec : 0};
   VKRT_RETURN_IF_ERROR(append_push(d, push_bytes, kConvParamsBytes, extra));
   d->shader = std::string("conv2d_1x1_coopmat") + variant.suffix + "_i8_" +
               d->shader.substr(std::strlen("conv2d_i8_"));
   d->workgroup_size = variant.workgroup_size;
-  d->invocations = uint64_t((rows + variant.block_m - 1) / variant.block_m) *
-                   uint64_t((oc + variant.block_n - 1) / variant.block_n) * variant.workgroup_size;
+  d->invocations = uint64_t(gemm_size(op, ctx).blocks(variant)) * variant.workgroup_size;
   return Status::ok();
 }
 
@@ -278,7 +277,7 @@ Status select_matmul_coopmat(const vgf::Op& op, LoweringContext& ctx, size_t pus
   const vgf::Shape& sa = ctx.shape(op.inputs[0]);  // [N, H, C]
   const vgf::Shape& sb = ctx.shape(op.inputs[1]);  // [N, C, W]
   if (sa.size() != 3 || sb.size() != 3) return Status::ok();  // reported by the checks
-  const int64_t n = sa[0], h = sa[1], c = sa[2], w = sb[2];
+  const int64_t c = sa[2], w = sb[2];
   MatmulCoopmatExtra extra{0};
   const int64_t chunk = variant.chunk_words * (int8 ? 4 : 2);  // elements in a staged chunk
   if (c % chunk == 0) extra.vec_flags |= kCoopmatAVec;
@@ -288,8 +287,7 @@ Status select_matmul_coopmat(const vgf::Op& op, LoweringContext& ctx, size_t pus
   d->shader = int8 ? prefix + "_i8_" + d->shader.substr(std::strlen("matmul_i8_")) : prefix + "_f16";
   // One workgroup per block_m x block_n output block of one batch.
   d->workgroup_size = variant.workgroup_size;
-  d->invocations = uint64_t(n) * uint64_t((h + variant.block_m - 1) / variant.block_m) *
-                   uint64_t((w + variant.block_n - 1) / variant.block_n) * variant.workgroup_size;
+  d->invocations = uint64_t(gemm_size(op, ctx).blocks(variant)) * variant.workgroup_size;
   return Status::ok();
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "vgf/vulkan/op_lowering.h"
 
@@ -200,26 +201,14 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
   VKRT_ASSIGN_OR_RETURN(plan->memory, plan_memory(g, plan->shapes, plan->steps, alias_, alignment));
 
   // Lower every step (symbolic slots), then create the buffers.
-  LoweringContext lowering(g, plan->shapes, alias_, plan->memory, lowering_features_, alignment);
+  // Lowered again (same steps, same memory plan) each time a fast variant is dropped.
+  std::optional<LoweringContext> lowering;
   std::vector<PendingDispatch> pending;
-  for (const FusedStep& step : plan->steps) VKRT_RETURN_IF_ERROR(lower_step(step, lowering, &pending));
-  // A fast variant whose pipeline the driver cannot create (a device that lists a feature yet
-  // fails to compile a shader using it) is dropped for this executor and the plan lowered
-  // again, with a notice: cooperative matrices give way to the dot variants, dot products to
-  // the portable ones. Each retry removes a feature, so there are at most two.
-  for (const PendingDispatch& d : pending) {
-    const bool coopmat = d.shader.find("_coopmat") != std::string::npos;
-    if (!coopmat && d.shader.find("_dot_") == std::string::npos) continue;
-    Result<const ComputePipeline*> created = pipelines_->get(d.shader, d.binding_count);
-    if (created.ok()) continue;
-    std::string notice = d.label + " (" + d.shader + "): " + created.status().message() + "; using " +
-                         (coopmat ? "the variants without cooperative matrices" : "the portable variants") +
-                         " from now on";
-    std::fprintf(stderr, "vkrt: vulkan: %s\n", notice.c_str());
-    stats_.variant_fallbacks.push_back(std::move(notice));
-    (coopmat ? lowering_features_.cooperative_matrix_khr : lowering_features_.integer_dot_product) = false;
-    return build_plan(input_shapes);
-  }
+  do {
+    lowering.emplace(g, plan->shapes, alias_, plan->memory, lowering_features_, alignment);
+    pending.clear();
+    for (const FusedStep& step : plan->steps) VKRT_RETURN_IF_ERROR(lower_step(step, *lowering, &pending));
+  } while (drop_failing_fast_variant(pending));
   for (const PendingDispatch& d : pending) {
     for (const Slot& s : d.bindings) {
       if (s.size > f.max_storage_buffer_range) {
@@ -231,7 +220,7 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
   }
 
   VKRT_ASSIGN_OR_RETURN(plan->arena, Buffer::create(ctx_, plan->memory.arena_bytes, MemoryKind::DeviceLocal));
-  const std::vector<uint8_t>& constant_bytes = lowering.constants();
+  const std::vector<uint8_t>& constant_bytes = lowering->constants();
   VKRT_ASSIGN_OR_RETURN(plan->constants, Buffer::create(ctx_, constant_bytes.size(), MemoryKind::DeviceLocal));
   if (!constant_bytes.empty()) {
     if (plan->constants.mapped() && plan->constants.host_coherent()) {
@@ -385,6 +374,27 @@ Status VulkanExecutor::run(std::span<const Tensor* const> inputs, std::span<Tens
     }
   }
   return Status::ok();
+}
+
+bool VulkanExecutor::drop_failing_fast_variant(const std::vector<PendingDispatch>& pending) {
+  // A device may list a feature yet fail to compile a shader using it: the first fast variant
+  // whose pipeline cannot be created loses its feature for this executor (cooperative matrices
+  // give way to the dot variants, dot products to the portable ones), with a notice. Each call
+  // that returns true removes a feature, so a plan is lowered at most three times.
+  for (const PendingDispatch& d : pending) {
+    const bool coopmat = d.shader.find("_coopmat") != std::string::npos;
+    if (!coopmat && d.shader.find("_dot_") == std::string::npos) continue;
+    Result<const ComputePipeline*> created = pipelines_->get(d.shader, d.binding_count);
+    if (created.ok()) continue;
+    std::string notice = d.label + " (" + d.shader + "): " + created.status().message() + "; using " +
+                         (coopmat ? "the variants without cooperative matrices" : "the portable variants") +
+                         " from now on";
+    std::fprintf(stderr, "vkrt: vulkan: %s\n", notice.c_str());
+    stats_.variant_fallbacks.push_back(std::move(notice));
+    (coopmat ? lowering_features_.cooperative_matrix_khr : lowering_features_.integer_dot_product) = false;
+    return true;
+  }
+  return false;
 }
 
 std::vector<DelegateProfileEntry> VulkanExecutor::op_profile() const {

@@ -34,6 +34,8 @@
 
 namespace vkrt::vulkan {
 
+struct PendingDispatch;  // op_lowering.h
+
 struct VulkanExecutorStats {
   std::string device;              // Context::describe()
   size_t op_count = 0;             // ops in the graph (RESHAPE included)
@@ -92,6 +94,9 @@ class VulkanExecutor final : public vgf::GraphExecutor {
   struct ShapePlan;
   Result<ShapePlan*> plan_for(std::span<const vgf::Shape> input_shapes);
   Result<std::unique_ptr<ShapePlan>> build_plan(std::span<const vgf::Shape> input_shapes);
+  // Creates the pipelines of the fast variants in `pending`; on the first failure drops that
+  // variant's feature from lowering_features_ and returns true (lower again).
+  bool drop_failing_fast_variant(const std::vector<PendingDispatch>& pending);
 
   const vgf::Graph* graph_ = nullptr;
   std::shared_ptr<Context> ctx_;
