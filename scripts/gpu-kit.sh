@@ -113,8 +113,9 @@ run() {
   #    the MobileNetV2-shaped graph, cold vs warm init; then the dot variants only.
   #    GPUKIT_BENCH overrides the shapes (a rehearsal on lavapipe needs small ones).
   local shapes=${GPUKIT_BENCH:---gemm_sizes=4096,mnv2 --mnv2_batches=1,16 --mnv2_res=224}
+  #    NVIDIA's own shader disk cache is off, so that cold init is cold on every iteration.
   # shellcheck disable=SC2086
-  timeout 240 "$work/run" "$work/bin/vulkan_bench" $shapes --torch=python3 \
+  __GL_SHADER_DISK_CACHE=0 timeout 240 "$work/run" "$work/bin/vulkan_bench" $shapes --torch=python3 \
     --torch_script="$PWD/bench/vulkan/torch_gemm.py" >"$out/bench.log" 2>&1 || echo "bench rc $?" >>"$summary"
   # shellcheck disable=SC2086
   VKRT_VULKAN_VARIANTS=dot timeout 150 "$work/run" "$work/bin/vulkan_bench" $shapes >"$out/bench_dot.log" 2>&1 ||

@@ -381,6 +381,40 @@ TEST(VulkanGraph, WrongInputSizeIsAnErrorNotACrash) {
   EXPECT_NE(s.message().find("input[0]"), std::string::npos) << s.message();
 }
 
+// Shape inference admits up to 2^40 elements, the shaders index with 32-bit integers: a tensor
+// one element past INT32_MAX is refused at prepare, naming it, before anything is allocated
+// (on devices whose maxStorageBufferRange would let a 2 GiB int8 buffer through).
+TEST(VulkanGraph, TensorsBeyond32BitIndexingAreRefused) {
+  VKRT_REQUIRE_VULKAN();
+  GraphBuilder b;
+  TensorId x = b.input(DType::Int8, {1, 2, 1024, 1048576});  // 2^31 elements
+  TensorId y = b.tensor(DType::Int8, {1, 2, 1024, 1048576});
+  vgf::ClampAttr clamp;
+  clamp.min_int = -1;
+  clamp.max_int = 1;
+  b.op(OpKind::CLAMP, {x}, {y}, clamp);
+  b.output(y);
+  VulkanExecutor ex;
+  BackendOptions opts;
+  opts.set("VgfBackend.pipeline_cache_dir", "off");
+  vgf::ExecutorOptions eo{&opts};
+  Status s = ex.prepare(b.graph, eo);
+  EXPECT_EQ(s.code(), Error::NotSupported);
+  EXPECT_NE(s.message().find("tensor 0 has 2147483648 elements"), std::string::npos) << s.message();
+  EXPECT_EQ(ex.stats().device_memory_bytes, 0u);
+
+  // Just under the bound this rule lets the graph through (a device limit such as lavapipe's
+  // 128 MiB maxStorageBufferRange may still refuse it, with its own message).
+  GraphBuilder under;
+  x = under.input(DType::Int8, {1, 2, 1024, 1048575});
+  y = under.tensor(DType::Int8, {1, 2, 1024, 1048575});
+  under.op(OpKind::CLAMP, {x}, {y}, clamp);
+  under.output(y);
+  VulkanExecutor ex2;
+  s = ex2.prepare(under.graph, eo);
+  EXPECT_EQ(s.message().find("elements; the vulkan executor"), std::string::npos) << s.message();
+}
+
 TEST(VulkanGraph, UnsupportedOpsAreAllNamed) {
   VKRT_REQUIRE_VULKAN();
   GraphBuilder b;

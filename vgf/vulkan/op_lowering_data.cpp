@@ -38,12 +38,6 @@ void dims6(const vgf::Shape& s, int32_t out[6]) {
   for (size_t d = 0; d < 6; ++d) out[d] = d < pad ? 1 : int32_t(s[d - pad]);
 }
 
-uint64_t count_of(const vgf::Shape& s) {
-  uint64_t n = 1;
-  for (int64_t d : s) n *= uint64_t(d);
-  return n;
-}
-
 std::string variant(const char* base, DType t) {
   return std::string(base) + "_" + std::to_string(vgf::dtype_storage_bytes(t) * 8);
 }
@@ -83,7 +77,7 @@ Status lower_data_movement(const vgf::Op& op, LoweringContext& ctx, std::vector<
       strides6(si, p.in_stride);
       for (int d = 0; d < 6; ++d) p.out_stride[d] = out_strides[d];
       p.out_offset = int32_t(axis_offset * out_strides[lead + a.axis]);
-      p.count = int32_t(count_of(si));
+      p.count = int32_t(element_count(si));
       axis_offset += si[a.axis];
       if (p.count == 0) continue;
       out->push_back(copy_dispatch(ctx, t, ctx.tensor(in), dst, p));
@@ -97,7 +91,7 @@ Status lower_data_movement(const vgf::Op& op, LoweringContext& ctx, std::vector<
     GatherParams p{};
     dims6(so, p.out_shape);
     dims6(si, p.in_dim);
-    p.count = int32_t(count_of(so));
+    p.count = int32_t(element_count(so));
     if (op.kind == OpKind::TILE) {
       p.tile = 1;
     } else {
@@ -130,7 +124,7 @@ Status lower_data_movement(const vgf::Op& op, LoweringContext& ctx, std::vector<
   strides6(so, p.out_stride);
   int32_t in_strides[6];
   strides6(si, in_strides);
-  p.count = int32_t(count_of(so));
+  p.count = int32_t(element_count(so));
   switch (op.kind) {
     case OpKind::TRANSPOSE: {
       const auto& a = std::get<vgf::TransposeAttr>(op.attr);

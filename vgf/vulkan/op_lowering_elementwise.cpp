@@ -84,12 +84,6 @@ int unary_code(OpKind k) {
   }
 }
 
-uint64_t element_count(const vgf::Shape& s) {
-  uint64_t n = 1;
-  for (int64_t d : s) n *= uint64_t(d);
-  return n;
-}
-
 }  // namespace
 
 Status lower_binary(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out) {

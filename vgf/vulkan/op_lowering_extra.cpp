@@ -25,12 +25,6 @@ struct CastParams {
   int32_t count, out_bool;
 };
 
-uint64_t element_count(const vgf::Shape& s) {
-  uint64_t n = 1;
-  for (int64_t d : s) n *= uint64_t(d);
-  return n;
-}
-
 // Name part of a CAST operand: bool rides on the int8 variants (out_bool flag).
 const char* cast_suffix(DType t) { return t == DType::Fp16 ? "f16" : type_suffix(t); }
 

@@ -28,12 +28,6 @@ struct CastParams {
   int32_t count, out_bool;
 };
 
-uint64_t count_of(const vgf::Shape& s) {
-  uint64_t n = 1;
-  for (int64_t d : s) n *= uint64_t(d);
-  return n;
-}
-
 // Contiguous strides of `in` broadcast to the right-aligned 6-d `out` (0 where broadcast).
 void broadcast6(const vgf::Shape& in, const int32_t out[6], int32_t strides[6]) {
   size_t pad = 6 - in.size();
@@ -102,7 +96,7 @@ Status lower_misc(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDi
       broadcast6(ctx.shape(op.inputs[0]), p.shape, p.c_stride);
       broadcast6(ctx.shape(op.inputs[1]), p.shape, p.a_stride);
       broadcast6(ctx.shape(op.inputs[2]), p.shape, p.b_stride);
-      p.count = int32_t(count_of(so));
+      p.count = int32_t(element_count(so));
       d.shader = "select_" + std::to_string(vgf::dtype_storage_bytes(ctx.dtype(op.inputs[1])) * 8);
       d.binding_count = 4;
       d.bindings = {ctx.tensor(op.inputs[0]), ctx.tensor(op.inputs[1]), ctx.tensor(op.inputs[2]),
@@ -126,7 +120,7 @@ Status lower_misc(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDi
     }
     case OpKind::CAST: {
       DType o = ctx.dtype(op.outputs[0]);
-      CastParams p{int32_t(count_of(ctx.shape(op.outputs[0]))), o == DType::Bool ? 1 : 0};
+      CastParams p{int32_t(element_count(ctx.shape(op.outputs[0]))), o == DType::Bool ? 1 : 0};
       d.shader = std::string("cast_") + type_suffix(in) + "_" + type_suffix(o);
       d.binding_count = 2;
       d.bindings = {ctx.tensor(op.inputs[0]), ctx.tensor(op.outputs[0])};

@@ -114,7 +114,9 @@ Status VulkanExecutor::prepare(const vgf::Graph& graph, const vgf::ExecutorOptio
   ContextOptions copts;
   copts.device_selector = option_string(opts, "VgfBackend.device");
   copts.validation = option_on(opts, "VgfBackend.validation", "VKRT_VULKAN_VALIDATION");
+  const auto t_context = std::chrono::steady_clock::now();
   VKRT_ASSIGN_OR_RETURN(ctx_, Context::shared(copts));
+  const double context_seconds = seconds_since(t_context);
   chains_.reset();
   pipelines_.reset();
   VKRT_ASSIGN_OR_RETURN(cache_, PipelineCache::open(ctx_, option_string(opts, "VgfBackend.pipeline_cache_dir")));
@@ -128,6 +130,7 @@ Status VulkanExecutor::prepare(const vgf::Graph& graph, const vgf::ExecutorOptio
 
   graph_ = &graph;
   stats_ = {};
+  stats_.context_seconds = context_seconds;
   steps_ = fuse_ops(graph, fusion);
   if (fuse_elementwise) {
     // Chains are formed and compiled per plan (build_plan), for its concrete shapes; a chain
@@ -179,6 +182,16 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
   const DeviceFeatures& f = ctx_->features();
   auto plan = std::make_unique<ShapePlan>();
   VKRT_ASSIGN_OR_RETURN(plan->shapes, vgf::infer_shapes(g, input_shapes));
+  // The shaders index elements with 32-bit integers (push constants, linear_index()); shape
+  // inference allows up to 2^40 elements, so a larger tensor is refused here, before anything
+  // is planned or allocated, rather than indexed out of bounds on the device.
+  for (size_t t = 0; t < plan->shapes.size(); ++t) {
+    const uint64_t elements = element_count(plan->shapes[t]);
+    if (elements > INT32_MAX) {
+      return make_error(Error::NotSupported, "tensor ", t, " has ", elements,
+                        " elements; the vulkan executor's shaders index at most 2^31-1");
+    }
+  }
   const uint64_t alignment = std::max<uint64_t>(64, f.min_storage_buffer_offset_alignment);
   plan->steps = steps_;
   if (chains_) {

@@ -53,6 +53,9 @@ struct VulkanExecutorStats {
   uint64_t device_memory_bytes = 0;
   uint64_t staging_memory_bytes = 0;
   double prepare_seconds = 0.0;
+  // Part of prepare_seconds spent creating the Vulkan instance and device: 0 when another
+  // executor in the process already holds them (Context::shared). No pipeline cache helps here.
+  double context_seconds = 0.0;
   double pipeline_seconds = 0.0;   // inside vkCreateComputePipelines
   CacheLoadResult cache = CacheLoadResult::Disabled;
   bool staging = false;            // true when inputs/outputs go through staging copies
