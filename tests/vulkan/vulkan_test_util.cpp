@@ -1,8 +1,12 @@
 #include "vulkan_test_util.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
+
+#include "vgf/graph_vgf_writer.h"
+#include "vkrt/pte_writer.h"  // write_bytes_to_file
 
 namespace vkrt::vulkan::testing {
 
@@ -108,8 +112,32 @@ std::shared_ptr<Context> device_or_null(std::string* why) {
   return ctx;
 }
 
+namespace {
+
+// VKRT_TEST_WRITE_VGF=<dir>: every graph a test runs is also written there as a VGF file, named
+// after the test and a hash of the bytes (scripts/run-fuzzers.sh seeds vgf_fuzzer with them:
+// graphs of every op the executor lowers, with real attributes). Graphs the writer cannot
+// encode are left out.
+void write_graph_for_fuzzing(const vgf::Graph& graph) {
+  const char* dir = std::getenv("VKRT_TEST_WRITE_VGF");
+  if (!dir || !*dir) return;
+  auto bytes = vgf::write_graph_vgf(graph);
+  if (!bytes.ok()) return;
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a
+  for (uint8_t b : *bytes) hash = (hash ^ b) * 1099511628211ull;
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = test ? std::string(test->test_suite_name()) + "." + test->name() : "graph";
+  for (char& c : name) c = c == '/' ? '_' : c;  // parameterised tests: "Suite/Name/3"
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, "-%016llx.vgf", static_cast<unsigned long long>(hash));
+  (void)write_bytes_to_file(std::string(dir) + "/" + name + suffix, *bytes);
+}
+
+}  // namespace
+
 Status run_graph(vgf::GraphExecutor& executor, const vgf::Graph& graph, const vgf::ExecutorOptions& options,
                  std::vector<HostTensor>& inputs, std::vector<HostTensor>& outputs) {
+  write_graph_for_fuzzing(graph);
   VKRT_RETURN_IF_ERROR(executor.prepare(graph, options));
   std::vector<Tensor> in_tensors, out_tensors;
   for (auto& h : inputs) in_tensors.push_back(h.tensor());

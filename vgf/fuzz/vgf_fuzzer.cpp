@@ -1,6 +1,8 @@
 // libFuzzer target: the VGF decoder, the SPIR-V graph reader (through each segment and on the
-// raw input as words), shape inference, and the .tosa reader. Every input must give a value or
-// an error Status; ASan/UBSan (enabled with -fsanitize=fuzzer,address,undefined) flag the rest.
+// raw input as words), shape inference, and the .tosa reader; where the Vulkan executor is built
+// (VKRT_FUZZ_VULKAN_LOWERING), every graph they accept also goes through its JIT short of the
+// device (vgf/vulkan/fuzz/lower_for_fuzzing.h). Every input must give a value or an error
+// Status; ASan/UBSan (enabled with -fsanitize=fuzzer,address,undefined) flag the rest.
 //   cmake -S . -B build-vgf-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
 //         -DVKRT_BUILD_FUZZ=ON && cmake --build build-vgf-fuzz --target vgf_fuzzer
 //   build-vgf-fuzz/vgf/vgf_fuzzer -max_total_time=60 corpus/ ../shared/conformance/vgf/container
@@ -14,6 +16,19 @@
 #include "vgf/segment_graph.h"
 #include "vgf/spirv/spirv_graph_reader.h"
 #include "vgf/tosa_fb/tosa_reader.h"
+#ifdef VKRT_FUZZ_VULKAN_LOWERING
+#include "vgf/vulkan/fuzz/lower_for_fuzzing.h"
+#endif
+
+namespace {
+void lower(const vkrt::vgf::Graph& graph) {
+#ifdef VKRT_FUZZ_VULKAN_LOWERING
+  vkrt::vulkan::fuzzing::lower_for_vulkan(graph);
+#else
+  (void)graph;
+#endif
+}
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace vkrt::vgf;
@@ -22,7 +37,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (file.ok()) {
     for (size_t i = 0; i < file->segments.size(); ++i) {
       auto graph = build_segment_graph(*file, i);
-      if (graph.ok()) (void)graph_is_static(*graph);
+      if (graph.ok()) {
+        (void)graph_is_static(*graph);
+        lower(*graph);
+      }
     }
   }
   // The input as a SPIR-V module (after the first 4 bytes pick nothing: all words are used).
@@ -35,12 +53,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto graph = spirv::read_spirv_graph_bytes(bytes, options);
     if (graph.ok()) {
       Graph g = std::move(graph).value();
-      (void)infer_static_shapes(g);
+      if (infer_static_shapes(g).is_ok()) lower(g);
     }
   }
   // The input as a .tosa file (the reader wants an 8-aligned buffer).
   std::vector<uint64_t> aligned((size + 7) / 8);
   if (size) std::memcpy(aligned.data(), data, size);
-  (void)read_tosa_graph(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(aligned.data()), size));
+  auto tosa = read_tosa_graph(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(aligned.data()), size));
+  if (tosa.ok() && infer_static_shapes(*tosa).is_ok()) lower(*tosa);
   return 0;
 }

@@ -236,10 +236,25 @@ std::vector<FusedStep> split_chain(const Graph& g, const FusedStep& chain_step) 
   return out;
 }
 
-uint64_t tensor_bytes(vgf::DType dtype, const vgf::Shape& shape) {
+uint64_t element_count(const vgf::Shape& shape) {
   uint64_t n = 1;
   for (int64_t d : shape) n *= uint64_t(std::max<int64_t>(d, 0));
-  return n * vgf::dtype_storage_bytes(dtype);
+  return n;
+}
+
+uint64_t tensor_bytes(vgf::DType dtype, const vgf::Shape& shape) {
+  return element_count(shape) * vgf::dtype_storage_bytes(dtype);
+}
+
+Status check_32bit_indexing(std::span<const vgf::Shape> shapes) {
+  for (size_t t = 0; t < shapes.size(); ++t) {
+    const uint64_t elements = element_count(shapes[t]);
+    if (elements > uint64_t(INT32_MAX)) {
+      return make_error(Error::NotSupported, "tensor ", t, " has ", elements,
+                        " elements; the vulkan executor's shaders index at most 2^31-1");
+    }
+  }
+  return Status::ok();
 }
 
 std::vector<TensorId> alias_roots(const Graph& g) {

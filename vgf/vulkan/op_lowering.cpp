@@ -43,12 +43,6 @@ int32_t float_bits(float f) {
   return bits;
 }
 
-uint64_t element_count(const vgf::Shape& s) {
-  uint64_t n = 1;
-  for (int64_t d : s) n *= uint64_t(d);
-  return n;
-}
-
 Slot LoweringContext::add_constant(const void* data, size_t bytes) {
   uint64_t offset = (constants_.size() + alignment_ - 1) / alignment_ * alignment_;
   constants_.resize(offset + std::max<size_t>(bytes, 16), 0);

@@ -111,9 +111,6 @@ const char* type_suffix(vgf::DType t);  // "i8", "i16", "i32", "f32"; "" when un
 int32_t type_min(vgf::DType t);
 int32_t type_max(vgf::DType t);
 int32_t float_bits(float f);
-// Product of the dimensions (static shapes from infer_shapes; build_plan refuses any tensor
-// above INT32_MAX elements, so lowerings may narrow it to the shaders' int32 push constants).
-uint64_t element_count(const vgf::Shape& s);
 
 // The NHWC sizes that the pooling and RESIZE Params blocks start with (N, IH, IW, C, OH, OW),
 // from the input and output shapes.

@@ -182,16 +182,8 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
   const DeviceFeatures& f = ctx_->features();
   auto plan = std::make_unique<ShapePlan>();
   VKRT_ASSIGN_OR_RETURN(plan->shapes, vgf::infer_shapes(g, input_shapes));
-  // The shaders index elements with 32-bit integers (push constants, linear_index()); shape
-  // inference allows up to 2^40 elements, so a larger tensor is refused here, before anything
-  // is planned or allocated, rather than indexed out of bounds on the device.
-  for (size_t t = 0; t < plan->shapes.size(); ++t) {
-    const uint64_t elements = element_count(plan->shapes[t]);
-    if (elements > INT32_MAX) {
-      return make_error(Error::NotSupported, "tensor ", t, " has ", elements,
-                        " elements; the vulkan executor's shaders index at most 2^31-1");
-    }
-  }
+  // Before anything is planned or allocated, rather than indexed out of bounds on the device.
+  VKRT_RETURN_IF_ERROR(check_32bit_indexing(plan->shapes));
   const uint64_t alignment = std::max<uint64_t>(64, f.min_storage_buffer_offset_alignment);
   plan->steps = steps_;
   if (chains_) {
