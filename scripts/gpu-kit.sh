@@ -141,6 +141,15 @@ run() {
   #    with the per-dispatch profile, then on the CPU executor for comparison.
   "$work/run" "$work/bin/make_sample_programs" "$work/samples" >/dev/null
   local sample=$work/samples/mobilenet_v2_int8_vgf.pte
+  #    Init as a user meets it: a fresh process with an empty pipeline cache, then with the file
+  #    the first one wrote ("Model loaded in ... (delegate init ...)").
+  for r in cold warm; do
+    if [ "$r" = cold ]; then rm -rf "$work/runner-cache"; fi
+    VKRT_VULKAN_CACHE_DIR=$work/runner-cache __GL_SHADER_DISK_CACHE=0 timeout 60 "$work/run" \
+      "$work/bin/executor_runner" "$sample" --vgf_executor vulkan --num_executions 1 >"$out/runner_$r.log" 2>&1 ||
+      echo "executor_runner ($r init) rc $?" >>"$summary"
+    grep -h "Model loaded" "$out/runner_$r.log" | sed "s/^/runner $r init: /" >>"$summary" || true
+  done
   timeout 90 "$work/run" "$work/bin/executor_runner" "$sample" --vgf_executor vulkan --num_executions 50 \
     --profile >"$out/runner_gpu.log" 2>&1 || echo "executor_runner (vulkan) rc $?" >>"$summary"
   timeout 90 "$work/run" "$work/bin/executor_runner" "$sample" --vgf_executor cpu --num_executions 3 \
