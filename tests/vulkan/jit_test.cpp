@@ -80,6 +80,36 @@ TEST(VulkanContext, OversizedAllocationIsAnErrorNotACrash) {
   EXPECT_NE(fine->mapped(), nullptr);
 }
 
+// Memory types as three kinds of device report them: the arena goes where the host reads it
+// cached (unified memory), else into device-only VRAM, never first into a discrete GPU's
+// uncached BAR window; staging goes into host-cached system memory.
+TEST(VulkanMemoryTypes, UnifiedCachedFirstThenDeviceOnlyAndCachedStaging) {
+  constexpr VkMemoryPropertyFlags DL = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, HV = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+                                  HC = VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, CA = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+  auto props = [](std::vector<VkMemoryPropertyFlags> types) {
+    VkPhysicalDeviceMemoryProperties p{};
+    p.memoryTypeCount = uint32_t(types.size());
+    p.memoryHeapCount = 1;
+    p.memoryHeaps[0].size = uint64_t(1) << 30;
+    for (size_t i = 0; i < types.size(); ++i) p.memoryTypes[i].propertyFlags = types[i];
+    return p;
+  };
+  using V = std::vector<uint32_t>;
+  // A discrete NVIDIA GPU: VRAM, system memory (uncached, cached), the BAR window.
+  const auto nvidia = props({DL, HV | HC, HV | HC | CA, DL | HV | HC});
+  EXPECT_EQ(memory_type_candidates(nvidia, 0xF, MemoryKind::DeviceLocal), (V{0, 3, 1, 2}));
+  EXPECT_EQ(memory_type_candidates(nvidia, 0xF, MemoryKind::HostStaging), (V{2, 1, 3}));
+  EXPECT_EQ(memory_type_candidates(nvidia, 0xE, MemoryKind::DeviceLocal), (V{3, 1, 2})) << "type bits honoured";
+  // lavapipe: one type, everything.
+  const auto lavapipe = props({DL | HV | HC | CA});
+  EXPECT_EQ(memory_type_candidates(lavapipe, 0x1, MemoryKind::DeviceLocal), (V{0}));
+  EXPECT_EQ(memory_type_candidates(lavapipe, 0x1, MemoryKind::HostStaging), (V{0}));
+  // An integrated GPU with uncached and cached unified types: the cached one for the arena.
+  const auto integrated = props({DL, DL | HV | HC, DL | HV | HC | CA});
+  EXPECT_EQ(memory_type_candidates(integrated, 0x7, MemoryKind::DeviceLocal), (V{2, 0, 1}));
+  EXPECT_TRUE(memory_type_candidates(props({DL}), 0x1, MemoryKind::HostStaging).empty());
+}
+
 // A buffer reports the device memory behind it, and where a GPU driver counts heap usage
 // (VK_EXT_memory_budget) a 32 MiB device-local buffer shows there while it lives. Not on CPU
 // devices: Mesa 26's lavapipe has the extension but reports the system's memory use, which an
@@ -282,6 +312,31 @@ TEST(VulkanGraph, Int8BlockMatchesCpuWithFewerDispatches) {
   ASSERT_TRUE(r.is_ok()) << r.message();
   EXPECT_TRUE(bytes_equal(blk.expected, outputs2[0]));
   EXPECT_EQ(stats.dispatch_count, 6u);
+}
+
+// The discrete-GPU path on lavapipe: inputs, outputs and constants through staging buffers
+// (VgfBackend.zero_copy=0) give the same bytes as the zero-copy default, run after run.
+TEST(VulkanGraph, StagingCopiesMatchZeroCopy) {
+  VKRT_REQUIRE_VULKAN();
+  Block blk = make_block(8, false);
+  BackendOptions staged;
+  staged.set("VgfBackend.zero_copy", "0");
+  staged.set("VgfBackend.pipeline_cache_dir", "off");
+  VulkanExecutor ex;
+  vgf::ExecutorOptions eo{&staged};
+  for (int run = 0; run < 2; ++run) {
+    std::vector<HostTensor> inputs{blk.input}, outputs;
+    Status r = run_graph(ex, blk.graph, eo, inputs, outputs);
+    ASSERT_TRUE(r.is_ok()) << r.message();
+    EXPECT_TRUE(bytes_equal(blk.expected, outputs[0])) << "run " << run;
+  }
+  EXPECT_TRUE(ex.stats().staging);
+  EXPECT_GE(ex.stats().staging_memory_bytes, blk.input.bytes.size() + blk.expected.bytes.size());
+
+  std::vector<HostTensor> inputs{blk.input}, outputs;
+  VulkanExecutorStats stats;
+  ASSERT_TRUE(run_on_vulkan(blk.graph, inputs, outputs, nullptr, &stats).is_ok());
+  EXPECT_EQ(stats.staging, !device_or_null(nullptr)->features().unified_memory);
 }
 
 // Prepares `graph` on `ex` with no pipeline-cache file (tests must not share one).

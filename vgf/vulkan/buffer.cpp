@@ -1,26 +1,36 @@
 #include "vgf/vulkan/buffer.h"
 
+#include <algorithm>
+#include <string>
 #include <utility>
 
 namespace vkrt::vulkan {
-namespace {
-
-// Index of the first memory type allowed by `type_bits` that has all of `required`, preferring
-// one that also has `preferred`; -1 when none.
-int find_memory_type(const VkPhysicalDeviceMemoryProperties& props, uint32_t type_bits,
-                     VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) {
-  int fallback = -1;
-  for (uint32_t i = 0; i < props.memoryTypeCount; ++i) {
-    if (!(type_bits & (1u << i))) continue;
-    VkMemoryPropertyFlags flags = props.memoryTypes[i].propertyFlags;
-    if ((flags & required) != required) continue;
-    if ((flags & preferred) == preferred) return int(i);
-    if (fallback < 0) fallback = int(i);
+std::vector<uint32_t> memory_type_candidates(const VkPhysicalDeviceMemoryProperties& props, uint32_t type_bits,
+                                             MemoryKind kind) {
+  constexpr VkMemoryPropertyFlags kLocal = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  constexpr VkMemoryPropertyFlags kMapped = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  constexpr VkMemoryPropertyFlags kCached = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+  // Each tier: the flags a type must have, and those it must not; earlier tiers first.
+  struct Tier {
+    VkMemoryPropertyFlags with, without;
+  };
+  std::vector<Tier> tiers;
+  if (kind == MemoryKind::DeviceLocal) {
+    tiers = {{kLocal | kMapped | kCached, 0}, {kLocal, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT}, {kLocal, 0}, {0, 0}};
+  } else {
+    tiers = {{kMapped | kCached, 0}, {kMapped, kLocal}, {kMapped, 0}};
   }
-  return fallback;
+  std::vector<uint32_t> out;
+  const uint32_t count = std::min<uint32_t>(props.memoryTypeCount, VK_MAX_MEMORY_TYPES);
+  for (const Tier& tier : tiers) {
+    for (uint32_t i = 0; i < count; ++i) {
+      const VkMemoryPropertyFlags flags = props.memoryTypes[i].propertyFlags;
+      if (!(type_bits & (1u << i)) || (flags & tier.with) != tier.with || (flags & tier.without)) continue;
+      if (std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+    }
+  }
+  return out;
 }
-
-}  // namespace
 
 Buffer::~Buffer() { release(); }
 
@@ -72,32 +82,34 @@ Result<Buffer> Buffer::create(const std::shared_ptr<Context>& ctx, size_t bytes,
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(dev, b.buffer_, &req);
   const auto& props = ctx->memory_properties();
-  int type = -1;
-  if (kind == MemoryKind::DeviceLocal) {
-    // Prefer device-local memory that the host can also see (unified memory: no staging).
-    type = find_memory_type(props, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
-                            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    if (type < 0) type = find_memory_type(props, req.memoryTypeBits, 0, 0);
-  } else {
-    type = find_memory_type(props, req.memoryTypeBits,
-                            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                            VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
-  }
-  if (type < 0) {
+  const std::vector<uint32_t> types = memory_type_candidates(props, req.memoryTypeBits, kind);
+  if (types.empty()) {
     return make_error(Error::NotSupported, "no Vulkan memory type for a ", bytes, "-byte buffer");
   }
-  const uint32_t heap = props.memoryTypes[type].heapIndex;
-  if (req.size > props.memoryHeaps[heap].size) {
-    return make_error(Error::MemoryAllocationFailed, "Vulkan buffer of ", req.size,
-                      " bytes exceeds its memory heap (", props.memoryHeaps[heap].size, " bytes)");
+  // The first candidate that holds it; a full or small heap (a BAR window) passes to the next.
+  Status failure = Status::ok();
+  uint32_t type = 0;
+  for (uint32_t candidate : types) {
+    const VkMemoryHeap& heap = props.memoryHeaps[props.memoryTypes[candidate].heapIndex];
+    if (req.size > heap.size) {
+      failure = make_error(Error::MemoryAllocationFailed, "Vulkan buffer of ", req.size,
+                           " bytes exceeds its memory heap (", heap.size, " bytes)");
+      continue;
+    }
+    VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex = candidate;
+    VkResult r = vkAllocateMemory(dev, &mai, nullptr, &b.memory_);
+    if (r == VK_SUCCESS) {
+      type = candidate;
+      failure = Status::ok();
+      break;
+    }
+    b.memory_ = VK_NULL_HANDLE;
+    failure = vk_status(r, "vkAllocateMemory(" + std::to_string(req.size) + " bytes)");
+    if (r != VK_ERROR_OUT_OF_DEVICE_MEMORY && r != VK_ERROR_OUT_OF_HOST_MEMORY) break;
   }
-  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  mai.allocationSize = req.size;
-  mai.memoryTypeIndex = uint32_t(type);
-  VkResult r = vkAllocateMemory(dev, &mai, nullptr, &b.memory_);
-  if (r != VK_SUCCESS) {
-    return vk_status(r, "vkAllocateMemory(" + std::to_string(req.size) + " bytes)");
-  }
+  if (!failure.is_ok()) return failure;
   b.allocated_ = req.size;
   VKRT_VK_RETURN_IF_ERROR(vkBindBufferMemory(dev, b.buffer_, b.memory_, 0), "vkBindBufferMemory");
   VkMemoryPropertyFlags flags = props.memoryTypes[type].propertyFlags;

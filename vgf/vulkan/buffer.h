@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "vgf/vulkan/context.h"
 #include "vkrt/error.h"
@@ -14,9 +15,20 @@
 namespace vkrt::vulkan {
 
 enum class MemoryKind {
-  DeviceLocal,  // fastest for the GPU; host-visible too on unified-memory devices (lavapipe)
-  HostStaging,  // host-visible and coherent, for copies in and out
+  DeviceLocal,  // fastest for the GPU; host-visible too where the host reads it cached (unified memory)
+  HostStaging,  // host-visible and coherent (cached where offered), for copies in and out
 };
+
+// The memory types to try for a buffer of `kind` among those `type_bits` allows, best first.
+// DeviceLocal: device-local memory that the host maps coherent and cached (unified memory:
+// integrated GPUs, lavapipe), used with no staging copy; then other device-local memory,
+// types the host cannot map first: a discrete GPU's host-visible VRAM window (the BAR; on
+// NVIDIA often a 256 MiB heap) is uncached, and host reads from uncached memory are two orders
+// of magnitude slower (ExecuTorch's Vulkan backend measured ~170x on readback, PR 18291; VMA's
+// "Recommended usage patterns" keeps readback in HOST_CACHED memory); then any type.
+// HostStaging: host-visible and coherent, cached first, system memory before device memory.
+std::vector<uint32_t> memory_type_candidates(const VkPhysicalDeviceMemoryProperties& props, uint32_t type_bits,
+                                             MemoryKind kind);
 
 class Buffer {
  public:
@@ -27,8 +39,9 @@ class Buffer {
   Buffer(Buffer&& other) noexcept { *this = std::move(other); }
   Buffer& operator=(Buffer&& other) noexcept;
 
-  // Storage + transfer usage. Errors: MemoryAllocationFailed (out of device/host memory or a
-  // size above maxMemoryAllocationSize), NotSupported (no suitable memory type).
+  // Storage + transfer usage, in the first of memory_type_candidates whose heap can hold it and
+  // whose allocation succeeds. Errors: MemoryAllocationFailed (out of device/host memory in
+  // every candidate, or a size above maxMemoryAllocationSize), NotSupported (no memory type).
   static Result<Buffer> create(const std::shared_ptr<Context>& ctx, size_t bytes, MemoryKind kind);
 
   VkBuffer handle() const { return buffer_; }

@@ -382,7 +382,7 @@ Status Context::init(const ContextOptions& options) {
   vkGetPhysicalDeviceMemoryProperties(physical_device_, &memory_properties_);
   const VkMemoryPropertyFlags unified = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
                                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
   for (uint32_t i = 0; i < memory_properties_.memoryTypeCount; ++i) {
     if ((memory_properties_.memoryTypes[i].propertyFlags & unified) == unified) f.unified_memory = true;
   }

@@ -69,7 +69,9 @@ struct DeviceFeatures {
   bool timestamps = false;             // compute queue supports timestamps
   double timestamp_period_ns = 0.0;
   uint32_t timestamp_valid_bits = 0;
-  bool unified_memory = false;         // a memory type is DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT
+  // A memory type is DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT|HOST_CACHED: the arena is used
+  // with no staging copies (buffer.h: a discrete GPU's uncached BAR window does not count).
+  bool unified_memory = false;
   bool memory_budget = false;          // VK_EXT_memory_budget (enabled): heap usage as the driver counts it
 };
 

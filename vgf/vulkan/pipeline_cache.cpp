@@ -27,16 +27,6 @@ uint64_t read_u64(const uint8_t* p) {
   std::memcpy(&v, p, 8);
   return v;
 }
-void put_u32(std::vector<uint8_t>& out, uint32_t v) {
-  uint8_t b[4];
-  std::memcpy(b, &v, 4);
-  out.insert(out.end(), b, b + 4);
-}
-void put_u64(std::vector<uint8_t>& out, uint64_t v) {
-  uint8_t b[8];
-  std::memcpy(b, &v, 8);
-  out.insert(out.end(), b, b + 8);
-}
 
 std::string hex(std::span<const uint8_t> bytes) {
   static const char* digits = "0123456789abcdef";
@@ -94,14 +84,22 @@ CacheLoadResult validate_cache_file(std::span<const uint8_t> file, const DeviceI
 }
 
 std::vector<uint8_t> encode_cache_file(std::span<const uint8_t> payload, const DeviceInfo& device) {
-  std::vector<uint8_t> out(kMagic, kMagic + 8);
-  out.insert(out.end(), device.device_uuid.begin(), device.device_uuid.end());
-  put_u32(out, device.driver_version);
-  put_u32(out, device.vendor_id);
-  put_u32(out, device.device_id);
-  put_u64(out, payload.size());
-  put_u64(out, fnv1a(payload));
-  out.insert(out.end(), payload.begin(), payload.end());
+  // Written field by field into the sized buffer (GCC 12 warns falsely on small vector inserts).
+  std::vector<uint8_t> out(kHeaderBytes + payload.size());
+  uint8_t* p = out.data();
+  auto put = [&p](const void* field, size_t bytes) {
+    std::memcpy(p, field, bytes);
+    p += bytes;
+  };
+  const uint64_t payload_bytes = payload.size(), hash = fnv1a(payload);
+  put(kMagic, 8);
+  put(device.device_uuid.data(), VK_UUID_SIZE);
+  put(&device.driver_version, 4);
+  put(&device.vendor_id, 4);
+  put(&device.device_id, 4);
+  put(&payload_bytes, 8);
+  put(&hash, 8);
+  if (!payload.empty()) std::memcpy(p, payload.data(), payload.size());
   return out;
 }
 

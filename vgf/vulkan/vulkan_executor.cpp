@@ -124,6 +124,7 @@ Status VulkanExecutor::prepare(const vgf::Graph& graph, const vgf::ExecutorOptio
   pipelines_->set_fault(pipeline_fault_);
   lowering_features_ = ctx_->features();
   profile_ = option_on(opts, "VgfBackend.profile", "VKRT_VULKAN_PROFILE");
+  zero_copy_ = option_default_on(opts, "VgfBackend.zero_copy", "VKRT_VULKAN_ZERO_COPY");
   bool fusion = !(opts && opts->get("VgfBackend.fusion") == "0");
   bool fuse_elementwise =
       fusion && option_default_on(opts, "VgfBackend.fuse_elementwise", "VKRT_VULKAN_FUSE_ELEMENTWISE");
@@ -228,7 +229,7 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
   const std::vector<uint8_t>& constant_bytes = lowering->constants();
   VKRT_ASSIGN_OR_RETURN(plan->constants, Buffer::create(ctx_, constant_bytes.size(), MemoryKind::DeviceLocal));
   if (!constant_bytes.empty()) {
-    if (plan->constants.mapped() && plan->constants.host_coherent()) {
+    if (zero_copy_ && plan->constants.mapped() && plan->constants.host_coherent()) {
       std::memcpy(plan->constants.mapped(), constant_bytes.data(), constant_bytes.size());
     } else {
       VKRT_ASSIGN_OR_RETURN(Buffer upload, Buffer::create(ctx_, constant_bytes.size(), MemoryKind::HostStaging));
@@ -239,8 +240,9 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
     }
   }
 
-  // Inputs and outputs: in the arena; through staging when the host cannot map it coherently.
-  const bool direct = plan->arena.mapped() && plan->arena.host_coherent();
+  // Inputs and outputs: in the arena; through staging when the host cannot map it coherently
+  // (Buffer maps device-local memory only where the host reads it cached: unified memory).
+  const bool direct = zero_copy_ && plan->arena.mapped() && plan->arena.host_coherent();
   uint64_t staging_bytes = 0;
   auto locate = [&](vgf::TensorId t) {
     IoLocation loc;

@@ -16,6 +16,8 @@
 //   VgfBackend.fuse_elementwise    "0": no generated elementwise-chain shaders (also env
 //                                  VKRT_VULKAN_FUSE_ELEMENTWISE=0), for A/B comparisons
 //   VgfBackend.validation          "1": Khronos validation layer (also env VKRT_VULKAN_VALIDATION)
+//   VgfBackend.zero_copy           "0": staging copies even on unified memory (also env
+//                                  VKRT_VULKAN_ZERO_COPY=0), for tests and A/B comparisons
 #pragma once
 
 #include <map>
@@ -115,6 +117,7 @@ class VulkanExecutor final : public vgf::GraphExecutor {
   std::vector<FusedStep> steps_;  // fuse_ops; each plan adds its elementwise chains
   std::vector<vgf::TensorId> alias_;
   bool profile_ = false;
+  bool zero_copy_ = true;  // inputs, outputs and constants straight into host-mapped device memory
   bool is_static_ = false;
   std::map<std::vector<vgf::Shape>, std::unique_ptr<ShapePlan>> plans_;
   ShapePlan* last_plan_ = nullptr;
