@@ -91,7 +91,8 @@ run() {
   local summary=$out/summary.txt t r
   {
     echo "commit $(cat "$kit/commit"), $(date -u)"
-    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit,memory.total \
+      --format=csv 2>/dev/null || true
   } >"$summary"
 
   # 1. Every Vulkan test with the validation layer. Debian bookworm's layer predates
