@@ -65,8 +65,11 @@ TEST(VulkanContext, ProbesFeaturesAndRunsUnderValidation) {
   EXPECT_GE(f.max_push_constants_bytes, 128u);
   if (std::getenv("VKRT_VULKAN_VALIDATION") && std::string(std::getenv("VKRT_VULKAN_VALIDATION")) == "1") {
     EXPECT_TRUE(ctx->validation_enabled()) << "VK_LAYER_KHRONOS_validation is not installed";
+    // Debian's layer (1.3.239) offers VK_EXT_validation_features: barriers are checked too.
+    EXPECT_TRUE(ctx->sync_validation_enabled()) << "the layer lacks VK_EXT_validation_features";
   }
-  std::cout << "device: " << ctx->describe() << "\n";
+  std::cout << "device: " << ctx->describe() << (ctx->sync_validation_enabled() ? " (synchronization validation on)" : "")
+            << "\n";
 }
 
 TEST(VulkanContext, OversizedAllocationIsAnErrorNotACrash) {

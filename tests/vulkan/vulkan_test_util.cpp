@@ -95,21 +95,36 @@ void GraphBuilder::output(TensorId t) {
   graph.outputs.push_back({t, "out" + std::to_string(graph.outputs.size()), uint32_t(graph.outputs.size()), 0});
 }
 
+namespace {
+
+// The device the tests share, created on first use and released by ValidationEnvironment's
+// TearDown (before exit: destroyed from a static destructor, it would call into a validation
+// layer whose own statics are already gone; sid's layer aborts there).
+struct SharedDevice {
+  std::shared_ptr<Context> ctx;
+  std::string failure;
+  bool tried = false;
+};
+SharedDevice& shared_device() {
+  static SharedDevice device;
+  return device;
+}
+
+}  // namespace
+
 std::shared_ptr<Context> device_or_null(std::string* why) {
-  static std::shared_ptr<Context> ctx;
-  static std::string failure;
-  static bool tried = false;
-  if (!tried) {
-    tried = true;
+  SharedDevice& d = shared_device();
+  if (!d.tried) {
+    d.tried = true;
     auto r = Context::shared(ContextOptions{});
     if (r.ok()) {
-      ctx = *r;
+      d.ctx = *r;
     } else {
-      failure = r.status().message();
+      d.failure = r.status().message();
     }
   }
-  if (why) *why = failure;
-  return ctx;
+  if (why) *why = d.failure;
+  return d.ctx;
 }
 
 namespace {
@@ -218,11 +233,13 @@ extern "C" [[gnu::used]] const char* __lsan_default_suppressions() {
          "leak:libvulkan_radeon.so\nleak:libvulkan_intel.so\nleak:libnvidia\n";
 }
 
-// Turns the validation layer on for the whole binary and fails if it reported anything.
+// Turns the validation layer on for the whole binary and fails if it reported anything, the
+// destruction of the shared device included.
 class ValidationEnvironment : public ::testing::Environment {
  public:
   void SetUp() override { setenv("VKRT_VULKAN_VALIDATION", "1", /*overwrite=*/0); }
   void TearDown() override {
+    shared_device().ctx.reset();
     EXPECT_EQ(Context::validation_message_count(), 0u)
         << "the Khronos validation layer reported problems (see stderr)";
   }

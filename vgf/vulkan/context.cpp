@@ -205,6 +205,21 @@ Status Context::init(const ContextOptions& options) {
         validation_enabled_ = true;
       }
     }
+    // Synchronization validation too, where the layer offers VK_EXT_validation_features: core
+    // validation does not check barriers, and the executor records only those that real
+    // dependencies need (command_program.cpp), which a serial CPU device would never expose.
+    if (validation_enabled_) {
+      uint32_t m = 0;
+      vkEnumerateInstanceExtensionProperties("VK_LAYER_KHRONOS_validation", &m, nullptr);
+      std::vector<VkExtensionProperties> layer_exts(m);
+      vkEnumerateInstanceExtensionProperties("VK_LAYER_KHRONOS_validation", &m, layer_exts.data());
+      for (const auto& e : layer_exts) {
+        if (std::strcmp(e.extensionName, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME) == 0) {
+          instance_exts.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+          sync_validation_ = true;
+        }
+      }
+    }
     if (!validation_enabled_) {
       std::fprintf(stderr, "vkrt vulkan: VK_LAYER_KHRONOS_validation requested but not installed\n");
     }
@@ -228,6 +243,14 @@ Status Context::init(const ContextOptions& options) {
                     VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
   mci.pfnUserCallback = count_validation_message;
   if (validation_enabled_) ici.pNext = &mci;  // also catches instance creation messages
+  const VkValidationFeatureEnableEXT sync = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  VkValidationFeaturesEXT validation_features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+  validation_features.enabledValidationFeatureCount = 1;
+  validation_features.pEnabledValidationFeatures = &sync;
+  if (sync_validation_) {
+    validation_features.pNext = ici.pNext;
+    ici.pNext = &validation_features;
+  }
   VkResult r = vkCreateInstance(&ici, nullptr, &instance_);
   if (r == VK_ERROR_INCOMPATIBLE_DRIVER) {
     return make_error(Error::NotFound, "no Vulkan driver installed (vkCreateInstance: ",

@@ -121,6 +121,8 @@ class Context {
   // 0 where the device lacks the extension. Benchmarks read it around prepare() and runs.
   uint64_t device_local_heap_usage() const;
   bool validation_enabled() const { return validation_enabled_; }
+  // With the layer: its synchronization validation too (barrier hazards), where offered.
+  bool sync_validation_enabled() const { return sync_validation_; }
 
   // Validation-layer messages (warnings and errors) seen by any context of this process.
   static uint64_t validation_message_count();
@@ -142,6 +144,7 @@ class Context {
   DeviceInfo info_;
   VkPhysicalDeviceMemoryProperties memory_properties_{};
   bool validation_enabled_ = false;
+  bool sync_validation_ = false;
 };
 
 // "VK_ERROR_DEVICE_LOST", ... for messages.
