@@ -241,7 +241,8 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
   }
 
   // Inputs and outputs: in the arena; through staging when the host cannot map it coherently
-  // (Buffer maps device-local memory only where the host reads it cached: unified memory).
+  // (Buffer puts device-local buffers in host-mapped memory first only where the host reads it
+  // cached, unified memory; elsewhere only when VRAM is full, see memory_type_candidates).
   const bool direct = zero_copy_ && plan->arena.mapped() && plan->arena.host_coherent();
   uint64_t staging_bytes = 0;
   auto locate = [&](vgf::TensorId t) {
