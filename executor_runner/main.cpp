@@ -91,6 +91,14 @@ std::vector<uint8_t> one_of(ScalarType t) {
   return b;
 }
 
+std::string scalar_text(const EValue& v) {
+  char text[64] = "?";
+  if (v.tag() == Tag::Int) snprintf(text, sizeof(text), "%lld", static_cast<long long>(v.to_int()));
+  if (v.tag() == Tag::Double) snprintf(text, sizeof(text), "%g", v.to_double());
+  if (v.tag() == Tag::Bool) snprintf(text, sizeof(text), "%s", v.to_bool() ? "true" : "false");
+  return text;
+}
+
 struct InputStore {
   std::vector<std::vector<uint8_t>> buffers;
   std::vector<Tensor> tensors;
@@ -107,7 +115,17 @@ Status set_inputs(Method& method, const Flags& flags, InputStore& store) {
   for (size_t i = 0; i < meta.inputs.size(); ++i) {
     const ValueInfo& info = meta.inputs[i];
     if (flags.inputs.empty()) {
-      if (info.tag != Tag::Tensor) continue;  // as upstream: only tensors get default ones
+      if (info.tag == Tag::Int || info.tag == Tag::Double || info.tag == Tag::Bool) {
+        // A primitive input must equal the value the program was traced with (set_input checks
+        // it), so that value is the only sensible default; the reference runner leaves these
+        // unset and the run fails with "Input i has not been set".
+        EValue traced = method.input(i);
+        fprintf(stderr, "Input %zu: %s, using the traced value %s.\n", i, tag_name(info.tag),
+                scalar_text(traced).c_str());
+        VKRT_RETURN_IF_ERROR(method.set_input(i, traced));
+        continue;
+      }
+      if (info.tag != Tag::Tensor) continue;
       auto one = one_of(info.dtype);
       store.buffers[i].resize(info.nbytes);
       for (size_t k = 0; k + one.size() <= info.nbytes; k += one.size()) memcpy(&store.buffers[i][k], one.data(), one.size());
@@ -243,7 +261,8 @@ int main(int argc, char** argv) {
   Flags flags;
   CLI::App app{
       "executor_runner: run a method of an ExecuTorch program (.pte) with vkrt, or check a bundled program (.bpte).\n"
-      "Inputs default to tensors filled with ones. Outputs print in ExecuTorch's format on stdout; logs and\n"
+      "Inputs default to tensors filled with ones (Int/Double/Bool inputs to the value traced into the program,\n"
+      "the only one they accept). Outputs print in ExecuTorch's format on stdout; logs and\n"
       "timings go to stderr. Exit status is 0 on success and 1 with a one-line reason on any error.\n"
       "Single-dash long flags (-model_path x, -inputs=a.bin) are accepted as in the reference runner."};
   app.add_option("model", flags.positional_model, "Program file (same as --model_path)");

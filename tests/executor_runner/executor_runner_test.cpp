@@ -77,6 +77,28 @@ TEST(ExecutorRunner, RawAndNpyInputsAndOutputFiles) {
   EXPECT_NE(r.out.find("[6., 7., 8.]"), std::string::npos) << r.out;
 }
 
+// forward(x: Tensor[4], y: Double) = x * y, traced with y = 2.0 (the conformance README).
+TEST(ExecutorRunner, PrimitiveInputsDefaultToTheTracedValue) {
+  VKRT_REQUIRE_CONFORMANCE(path, "pte/corey-cole_djl-executorch-engine__native_spike_prim_input.pte");
+  RunResult r = run(path);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("Input 1: Double, using the traced value 2."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("OutputX 0: tensor(sizes=[4], [2., 2., 2., 2.])"), std::string::npos) << r.out;
+
+  // Given in a file, the traced value is accepted and any other one is refused by name.
+  write_floats(tmp("x4.bin"), {1, 2, 3, 4});
+  double y = 2.0;
+  std::ofstream(tmp("y.bin"), std::ios::binary).write(reinterpret_cast<const char*>(&y), 8);
+  r = run(path + " --inputs " + tmp("x4.bin") + "," + tmp("y.bin"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("[2., 4., 6., 8.]"), std::string::npos) << r.out;
+  y = 2.5;
+  std::ofstream(tmp("y.bin"), std::ios::binary).write(reinterpret_cast<const char*>(&y), 8);
+  r = run(path + " --inputs " + tmp("x4.bin") + "," + tmp("y.bin"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("Double input must equal the traced value 2.000000"), std::string::npos) << r.out;
+}
+
 TEST(ExecutorRunner, PrintAllAndSingleDashFlags) {
   VKRT_REQUIRE_CONFORMANCE(path, kAdd);
   RunResult r = run("-model_path " + path + " -print_output=all");
