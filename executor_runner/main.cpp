@@ -289,7 +289,8 @@ int main(int argc, char** argv) {
   app.add_option("--backend_option", flags.backend_options,
                  "Backend option KEY=VALUE, repeatable (e.g. VgfBackend.executor=cpu)");
   app.add_option("--vgf_executor", flags.vgf_executor,
-                 "VgfBackend executor: vulkan | cpu | auto (default auto: Vulkan when a device exists)");
+                 "VgfBackend executor: vulkan | cpu | auto (default auto: Vulkan when a device exists; where the "
+                 "only device is a CPU implementation such as lavapipe, cpu is faster)");
   app.add_option("--device", flags.device, "Vulkan device for VgfBackend: index or name substring");
   app.add_option("--ethosu_driver", flags.ethosu_driver, "Ethos-U driver: ethosu-char | drm-accel | recording");
   app.add_option("--temp_pool_bytes", flags.temp_pool_bytes, "Scratch memory for kernels and delegates")

@@ -1,7 +1,9 @@
-// CONV2D and DEPTHWISE_CONV2D (tosa.md §6), reference loops.
+// CONV2D and DEPTHWISE_CONV2D (tosa.md §6): checks, and the reference loops (int8 runs the
+// vectorised conv2d_int8.cpp where it applies).
 #include <algorithm>
 
 #include "cpu_fallback/tosa/conv_common.h"
+#include "cpu_fallback/tosa/reference_loops.h"
 #include "cpu_fallback/tosa/tosa_kernels.h"
 
 namespace vkrt::tosa {
@@ -53,11 +55,7 @@ Status check_conv_operands(const char* op, const TensorRef& input, const TensorR
   return Status::ok();
 }
 
-}  // namespace detail
-
 namespace {
-
-using namespace detail;
 
 Status check_window_attrs(const char* op, const Conv2dAttrs& a) {
   for (int i = 0; i < 4; ++i)
@@ -159,6 +157,28 @@ void depthwise_impl(const TensorRef& input, const TensorRef& weight, const Tenso
 
 }  // namespace
 
+void conv2d_reference(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                      const Conv2dAttrs& attrs, const TensorRef& output) {
+  switch (input.dtype) {
+    case DType::Int8: conv2d_impl<int8_t>(input, weight, bias, attrs, output); break;
+    case DType::Int16: conv2d_impl<int16_t>(input, weight, bias, attrs, output); break;
+    default: conv2d_impl<float>(input, weight, bias, attrs, output); break;
+  }
+}
+
+void depthwise_conv2d_reference(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                const Conv2dAttrs& attrs, const TensorRef& output) {
+  switch (input.dtype) {
+    case DType::Int8: depthwise_impl<int8_t>(input, weight, bias, attrs, output); break;
+    case DType::Int16: depthwise_impl<int16_t>(input, weight, bias, attrs, output); break;
+    default: depthwise_impl<float>(input, weight, bias, attrs, output); break;
+  }
+}
+
+}  // namespace detail
+
+using namespace detail;
+
 Status check_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                     const Conv2dAttrs& attrs, const TensorRef& output) {
   constexpr const char* op = "CONV2D";
@@ -177,11 +197,7 @@ Status check_conv2d(const TensorRef& input, const TensorRef& weight, const Tenso
 Status conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
               const Conv2dAttrs& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_conv2d(input, weight, bias, attrs, output));
-  switch (input.dtype) {
-    case DType::Int8: conv2d_impl<int8_t>(input, weight, bias, attrs, output); break;
-    case DType::Int16: conv2d_impl<int16_t>(input, weight, bias, attrs, output); break;
-    default: conv2d_impl<float>(input, weight, bias, attrs, output); break;
-  }
+  if (!conv2d_int8_fast(input, weight, bias, attrs, output)) conv2d_reference(input, weight, bias, attrs, output);
   return Status::ok();
 }
 
@@ -207,11 +223,8 @@ Status check_depthwise_conv2d(const TensorRef& input, const TensorRef& weight,
 Status depthwise_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                         const DepthwiseConv2dAttrs& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_depthwise_conv2d(input, weight, bias, attrs, output));
-  switch (input.dtype) {
-    case DType::Int8: depthwise_impl<int8_t>(input, weight, bias, attrs, output); break;
-    case DType::Int16: depthwise_impl<int16_t>(input, weight, bias, attrs, output); break;
-    default: depthwise_impl<float>(input, weight, bias, attrs, output); break;
-  }
+  if (!depthwise_conv2d_int8_fast(input, weight, bias, attrs, output))
+    depthwise_conv2d_reference(input, weight, bias, attrs, output);
   return Status::ok();
 }
 

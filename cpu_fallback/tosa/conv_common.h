@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "cpu_fallback/tosa/kernel_util.h"
+#include "cpu_fallback/tosa/tosa_kernels.h"
 
 namespace vkrt::tosa::detail {
 
@@ -50,5 +51,13 @@ template <> struct ConvPolicy<float> {
   static Acc add(Acc acc, Acc product) { return acc + product; }
   static Out finish(Acc acc, Out bias) { return acc + bias; }
 };
+
+// The int8 fast paths (conv2d_int8.cpp): the reference loops' results, vectorised. They return
+// false, writing nothing, where they do not apply (another dtype, more taps than int32 sums can
+// hold exactly, a depthwise channel multiplier above 1). Operands are checked by the caller.
+bool conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                      const Conv2dAttrs& attrs, const TensorRef& output);
+bool depthwise_conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                const Conv2dAttrs& attrs, const TensorRef& output);
 
 }  // namespace vkrt::tosa::detail

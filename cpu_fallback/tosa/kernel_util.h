@@ -13,6 +13,22 @@
 #include "cpu_fallback/tosa/tensor_ref.h"
 #include "vkrt/error.h"
 
+// On a hot loop's function: compiled twice, for AVX2 and for the x86-64 baseline (SSE2), the
+// copy chosen once at load time by the CPU it runs on (an ifunc). AVX2 doubles the lanes and
+// adds the instructions the integer kernels need (vpmaddwd on 16 int16 lanes, vpmuldq, vpsravd).
+// Clang (14) accepts it on plain functions only: function templates take
+// VKRT_VECTOR_CLONES_TEMPLATE, which is GCC's alone.
+#if defined(__x86_64__) && defined(__linux__)
+#define VKRT_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define VKRT_VECTOR_CLONES
+#endif
+#if defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
+#define VKRT_VECTOR_CLONES_TEMPLATE VKRT_VECTOR_CLONES
+#else
+#define VKRT_VECTOR_CLONES_TEMPLATE
+#endif
+
 namespace vkrt::tosa::detail {
 
 // Upper bound on the elements of one tensor: keeps every index product inside int64 and

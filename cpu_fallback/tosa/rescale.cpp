@@ -1,6 +1,10 @@
 // RESCALE (tosa.md §5): requantize integers with a per-tensor or per-channel multiplier/shift.
+#include <algorithm>
+#include <vector>
+
 #include "arith/fixed_point.h"
 #include "cpu_fallback/tosa/kernel_util.h"
+#include "cpu_fallback/tosa/reference_loops.h"
 #include "cpu_fallback/tosa/tosa_kernels.h"
 
 namespace vkrt::tosa {
@@ -44,41 +48,162 @@ int64_t load(const TIn* p, int64_t i, bool is_unsigned) {
   return int64_t(p[i]);
 }
 
+// The output range and zero points as the formula uses them (tosa.md §5).
+struct RescaleRange {
+  int64_t in_zp, out_zp, lo, hi;
+};
+RescaleRange range_of(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output) {
+  const int out_bits = bits_of(output.dtype);
+  RescaleRange r;
+  r.in_zp = extend_zp(input.dtype, a.input_unsigned, a.input_zp);
+  r.out_zp = extend_zp(output.dtype, a.output_unsigned, a.output_zp);
+  r.lo = a.output_unsigned ? 0 : -(int64_t(1) << (out_bits - 1));
+  r.hi = a.output_unsigned ? (int64_t(1) << out_bits) - 1 : (int64_t(1) << (out_bits - 1)) - 1;
+  return r;
+}
+
+// One row of rescale32_impl where every shift is at least 32, for signed inputs of at most 32
+// bits. floor(p / 2^s) = floor(floor(p / 2^32) / 2^(s-32)), and floor(p / 2^32) of a product of
+// two int32 values plus a rounding term below 2^62 is an int32: the high word of p. So a
+// 32x32->64 multiply, a 64-bit add and a 32-bit shift per element, all of which vectorise
+// (AVX2: vpmuldq, vpaddq, vpsravd), where the general loop needs a 64-bit variable shift.
+// kPerChannel: element j uses parameter set j, else set 0 for every element (a compile-time
+// choice, so the parameters are either contiguous vector loads or loop constants).
+struct WideShiftParams {
+  const int32_t* multiplier;
+  const int64_t* round;        // 2^(s-1)
+  const int64_t* round_extra;  // 2^30 with double_round (s > 31 here), else 0; signed as the value
+  const int32_t* shift_past_32;
+  int32_t in_zp, low, high, out_zp;
+};
+
+template <bool kPerChannel, typename TIn, typename TOut>
+VKRT_VECTOR_CLONES_TEMPLATE void rescale_row_wide_shifts(const TIn* __restrict in, TOut* __restrict out, int64_t count,
+                                                         const WideShiftParams& params) {
+  const int32_t* __restrict multiplier = params.multiplier;
+  const int64_t* __restrict round = params.round;
+  const int64_t* __restrict round_extra = params.round_extra;
+  const int32_t* __restrict shift_past_32 = params.shift_past_32;
+  const int32_t in_zp = params.in_zp, low = params.low, high = params.high, out_zp = params.out_zp;
+  for (int64_t j = 0; j < count; ++j) {
+    const int64_t c = kPerChannel ? j : 0;
+    // The value is an int32 (wrapped, as in apply_scale_32's REQUIRE note below).
+    const int32_t v = int32_t(uint32_t(int32_t(in[j])) - uint32_t(in_zp));
+    // Both terms loaded whatever the sign, so the select is arithmetic, not a branch.
+    const int64_t extra = round_extra[c];
+    const int64_t p = int64_t(v) * multiplier[c] + round[c] + (v >= 0 ? extra : -extra);
+    const int32_t r = int32_t(uint64_t(p) >> 32) >> shift_past_32[c];
+    out[j] = TOut((r < low ? low : (r > high ? high : r)) + out_zp);
+  }
+}
+
+// scale32 (every int8 and int32 network), the hot case: apply_scale_32 with its per-channel
+// constants computed once, and one clamp per element. Bit-identical to arith::apply_scale_32
+// followed by the output zero point and clamp:
+//  - the rounding term 2^(s-1) (+/- 2^30 with double_round and s > 31, by the value's sign) is
+//    looked up, not rebuilt;
+//  - saturating to int32, adding out_zp and clamping to [lo, hi] equals clamping to
+//    [lo - out_zp, hi - out_zp] and adding out_zp, that range lying inside int32 (out_zp is 0
+//    for int32 outputs, check_rescale_zp).
 template <typename TIn, typename TOut>
-void rescale_impl(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output) {
+void rescale32_impl(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output) {
+  const auto [in_zp, out_zp, lo, hi] = range_of(input, a, output);
+  const TIn* in = input.as<const TIn>();
+  TOut* out = output.as<TOut>();
+  const int64_t total = input.num_elements();
+  const size_t channels = a.multiplier.size();
+  std::vector<int64_t> multiplier(channels), round(channels), round_extra(channels);
+  std::vector<int> shift(channels);
+  const bool double_round = a.rounding_mode == RoundingMode::DoubleRound;
+  for (size_t c = 0; c < channels; ++c) {
+    const int s = std::clamp(int(a.shift[c]), 1, 62);  // as apply_scale_32
+    multiplier[c] = a.multiplier[c];
+    shift[c] = s;
+    round[c] = int64_t(1) << (s - 1);
+    round_extra[c] = double_round && s > 31 ? int64_t(1) << 30 : 0;
+  }
+  const int64_t low = lo - out_zp, high = hi - out_zp;
+  // Row by row of `row` elements that share a parameter pattern: the channels of one pixel
+  // (per_channel), else the whole tensor with the one multiplier; no division per element.
+  const int64_t row = a.per_channel ? int64_t(channels) : total;
+  const int64_t param_step = a.per_channel ? 1 : 0;
+  const bool wide_shifts = std::all_of(shift.begin(), shift.end(), [](int s) { return s >= 32; });
+  if constexpr (sizeof(TIn) <= 4) {
+    if (wide_shifts && !a.input_unsigned) {
+      // Every shift >= 32 (a requantization to a smaller scale: every convolution's): the same
+      // result in 32-bit lanes after one 32x32->64-bit product, which the compiler vectorises.
+      std::vector<int32_t> multiplier32(a.multiplier.begin(), a.multiplier.end()), shift_past_32(channels);
+      for (size_t c = 0; c < channels; ++c) shift_past_32[c] = shift[c] - 32;
+      const WideShiftParams params{multiplier32.data(), round.data(), round_extra.data(),
+                                   shift_past_32.data(), int32_t(in_zp), int32_t(low), int32_t(high),
+                                   int32_t(out_zp)};
+      for (int64_t start = 0; start < total; start += row) {
+        if (a.per_channel) rescale_row_wide_shifts<true>(in + start, out + start, row, params);
+        else rescale_row_wide_shifts<false>(in + start, out + start, row, params);
+      }
+      return;
+    }
+  }
+  for (int64_t start = 0; start < total; start += row) {
+    for (int64_t j = 0; j < row; ++j) {
+      const size_t c = size_t(j * param_step);
+      // apply_scale_32 takes an i32 value; TOSA REQUIREs that it fits (true for 8/16-bit inputs
+      // and zero-point-free i32). A value outside is wrapped, as 32-bit device arithmetic would.
+      const int64_t v = wrap32(load(in, start + j, a.input_unsigned) - in_zp);
+      const int64_t r = (v * multiplier[c] + round[c] + (v >= 0 ? round_extra[c] : -round_extra[c])) >> shift[c];
+      out[start + j] = TOut((r < low ? low : (r > high ? high : r)) + out_zp);
+    }
+  }
+}
+
+// The per-element formula, every case: scale16 (int16 and int48 networks) takes only this.
+template <typename TIn, typename TOut>
+void rescale_reference_impl(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output) {
   const TIn* in = input.as<const TIn>();
   TOut* out = output.as<TOut>();
   const int64_t total = input.num_elements();
   const int64_t channels = a.per_channel ? input.dim(input.rank() - 1) : 1;
-  const int64_t in_zp = extend_zp(input.dtype, a.input_unsigned, a.input_zp);
-  const int64_t out_zp = extend_zp(output.dtype, a.output_unsigned, a.output_zp);
-  const int out_bits = bits_of(output.dtype);
-  const int64_t lo = a.output_unsigned ? 0 : -(int64_t(1) << (out_bits - 1));
-  const int64_t hi = a.output_unsigned ? (int64_t(1) << out_bits) - 1 : (int64_t(1) << (out_bits - 1)) - 1;
+  const RescaleRange range = range_of(input, a, output);
   // Arm's emulation layer computes INEXACT_ROUND as SINGLE_ROUND (tosa.md §5); so do we.
   const bool double_round = a.rounding_mode == RoundingMode::DoubleRound;
   for (int64_t i = 0; i < total; ++i) {
-    const int64_t c = channels == 1 ? 0 : i % channels;
-    const int64_t v = load(in, i, a.input_unsigned) - in_zp;
+    const size_t c = size_t(channels == 1 ? 0 : i % channels);
+    const int64_t v = load(in, i, a.input_unsigned) - range.in_zp;
     int64_t scaled;
     if (a.scale32) {
       // apply_scale_32 takes an i32 value; TOSA REQUIREs that v fits (true for 8/16-bit inputs
       // and zero-point-free i32). A value outside is wrapped, as 32-bit device arithmetic would.
-      scaled = arith::apply_scale_32(wrap32(v), a.multiplier[size_t(c)], int(a.shift[size_t(c)]), double_round);
+      scaled = arith::apply_scale_32(wrap32(v), a.multiplier[c], int(a.shift[c]), double_round);
     } else {
-      scaled = arith::apply_scale_16(v, int16_t(a.multiplier[size_t(c)]), int(a.shift[size_t(c)]));
+      // The value is clamped to int48 first (apply_scale_16's input type).
+      scaled = arith::apply_scale_16(v, int16_t(a.multiplier[c]), int(a.shift[c]));
     }
-    const int64_t r = scaled + out_zp;
-    out[i] = TOut(r < lo ? lo : (r > hi ? hi : r));
+    const int64_t r = scaled + range.out_zp;
+    out[i] = TOut(r < range.lo ? range.lo : (r > range.hi ? range.hi : r));
   }
 }
 
+template <typename TIn, typename TOut>
+void rescale_impl(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output, bool reference) {
+  if (a.scale32 && !reference) return rescale32_impl<TIn, TOut>(input, a, output);
+  rescale_reference_impl<TIn, TOut>(input, a, output);
+}
+
 template <typename TIn>
-void rescale_dispatch_out(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output) {
+void rescale_dispatch_out(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output, bool reference) {
   switch (output.dtype) {
-    case DType::Int8: rescale_impl<TIn, int8_t>(input, a, output); break;
-    case DType::Int16: rescale_impl<TIn, int16_t>(input, a, output); break;
-    default: rescale_impl<TIn, int32_t>(input, a, output); break;
+    case DType::Int8: rescale_impl<TIn, int8_t>(input, a, output, reference); break;
+    case DType::Int16: rescale_impl<TIn, int16_t>(input, a, output, reference); break;
+    default: rescale_impl<TIn, int32_t>(input, a, output, reference); break;
+  }
+}
+
+void rescale_dispatch(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output, bool reference) {
+  switch (input.dtype) {
+    case DType::Int8: rescale_dispatch_out<int8_t>(input, a, output, reference); break;
+    case DType::Int16: rescale_dispatch_out<int16_t>(input, a, output, reference); break;
+    case DType::Int32: rescale_dispatch_out<int32_t>(input, a, output, reference); break;
+    default: rescale_dispatch_out<int64_t>(input, a, output, reference); break;
   }
 }
 
@@ -133,13 +258,12 @@ Status check_rescale(const TensorRef& input, const RescaleAttrs& a, const Tensor
 
 Status rescale(const TensorRef& input, const RescaleAttrs& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_rescale(input, attrs, output));
-  switch (input.dtype) {
-    case DType::Int8: rescale_dispatch_out<int8_t>(input, attrs, output); break;
-    case DType::Int16: rescale_dispatch_out<int16_t>(input, attrs, output); break;
-    case DType::Int32: rescale_dispatch_out<int32_t>(input, attrs, output); break;
-    default: rescale_dispatch_out<int64_t>(input, attrs, output); break;
-  }
+  rescale_dispatch(input, attrs, output, /*reference=*/false);
   return Status::ok();
+}
+
+void detail::rescale_reference(const TensorRef& input, const RescaleAttrs& attrs, const TensorRef& output) {
+  rescale_dispatch(input, attrs, output, /*reference=*/true);
 }
 
 }  // namespace vkrt::tosa

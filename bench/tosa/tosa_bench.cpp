@@ -1,0 +1,188 @@
+// tosa_bench: GMAC/s (CONV2D, DEPTHWISE_CONV2D) and Gelem/s (RESCALE) of the TOSA CPU kernels
+// on int8 MobileNetV2 224x224 layer shapes: the kernels as the VGF CPU executor calls them
+// (conv2d(), depthwise_conv2d(), rescale(): the vectorised int8 paths) against the reference
+// loops (detail::conv2d_reference, ...) in the same run, then a summary with the ratio.
+//
+//   build/bench/tosa/tosa_bench                      # all layers
+//   build/bench/tosa/tosa_bench --benchmark_repetitions=3   # on a busy machine: best of 3
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu_fallback/tosa/reference_loops.h"
+#include "cpu_fallback/tosa/tosa_kernels.h"
+
+namespace vkrt::tosa {
+namespace {
+
+enum class Kind { kConv, kDepthwise, kRescale };
+
+struct Layer {
+  const char* name;
+  Kind kind;
+  int64_t hw;      // input height = width
+  int64_t ic, oc;  // channels in / out (depthwise: oc = ic; rescale: ic elements per pixel)
+  int64_t k, stride;
+  // "Same" padding as TOSA needs it exact: k/2 after, and before too at stride 1 (a stride-2
+  // 3x3 over an even size pads only after, as PyTorch-exported MobileNetV2 graphs do).
+  int64_t pad_before() const { return stride == 1 ? k / 2 : 0; }
+  int64_t pad_after() const { return k / 2; }
+  int64_t out_hw() const { return (hw - 1 + pad_before() + pad_after() - (k - 1)) / stride + 1; }
+  double work() const {  // MACs, or elements for RESCALE
+    const double pixels = double(out_hw() * out_hw());
+    if (kind == Kind::kConv) return pixels * double(oc * k * k * ic);
+    if (kind == Kind::kDepthwise) return pixels * double(ic * k * k);
+    return double(hw * hw * ic);
+  }
+};
+
+// MobileNetV2 (224x224) layers: the stem, expand / depthwise / project convolutions of early,
+// middle and late blocks, the last 1x1, and the requantization after a large convolution.
+const Layer kLayers[] = {
+    {"stem_3x3s2_3to32", Kind::kConv, 224, 3, 32, 3, 2},
+    {"b1_dw_3x3_32", Kind::kDepthwise, 112, 32, 32, 3, 1},
+    {"b1_project_1x1_32to16", Kind::kConv, 112, 32, 16, 1, 1},
+    {"b2_expand_1x1_16to96", Kind::kConv, 112, 16, 96, 1, 1},
+    {"b2_dw_3x3s2_96", Kind::kDepthwise, 112, 96, 96, 3, 2},
+    {"b7_expand_1x1_64to384", Kind::kConv, 14, 64, 384, 1, 1},
+    {"b7_dw_3x3_384", Kind::kDepthwise, 14, 384, 384, 3, 1},
+    {"b7_project_1x1_384to64", Kind::kConv, 14, 384, 64, 1, 1},
+    {"last_1x1_320to1280", Kind::kConv, 7, 320, 1280, 1, 1},
+    {"rescale_112x112x96_to_int8", Kind::kRescale, 112, 96, 96, 1, 1},
+};
+
+struct LayerData {
+  std::vector<int8_t> input, weight;
+  std::vector<int32_t> bias, acc;
+  std::vector<int8_t> out8;
+  std::vector<int32_t> multiplier, shift;
+  std::vector<int64_t> in_shape, w_shape, b_shape, out_shape;
+  Conv2dAttrs attrs;
+  RescaleAttrs rescale_attrs;
+
+  explicit LayerData(const Layer& l) {
+    std::mt19937 rng(1);
+    std::uniform_int_distribution<int> byte(-128, 127);
+    const int64_t o = l.out_hw();
+    attrs.input_zp = -128;  // as the int8 graphs exported from PyTorch: a ReLU6 output's zp
+    attrs.pad[0] = attrs.pad[2] = l.pad_before();
+    attrs.pad[1] = attrs.pad[3] = l.pad_after();
+    attrs.stride[0] = attrs.stride[1] = l.stride;
+    if (l.kind == Kind::kRescale) {
+      in_shape = {1, l.hw, l.hw, l.ic};
+      acc.resize(size_t(l.hw * l.hw * l.ic));
+      std::uniform_int_distribution<int32_t> sums(-200000, 200000);
+      for (auto& v : acc) v = sums(rng);
+      out8.resize(acc.size());
+      std::uniform_int_distribution<int32_t> m(1 << 30, INT32_MAX);
+      for (int64_t c = 0; c < l.ic; ++c) multiplier.push_back(m(rng)), shift.push_back(40);
+      rescale_attrs.multiplier = multiplier;
+      rescale_attrs.shift = shift;
+      rescale_attrs.scale32 = true;
+      rescale_attrs.rounding_mode = RoundingMode::DoubleRound;
+      rescale_attrs.per_channel = true;
+      rescale_attrs.output_zp = -128;
+      return;
+    }
+    in_shape = {1, l.hw, l.hw, l.ic};
+    input.resize(size_t(l.hw * l.hw * l.ic));
+    for (auto& v : input) v = int8_t(byte(rng));
+    if (l.kind == Kind::kConv) {
+      w_shape = {l.oc, l.k, l.k, l.ic};
+      weight.resize(size_t(l.oc * l.k * l.k * l.ic));
+    } else {
+      w_shape = {l.k, l.k, l.ic, 1};
+      weight.resize(size_t(l.k * l.k * l.ic));
+    }
+    for (auto& v : weight) v = int8_t(byte(rng));
+    b_shape = {l.oc};
+    bias.assign(size_t(l.oc), 1234);
+    out_shape = {1, o, o, l.oc};
+    acc.resize(size_t(o * o * l.oc));
+  }
+
+  TensorRef in_ref() { return {DType::Int8, in_shape, input.data()}; }
+  TensorRef w_ref() { return {DType::Int8, w_shape, weight.data()}; }
+  TensorRef b_ref() { return {DType::Int32, b_shape, bias.data()}; }
+  TensorRef acc_ref(const std::vector<int64_t>& shape) { return {DType::Int32, shape, acc.data()}; }
+
+  static void check(const Status& s) {
+    if (s.is_ok()) return;
+    std::fprintf(stderr, "tosa_bench: %s\n", s.message().c_str());
+    std::abort();
+  }
+
+  void run(const Layer& l, bool reference) {
+    switch (l.kind) {
+      case Kind::kConv:
+        if (reference) detail::conv2d_reference(in_ref(), w_ref(), b_ref(), attrs, acc_ref(out_shape));
+        else check(conv2d(in_ref(), w_ref(), b_ref(), attrs, acc_ref(out_shape)));
+        break;
+      case Kind::kDepthwise:
+        if (reference) detail::depthwise_conv2d_reference(in_ref(), w_ref(), b_ref(), attrs, acc_ref(out_shape));
+        else check(depthwise_conv2d(in_ref(), w_ref(), b_ref(), attrs, acc_ref(out_shape)));
+        break;
+      case Kind::kRescale: {
+        const TensorRef out{DType::Int8, in_shape, out8.data()};
+        if (reference) detail::rescale_reference(acc_ref(in_shape), rescale_attrs, out);
+        else check(rescale(acc_ref(in_shape), rescale_attrs, out));
+        break;
+      }
+    }
+  }
+};
+
+void bench_layer(benchmark::State& state, const Layer* layer, bool reference) {
+  LayerData data(*layer);
+  for (auto _ : state) {
+    data.run(*layer, reference);
+    benchmark::ClobberMemory();
+  }
+  state.counters["G/s"] = benchmark::Counter(layer->work() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Keeps the best rate of each benchmark (over --benchmark_repetitions) for the summary.
+class CollectingReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs) {
+      if (r.run_type != Run::RT_Iteration || r.error_occurred) continue;
+      const auto it = r.counters.find("G/s");
+      if (it == r.counters.end()) continue;
+      std::string name = r.benchmark_name();
+      if (const size_t suffix = name.rfind("/real_time"); suffix != std::string::npos) name.resize(suffix);
+      double& best = rates[name];
+      best = std::max(best, double(it->second));
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  std::map<std::string, double> rates;
+};
+
+}  // namespace
+}  // namespace vkrt::tosa
+
+int main(int argc, char** argv) {
+  using namespace vkrt::tosa;
+  for (const Layer& l : kLayers) {
+    benchmark::RegisterBenchmark((std::string(l.name) + "/kernel").c_str(), bench_layer, &l, false)->UseRealTime();
+    benchmark::RegisterBenchmark((std::string(l.name) + "/reference").c_str(), bench_layer, &l, true)->UseRealTime();
+  }
+  benchmark::Initialize(&argc, argv);
+  CollectingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  std::printf("\nSummary (GMAC/s for convolutions, Gelem/s for RESCALE; best repetition, one thread)\n");
+  std::printf("%-30s %10s %10s %10s %8s\n", "layer", "M work", "kernel", "reference", "ratio");
+  for (const Layer& l : kLayers) {
+    const double k = reporter.rates[std::string(l.name) + "/kernel"];
+    const double r = reporter.rates[std::string(l.name) + "/reference"];
+    if (k == 0 && r == 0) continue;
+    std::printf("%-30s %10.2f %10.3f %10.3f %8.1f\n", l.name, l.work() / 1e6, k, r, r > 0 ? k / r : 0.0);
+  }
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,213 @@
+// The vectorised int8 paths against independent expectations:
+//  - CONV2D / DEPTHWISE_CONV2D (conv2d_int8.cpp) bit-exact with the reference loops straight
+//    from the spec's pseudocode (detail::conv2d_reference), over shapes that exercise every
+//    edge of the fast loops: pixel blocks cut short, padding on each side, stride, dilation,
+//    zero points, a broadcast bias, tiny and large channel counts;
+//  - the tap bound: past it the sums leave int32, and the result must still wrap modulo 2^32;
+//  - RESCALE with scale32 (its hoisted and its 32-bit-lane loops) element by element against
+//    arith::apply_scale_32 as tosa.md §5 writes it, for every in/out dtype pair, and with
+//    unsigned operands against the per-element reference formula.
+#include <algorithm>
+#include <limits>
+#include <random>
+
+#include "arith/fixed_point.h"
+#include "cpu_fallback/tosa/reference_loops.h"
+#include "tosa_test_util.h"
+
+namespace vkrt::tosa::test {
+namespace {
+
+#define ASSERT_TOSA_OK(expr)                          \
+  do {                                                \
+    ::vkrt::Status s_ = (expr);                       \
+    ASSERT_TRUE(s_.is_ok()) << s_.message();          \
+  } while (0)
+
+struct ConvCase {
+  int64_t n, ih, iw, ic, oc, kh, kw;
+  int64_t pad_t, pad_b, pad_l, pad_r, stride_y, stride_x, dil_y, dil_x;
+  int64_t in_zp, w_zp;
+  bool bias_broadcast;
+};
+
+int64_t out_size(int64_t in, int64_t pad_a, int64_t pad_b, int64_t k, int64_t dil, int64_t stride) {
+  return (in - 1 + pad_a + pad_b - (k - 1) * dil) / stride + 1;
+}
+
+Conv2dAttrs attrs_of(const ConvCase& c) {
+  Conv2dAttrs a;
+  a.pad[0] = c.pad_t, a.pad[1] = c.pad_b, a.pad[2] = c.pad_l, a.pad[3] = c.pad_r;
+  a.stride[0] = c.stride_y, a.stride[1] = c.stride_x;
+  a.dilation[0] = c.dil_y, a.dilation[1] = c.dil_x;
+  a.input_zp = c.in_zp, a.weight_zp = c.w_zp;
+  return a;
+}
+
+template <typename T>
+void fill_random(std::vector<T>& v, std::mt19937& rng, int lo, int hi) {
+  std::uniform_int_distribution<int> d(lo, hi);
+  for (auto& x : v) x = T(d(rng));
+}
+
+// Shapes chosen so that: OW is not a multiple of the 4-pixel block (1, 3, 5, 7, 13), channel
+// counts are not multiples of any vector width (1, 3, 17, 33), 1x1 convolutions take the
+// patch-free path, and MobileNetV2's own layers appear (3x3 stride 2 over 3 channels, 1x1 expand).
+const ConvCase kConvCases[] = {
+    {1, 7, 7, 3, 8, 3, 3, 1, 1, 1, 1, 2, 2, 1, 1, -128, 0, false},      // MNV2 stem-like
+    {1, 5, 13, 16, 96, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 5, -3, false},     // 1x1 expand, OW % 4 = 1
+    {2, 6, 5, 33, 17, 3, 2, 2, 0, 1, 0, 1, 2, 2, 1, -7, 3, false},      // uneven pads, dilation
+    {1, 10, 7, 1, 3, 5, 5, 2, 2, 2, 2, 3, 1, 1, 2, 127, -128, true},    // IC 1, bias broadcast
+    {1, 1, 3, 160, 5, 1, 3, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, false},       // one row, K 480
+    {3, 4, 1, 17, 2, 2, 1, 1, 0, 0, 0, 1, 1, 1, 1, -1, 1, false},       // OW 1: a block of one pixel
+};
+
+TEST(TosaFastPaths, Conv2dInt8MatchesReferenceLoops) {
+  std::mt19937 rng(2026);
+  for (const ConvCase& c : kConvCases) {
+    const int64_t oh = out_size(c.ih, c.pad_t, c.pad_b, c.kh, c.dil_y, c.stride_y);
+    const int64_t ow = out_size(c.iw, c.pad_l, c.pad_r, c.kw, c.dil_x, c.stride_x);
+    auto in = i8({c.n, c.ih, c.iw, c.ic});
+    auto w = i8({c.oc, c.kh, c.kw, c.ic});
+    auto bias = i32({c.bias_broadcast ? 1 : c.oc});
+    fill_random(in.data, rng, -128, 127);
+    fill_random(w.data, rng, -128, 127);
+    fill_random(bias.data, rng, -100000, 100000);
+    auto fast = i32({c.n, oh, ow, c.oc}), reference = i32({c.n, oh, ow, c.oc});
+    const Conv2dAttrs a = attrs_of(c);
+    ASSERT_TOSA_OK(conv2d(in, w, bias, a, fast));
+    detail::conv2d_reference(in, w, bias, a, reference);
+    EXPECT_EQ(fast.data, reference.data) << "conv " << c.ih << "x" << c.iw << "x" << c.ic << " -> " << c.oc
+                                         << " kernel " << c.kh << "x" << c.kw;
+  }
+}
+
+TEST(TosaFastPaths, DepthwiseInt8MatchesReferenceLoops) {
+  std::mt19937 rng(7);
+  for (const ConvCase& c : kConvCases) {
+    for (int64_t multiplier : {1, 2}) {  // 2 takes the reference loops; both must agree with them
+      const int64_t oh = out_size(c.ih, c.pad_t, c.pad_b, c.kh, c.dil_y, c.stride_y);
+      const int64_t ow = out_size(c.iw, c.pad_l, c.pad_r, c.kw, c.dil_x, c.stride_x);
+      const int64_t channels = c.ic * multiplier;
+      auto in = i8({c.n, c.ih, c.iw, c.ic});
+      auto w = i8({c.kh, c.kw, c.ic, multiplier});
+      auto bias = i32({c.bias_broadcast ? 1 : channels});
+      fill_random(in.data, rng, -128, 127);
+      fill_random(w.data, rng, -128, 127);
+      fill_random(bias.data, rng, -100000, 100000);
+      auto fast = i32({c.n, oh, ow, channels}), reference = i32({c.n, oh, ow, channels});
+      const Conv2dAttrs a = attrs_of(c);
+      ASSERT_TOSA_OK(depthwise_conv2d(in, w, bias, a, fast));
+      detail::depthwise_conv2d_reference(in, w, bias, a, reference);
+      EXPECT_EQ(fast.data, reference.data) << "depthwise " << c.ih << "x" << c.iw << "x" << c.ic << " multiplier "
+                                           << multiplier;
+    }
+  }
+}
+
+// 33026 taps of (-128 - 127) * (-128 - 127) = 65025 each sum to 2147515650, past INT32_MAX:
+// the fast path must give way to the wrapping reference loops (tosa.md §6).
+TEST(TosaFastPaths, SumsPastInt32WrapLikeTheReference) {
+  const int64_t taps = 33026;
+  auto in = i8({1, 1, 1, taps}, std::vector<int8_t>(size_t(taps), -128));
+  auto w = i8({1, 1, 1, taps}, std::vector<int8_t>(size_t(taps), -128));
+  auto bias = i32({1}, {0});
+  auto out = i32({1, 1, 1, 1});
+  Conv2dAttrs a;
+  a.input_zp = 127, a.weight_zp = 127;
+  ASSERT_TOSA_OK(conv2d(in, w, bias, a, out));
+  EXPECT_EQ(out.data[0], int32_t(uint32_t(int64_t(taps) * 65025)));
+  EXPECT_LT(out.data[0], 0);  // wrapped
+
+  // One tap fewer still fits: the fast path, exact.
+  auto in2 = i8({1, 1, 1, taps - 1}, std::vector<int8_t>(size_t(taps - 1), -128));
+  auto w2 = i8({1, 1, 1, taps - 1}, std::vector<int8_t>(size_t(taps - 1), -128));
+  ASSERT_TOSA_OK(conv2d(in2, w2, bias, a, out));
+  EXPECT_EQ(out.data[0], (taps - 1) * 65025);
+}
+
+// RESCALE scale32 against apply_scale_32 per element. Shifts all >= 32 take the 32-bit-lane
+// loop, a mix takes the general one; both per-channel and per-tensor, both roundings.
+template <typename TIn, typename TOut>
+void check_rescale32(DType in_type, DType out_type, std::mt19937& rng) {
+  const int64_t pixels = 37, channels = 11;
+  Tensor<TIn> in(in_type, {pixels, channels});
+  std::uniform_int_distribution<int64_t> value(std::numeric_limits<TIn>::min(), std::numeric_limits<TIn>::max());
+  for (auto& v : in.data) v = TIn(value(rng));
+  in.data[0] = std::numeric_limits<TIn>::min(), in.data[1] = std::numeric_limits<TIn>::max(), in.data[2] = 0;
+  std::uniform_int_distribution<int32_t> multiplier(0, INT32_MAX);
+  const int64_t out_lo = std::numeric_limits<TOut>::min(), out_hi = std::numeric_limits<TOut>::max();
+  const int64_t in_zp = in_type == DType::Int8 ? -17 : 0, out_zp = out_type == DType::Int8 ? 9 : 0;
+  for (bool per_channel : {true, false})
+    for (bool wide_shifts : {true, false})
+      for (RoundingMode mode : {RoundingMode::SingleRound, RoundingMode::DoubleRound}) {
+        RescaleAttrs a;
+        a.scale32 = true;
+        a.rounding_mode = mode;
+        a.per_channel = per_channel;
+        a.input_zp = in_zp, a.output_zp = out_zp;
+        std::uniform_int_distribution<int> shift(wide_shifts ? 32 : 2, wide_shifts ? 62 : 40);
+        std::vector<int32_t> multipliers, shifts;
+        for (int64_t c = 0; c < (per_channel ? channels : 1); ++c) {
+          multipliers.push_back(multiplier(rng));
+          shifts.push_back(shift(rng));
+        }
+        a.multiplier = multipliers;
+        a.shift = shifts;
+        Tensor<TOut> out(out_type, {pixels, channels});
+        ASSERT_TOSA_OK(rescale(in, a, out));
+        for (int64_t i = 0; i < pixels * channels; ++i) {
+          const size_t c = per_channel ? size_t(i % channels) : 0;
+          const int32_t v = int32_t(int64_t(in.data[size_t(i)]) - in_zp);
+          const int64_t r = int64_t(arith::apply_scale_32(v, a.multiplier[c], a.shift[c],
+                                                          mode == RoundingMode::DoubleRound)) + out_zp;
+          const TOut want = TOut(std::clamp(r, out_lo, out_hi));
+          ASSERT_EQ(out.data[size_t(i)], want) << "element " << i << " value " << v << " multiplier "
+                                                << a.multiplier[c] << " shift " << a.shift[c]
+                                                << (per_channel ? " per channel" : " per tensor");
+        }
+      }
+}
+
+TEST(TosaFastPaths, Rescale32MatchesApplyScale32) {
+  std::mt19937 rng(99);
+  check_rescale32<int8_t, int8_t>(DType::Int8, DType::Int8, rng);
+  check_rescale32<int8_t, int32_t>(DType::Int8, DType::Int32, rng);
+  check_rescale32<int16_t, int16_t>(DType::Int16, DType::Int16, rng);
+  check_rescale32<int16_t, int8_t>(DType::Int16, DType::Int8, rng);
+  check_rescale32<int32_t, int8_t>(DType::Int32, DType::Int8, rng);
+  check_rescale32<int32_t, int16_t>(DType::Int32, DType::Int16, rng);
+  check_rescale32<int32_t, int32_t>(DType::Int32, DType::Int32, rng);
+}
+
+// Unsigned inputs and outputs (uint8 <-> int8, uint16) go through the hoisted general loop: the
+// same bytes as the per-element reference formula.
+TEST(TosaFastPaths, RescaleUnsignedMatchesReference) {
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> byte(-128, 127);
+  std::uniform_int_distribution<int32_t> multiplier(0, INT32_MAX);
+  std::uniform_int_distribution<int> shift(20, 45);
+  for (bool input_unsigned : {true, false}) {
+    auto in = i8({13, 5});
+    for (auto& v : in.data) v = int8_t(byte(rng));
+    RescaleAttrs a;
+    a.scale32 = true;
+    a.per_channel = true;
+    a.rounding_mode = RoundingMode::DoubleRound;
+    a.input_unsigned = input_unsigned;
+    a.output_unsigned = !input_unsigned;
+    a.input_zp = input_unsigned ? 128 : -3;
+    a.output_zp = input_unsigned ? 0 : 200;
+    std::vector<int32_t> multipliers, shifts;
+    for (int c = 0; c < 5; ++c) multipliers.push_back(multiplier(rng)), shifts.push_back(shift(rng));
+    a.multiplier = multipliers;
+    a.shift = shifts;
+    auto fast = i8({13, 5}), reference = i8({13, 5});
+    ASSERT_TOSA_OK(rescale(in, a, fast));
+    detail::rescale_reference(in, a, reference);
+    EXPECT_EQ(fast.data, reference.data) << (input_unsigned ? "uint8 -> int8" : "int8 -> uint8");
+  }
+}
+
+}  // namespace
+}  // namespace vkrt::tosa::test
