@@ -285,7 +285,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--bundleio_atol", flags.bundleio_atol, "Absolute tolerance for float outputs in bundled mode")
       ->capture_default_str();
-  app.add_option("--num_threads,--cpu_threads", flags.num_threads, "Threads for CPU kernels")->capture_default_str();
+  app.add_option("--num_threads,--cpu_threads", flags.num_threads, "Threads for CPU kernels (the cortex_m kernels and the VGF CPU executor's convolutions and RESCALE)")
+      ->capture_default_str();
   app.add_option("--backend_option", flags.backend_options,
                  "Backend option KEY=VALUE, repeatable (e.g. VgfBackend.executor=cpu)");
   app.add_option("--vgf_executor", flags.vgf_executor,

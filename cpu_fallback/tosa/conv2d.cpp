@@ -195,9 +195,10 @@ Status check_conv2d(const TensorRef& input, const TensorRef& weight, const Tenso
 }
 
 Status conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-              const Conv2dAttrs& attrs, const TensorRef& output) {
+              const Conv2dAttrs& attrs, const TensorRef& output, const Parallel* parallel) {
   VKRT_RETURN_IF_ERROR(check_conv2d(input, weight, bias, attrs, output));
-  if (!conv2d_int8_fast(input, weight, bias, attrs, output)) conv2d_reference(input, weight, bias, attrs, output);
+  if (!conv2d_int8_fast(input, weight, bias, attrs, output, parallel))
+    conv2d_reference(input, weight, bias, attrs, output);
   return Status::ok();
 }
 
@@ -221,9 +222,9 @@ Status check_depthwise_conv2d(const TensorRef& input, const TensorRef& weight,
 }
 
 Status depthwise_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                        const DepthwiseConv2dAttrs& attrs, const TensorRef& output) {
+                        const DepthwiseConv2dAttrs& attrs, const TensorRef& output, const Parallel* parallel) {
   VKRT_RETURN_IF_ERROR(check_depthwise_conv2d(input, weight, bias, attrs, output));
-  if (!depthwise_conv2d_int8_fast(input, weight, bias, attrs, output))
+  if (!depthwise_conv2d_int8_fast(input, weight, bias, attrs, output, parallel))
     depthwise_conv2d_reference(input, weight, bias, attrs, output);
   return Status::ok();
 }

@@ -1,14 +1,17 @@
 // int8 CONV2D and DEPTHWISE_CONV2D (tosa.md §6) reordered for speed: the same sums as the
 // reference loops in conv2d.cpp, in loops the compiler vectorises.
 //
-// Both subtract the zero points once, into int16 copies (|value - zp| <= 255), so the inner
-// loops are int16 x int16 products summed in int32 (SSE2's pmaddwd, AVX2's vpmaddwd).
+// Both take the zero points off as int16 (|value - zp| <= 255), so the inner loops are
+// int16 x int16 products summed in int32 (SSE2's pmaddwd, AVX2's vpmaddwd).
 // Exactness: each product is at most 255 * 255 = 65025 in magnitude, so a sum of T products
 // stays inside int32 while T * 65025 < 2^31, i.e. T <= 33025 taps. Within that bound plain int32
 // sums equal the reference's modulo-2^32 ones; beyond it the callers run the reference loops.
 // The bias is added as the reference does (wrapping, ConvPolicy<int8_t>::finish).
+//
+// No heap memory (the kernels' contract, tosa_kernels.h): a block's input patches live on the
+// stack, a chunk of taps at a time, and partial sums accumulate in the int32 output itself.
+// Work is split by output rows (n, oy), each task with its own stack, for Parallel.
 #include <algorithm>
-#include <vector>
 
 #include "cpu_fallback/tosa/conv_common.h"
 
@@ -19,18 +22,27 @@ constexpr int64_t kMaxExactTaps = 33025;  // floor(2^31 / 65025)
 
 // Output pixels computed together: each weight loaded once serves this many dot products.
 constexpr int64_t kPixelBlock = 4;
+// Taps of a patch held at once: kPixelBlock x kTapChunk int16 = 8 KiB of stack. MobileNetV2's
+// largest convolution has 960 taps (a 1x1 over 960 channels), so one chunk covers nearly all.
+constexpr int64_t kTapChunk = 1024;
 
-// Eight dot products of length k: four patches against two weight rows, each load serving
-// several products (8 accumulators, 4 patch and 2 weight vectors fit 16 vector registers).
-inline void dot4x2(const int16_t* __restrict patches, int64_t k, const int16_t* __restrict w0,
-                   const int16_t* __restrict w1, int32_t sums0[4], int32_t sums1[4]) {
+// Below this many multiply-adds a convolution runs on the calling thread: a parallel dispatch
+// costs tens of microseconds.
+constexpr double kParallelMinMacs = 1 << 20;
+
+// Eight dot products of length k: four patches (rows kTapChunk apart) against two weight rows,
+// each load serving several products (8 accumulators, 4 patch and 2 weight vectors fit 16
+// vector registers). Weights are int8 in the tensor; their zero point comes off here.
+inline void dot4x2(const int16_t* __restrict patches, int64_t k, const int8_t* __restrict w0,
+                   const int8_t* __restrict w1, int16_t w_zp, int32_t sums0[4], int32_t sums1[4]) {
   const int16_t* __restrict p0 = patches;
-  const int16_t* __restrict p1 = patches + k;
-  const int16_t* __restrict p2 = patches + 2 * k;
-  const int16_t* __restrict p3 = patches + 3 * k;
+  const int16_t* __restrict p1 = patches + kTapChunk;
+  const int16_t* __restrict p2 = patches + 2 * kTapChunk;
+  const int16_t* __restrict p3 = patches + 3 * kTapChunk;
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
   for (int64_t i = 0; i < k; ++i) {
-    const int32_t x0 = p0[i], x1 = p1[i], x2 = p2[i], x3 = p3[i], u = w0[i], v = w1[i];
+    const int16_t u16 = int16_t(w0[i] - w_zp), v16 = int16_t(w1[i] - w_zp);
+    const int32_t x0 = p0[i], x1 = p1[i], x2 = p2[i], x3 = p3[i], u = u16, v = v16;
     a0 += x0 * u, a1 += x1 * u, a2 += x2 * u, a3 += x3 * u;
     b0 += x0 * v, b1 += x1 * v, b2 += x2 * v, b3 += x3 * v;
   }
@@ -38,109 +50,147 @@ inline void dot4x2(const int16_t* __restrict patches, int64_t k, const int16_t* 
   sums1[0] = b0, sums1[1] = b1, sums1[2] = b2, sums1[3] = b3;
 }
 
-}  // namespace
+struct ConvJob {
+  const TensorRef* input;
+  const TensorRef* weight;
+  const TensorRef* bias;
+  const Conv2dAttrs* attrs;
+  const TensorRef* output;
+};
 
-VKRT_VECTOR_CLONES bool conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                      const Conv2dAttrs& a, const TensorRef& output) {
-  const int64_t N = input.dim(0), IH = input.dim(1), IW = input.dim(2), IC = input.dim(3);
-  const int64_t OC = weight.dim(0), KH = weight.dim(1), KW = weight.dim(2);
-  const int64_t OH = output.dim(1), OW = output.dim(2);
-  const int64_t taps = KH * KW * IC;  // one output's products, padding taps included
-  if (input.dtype != DType::Int8 || taps > kMaxExactTaps) return false;
+// Taps [t0, t0 + len) of output pixel (n, oy, ox)'s patch, tap t = (ky * KW + kx) * IC + c,
+// minus the input zero point; 0 at padding taps (they contribute nothing, as in the
+// reference loops) and for a pixel past the row's end (computed, never stored).
+void fill_patch(const ConvJob& job, int64_t n, int64_t oy, int64_t ox, int64_t t0, int64_t len,
+                int16_t* __restrict patch) {
+  const TensorRef& input = *job.input;
+  const Conv2dAttrs& a = *job.attrs;
+  const int64_t IH = input.dim(1), IW = input.dim(2), IC = input.dim(3), KW = job.weight->dim(2);
   const int8_t* in = input.as<const int8_t>();
-  const int8_t* w = weight.as<const int8_t>();
-  const int32_t* b = bias.as<const int32_t>();
-  int32_t* out = output.as<int32_t>();
-  const bool bias_per_channel = bias.dim(0) == OC;
-  const int32_t in_zp = int32_t(a.input_zp), w_zp = int32_t(a.weight_zp);
+  const int16_t in_zp = int16_t(a.input_zp);
+  if (ox >= job.output->dim(2)) {
+    std::fill(patch, patch + len, int16_t(0));
+    return;
+  }
+  // Kernel position (ky, kx) and channel c0 of tap t0; then window by window, no division.
+  int64_t ky = (t0 / IC) / KW, kx = (t0 / IC) % KW, c0 = t0 % IC;
+  for (int64_t t = t0; t < t0 + len;) {
+    const int64_t run = std::min(IC - c0, t0 + len - t);
+    const int64_t y = oy * a.stride[0] - a.pad[0] + ky * a.dilation[0];
+    const int64_t x = ox * a.stride[1] - a.pad[2] + kx * a.dilation[1];
+    int16_t* dst = patch + (t - t0);
+    if (y < 0 || y >= IH || x < 0 || x >= IW) {
+      std::fill(dst, dst + run, int16_t(0));
+    } else {
+      const int8_t* src = in + ((n * IH + y) * IW + x) * IC + c0;
+      for (int64_t c = 0; c < run; ++c) dst[c] = int16_t(src[c] - in_zp);
+    }
+    t += run;
+    c0 = 0;
+    if (++kx == KW) kx = 0, ++ky;
+  }
+}
 
-  // Weights minus their zero point, [OC][KH*KW*IC] as the weight tensor already is.
-  std::vector<int16_t> w16(size_t(OC * taps));
-  for (size_t i = 0; i < w16.size(); ++i) w16[i] = int16_t(w[i] - w_zp);
-  // The input patch of each pixel in a block, minus the input zero point, [kPixelBlock][taps].
-  // Padding taps are 0: they contribute nothing, as in the reference loops.
-  std::vector<int16_t> patches(size_t(kPixelBlock * taps));
+// Output rows [row_begin, row_end) of (n, oy) pairs.
+VKRT_VECTOR_CLONES void conv2d_int8_rows(const ConvJob& job, int64_t row_begin, int64_t row_end) {
+  const int64_t OC = job.weight->dim(0), OH = job.output->dim(1), OW = job.output->dim(2);
+  const int64_t taps = job.weight->dim(1) * job.weight->dim(2) * job.weight->dim(3);
+  const int8_t* w = job.weight->as<const int8_t>();
+  const int32_t* b = job.bias->as<const int32_t>();
+  int32_t* out = job.output->as<int32_t>();
+  const bool bias_per_channel = job.bias->dim(0) == OC;
+  const int16_t w_zp = int16_t(job.attrs->weight_zp);
+  alignas(64) int16_t patches[kPixelBlock * kTapChunk];
 
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t oy = 0; oy < OH; ++oy)
-      for (int64_t ox0 = 0; ox0 < OW; ox0 += kPixelBlock) {
-        const int64_t pixels = std::min(kPixelBlock, OW - ox0);
-        for (int64_t p = 0; p < kPixelBlock; ++p) {
-          int16_t* patch = &patches[size_t(p * taps)];
-          if (p >= pixels) {  // past the row's end: computed, never stored
-            std::fill(patch, patch + taps, int16_t(0));
-            continue;
-          }
-          for (int64_t ky = 0; ky < KH; ++ky) {
-            const int64_t y = oy * a.stride[0] - a.pad[0] + ky * a.dilation[0];
-            for (int64_t kx = 0; kx < KW; ++kx) {
-              const int64_t x = (ox0 + p) * a.stride[1] - a.pad[2] + kx * a.dilation[1];
-              int16_t* dst = patch + (ky * KW + kx) * IC;
-              if (y < 0 || y >= IH || x < 0 || x >= IW) {
-                std::fill(dst, dst + IC, int16_t(0));
-                continue;
-              }
-              const int8_t* src = in + ((n * IH + y) * IW + x) * IC;
-              for (int64_t c = 0; c < IC; ++c) dst[c] = int16_t(src[c] - in_zp);
-            }
-          }
-        }
-        int32_t* out_px = out + ((n * OH + oy) * OW + ox0) * OC;
+  for (int64_t row = row_begin; row < row_end; ++row) {
+    const int64_t n = row / OH, oy = row % OH;
+    for (int64_t ox0 = 0; ox0 < OW; ox0 += kPixelBlock) {
+      const int64_t pixels = std::min(kPixelBlock, OW - ox0);
+      int32_t* out_px = out + (row * OW + ox0) * OC;
+      for (int64_t t0 = 0; t0 < taps; t0 += kTapChunk) {
+        const int64_t len = std::min(kTapChunk, taps - t0);
+        const bool first = t0 == 0, last = t0 + len == taps;
+        for (int64_t p = 0; p < kPixelBlock; ++p) fill_patch(job, n, oy, ox0 + p, t0, len, &patches[p * kTapChunk]);
         for (int64_t oc = 0; oc < OC; oc += 2) {
           // An odd last channel pairs with itself; only its first copy is stored.
           const int64_t oc1 = std::min(oc + 1, OC - 1);
           int32_t sums[2][kPixelBlock];
-          dot4x2(patches.data(), taps, &w16[size_t(oc * taps)], &w16[size_t(oc1 * taps)], sums[0], sums[1]);
+          dot4x2(patches, len, w + oc * taps + t0, w + oc1 * taps + t0, w_zp, sums[0], sums[1]);
           for (int64_t j = 0; j <= oc1 - oc; ++j) {
-            const int32_t bias_value = b[bias_per_channel ? oc + j : 0];
-            for (int64_t p = 0; p < pixels; ++p)
-              out_px[p * OC + oc + j] = ConvPolicy<int8_t>::finish(sums[j][p], bias_value);
+            for (int64_t p = 0; p < pixels; ++p) {
+              int32_t& o = out_px[p * OC + oc + j];
+              // Partial sums of several chunks add exactly: the whole sum is within int32.
+              const int32_t sum = first ? sums[j][p] : o + sums[j][p];
+              o = last ? ConvPolicy<int8_t>::finish(sum, b[bias_per_channel ? oc + j : 0]) : sum;
+            }
           }
         }
       }
+    }
+  }
+}
+
+// Output rows [row_begin, row_end) of (n, oy) pairs; the channel loop is innermost, contiguous
+// in NHWC, and sums accumulate in the output.
+VKRT_VECTOR_CLONES void depthwise_int8_rows(const ConvJob& job, int64_t row_begin, int64_t row_end) {
+  const TensorRef& input = *job.input;
+  const Conv2dAttrs& a = *job.attrs;
+  const int64_t IH = input.dim(1), IW = input.dim(2), C = input.dim(3);
+  const int64_t KH = job.weight->dim(0), KW = job.weight->dim(1);
+  const int64_t OH = job.output->dim(1), OW = job.output->dim(2);
+  const int8_t* in = input.as<const int8_t>();
+  const int8_t* w = job.weight->as<const int8_t>();
+  const int32_t* b = job.bias->as<const int32_t>();
+  int32_t* out = job.output->as<int32_t>();
+  const bool bias_per_channel = job.bias->dim(0) == C;
+  const int16_t in_zp = int16_t(a.input_zp), w_zp = int16_t(a.weight_zp);
+
+  for (int64_t row = row_begin; row < row_end; ++row) {
+    const int64_t n = row / OH, oy = row % OH;
+    for (int64_t ox = 0; ox < OW; ++ox) {
+      int32_t* __restrict acc = out + (row * OW + ox) * C;
+      std::fill(acc, acc + C, 0);
+      for (int64_t ky = 0; ky < KH; ++ky) {
+        const int64_t y = oy * a.stride[0] - a.pad[0] + ky * a.dilation[0];
+        if (y < 0 || y >= IH) continue;  // padding taps contribute nothing
+        for (int64_t kx = 0; kx < KW; ++kx) {
+          const int64_t x = ox * a.stride[1] - a.pad[2] + kx * a.dilation[1];
+          if (x < 0 || x >= IW) continue;
+          const int8_t* __restrict px = in + ((n * IH + y) * IW + x) * C;
+          const int8_t* __restrict tap = w + (ky * KW + kx) * C;  // weight [KH,KW,C,1]
+          for (int64_t c = 0; c < C; ++c)
+            acc[c] += int32_t(int16_t(px[c] - in_zp)) * int32_t(int16_t(tap[c] - w_zp));
+        }
+      }
+      for (int64_t c = 0; c < C; ++c) acc[c] = ConvPolicy<int8_t>::finish(acc[c], b[bias_per_channel ? c : 0]);
+    }
+  }
+}
+
+}  // namespace
+
+bool conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                      const Conv2dAttrs& a, const TensorRef& output, const Parallel* parallel) {
+  const int64_t taps = weight.dim(1) * weight.dim(2) * weight.dim(3);  // one output's products
+  if (input.dtype != DType::Int8 || taps > kMaxExactTaps) return false;
+  const ConvJob job{&input, &weight, &bias, &a, &output};
+  const int64_t rows = output.dim(0) * output.dim(1);
+  const double macs = double(rows) * double(output.dim(2) * output.dim(3)) * double(taps);
+  split_over_threads(parallel, rows, macs, kParallelMinMacs,
+                     [&job](int64_t begin, int64_t end) { conv2d_int8_rows(job, begin, end); });
   return true;
 }
 
-VKRT_VECTOR_CLONES bool depthwise_conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                const Conv2dAttrs& a, const TensorRef& output) {
-  const int64_t N = input.dim(0), IH = input.dim(1), IW = input.dim(2), C = input.dim(3);
+bool depthwise_conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                const Conv2dAttrs& a, const TensorRef& output, const Parallel* parallel) {
   const int64_t KH = weight.dim(0), KW = weight.dim(1), M = weight.dim(3);
-  const int64_t OH = output.dim(1), OW = output.dim(2);
   // Channel multipliers above 1 interleave output channels; they keep the reference loops.
   if (input.dtype != DType::Int8 || M != 1 || KH * KW > kMaxExactTaps) return false;
-  const int8_t* in = input.as<const int8_t>();
-  const int8_t* w = weight.as<const int8_t>();
-  const int32_t* b = bias.as<const int32_t>();
-  int32_t* out = output.as<int32_t>();
-  const bool bias_per_channel = bias.dim(0) == C;
-  const int32_t in_zp = int32_t(a.input_zp), w_zp = int32_t(a.weight_zp);
-
-  // Weights minus their zero point, [KH*KW][C] (the weight tensor's [KH,KW,C,1]).
-  std::vector<int16_t> w16(size_t(KH * KW * C));
-  for (size_t i = 0; i < w16.size(); ++i) w16[i] = int16_t(w[i] - w_zp);
-  // One pixel's sums over every channel: the channel loop is contiguous in NHWC.
-  std::vector<int32_t> sums(static_cast<size_t>(C));
-
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t oy = 0; oy < OH; ++oy)
-      for (int64_t ox = 0; ox < OW; ++ox) {
-        std::fill(sums.begin(), sums.end(), 0);
-        int32_t* __restrict acc = sums.data();
-        for (int64_t ky = 0; ky < KH; ++ky) {
-          const int64_t y = oy * a.stride[0] - a.pad[0] + ky * a.dilation[0];
-          if (y < 0 || y >= IH) continue;  // padding taps contribute nothing
-          for (int64_t kx = 0; kx < KW; ++kx) {
-            const int64_t x = ox * a.stride[1] - a.pad[2] + kx * a.dilation[1];
-            if (x < 0 || x >= IW) continue;
-            const int8_t* __restrict px = in + ((n * IH + y) * IW + x) * C;
-            const int16_t* __restrict tap = &w16[size_t((ky * KW + kx) * C)];
-            for (int64_t c = 0; c < C; ++c) acc[c] += (int32_t(px[c]) - in_zp) * int32_t(tap[c]);
-          }
-        }
-        int32_t* out_px = out + ((n * OH + oy) * OW + ox) * C;
-        for (int64_t c = 0; c < C; ++c)
-          out_px[c] = ConvPolicy<int8_t>::finish(acc[c], b[bias_per_channel ? c : 0]);
-      }
+  const ConvJob job{&input, &weight, &bias, &a, &output};
+  const int64_t rows = output.dim(0) * output.dim(1);
+  const double macs = double(rows) * double(output.dim(2) * output.dim(3)) * double(KH * KW);
+  split_over_threads(parallel, rows, macs, kParallelMinMacs,
+                     [&job](int64_t begin, int64_t end) { depthwise_int8_rows(job, begin, end); });
   return true;
 }
 

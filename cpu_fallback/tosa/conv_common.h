@@ -52,12 +52,13 @@ template <> struct ConvPolicy<float> {
   static Out finish(Acc acc, Out bias) { return acc + bias; }
 };
 
-// The int8 fast paths (conv2d_int8.cpp): the reference loops' results, vectorised. They return
-// false, writing nothing, where they do not apply (another dtype, more taps than int32 sums can
-// hold exactly, a depthwise channel multiplier above 1). Operands are checked by the caller.
+// The int8 fast paths (conv2d_int8.cpp): the reference loops' results, vectorised, split by
+// output rows over `parallel` (may be null). They return false, writing nothing, where they do
+// not apply (another dtype, more taps than int32 sums can hold exactly, a depthwise channel
+// multiplier above 1). Operands are checked by the caller.
 bool conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                      const Conv2dAttrs& attrs, const TensorRef& output);
+                      const Conv2dAttrs& attrs, const TensorRef& output, const Parallel* parallel);
 bool depthwise_conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                const Conv2dAttrs& attrs, const TensorRef& output);
+                                const Conv2dAttrs& attrs, const TensorRef& output, const Parallel* parallel);
 
 }  // namespace vkrt::tosa::detail

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cpu_fallback/tosa/tensor_ref.h"
+#include "cpu_fallback/tosa/tosa_kernels.h"
 #include "vkrt/error.h"
 
 // On a hot loop's function: compiled twice, for AVX2 and for the x86-64 baseline (SSE2), the
@@ -166,6 +167,28 @@ bool dispatch_by_size(DType t, F&& f) {
     case 8: f(uint64_t{}); return true;
     default: return false;
   }
+}
+
+// Calls bands(begin, end) to cover items [0, items): at once on the calling thread, or as one
+// contiguous band per thread of `parallel` where it has several and `work` (in any unit)
+// reaches `min_parallel_work` (a dispatch to the pool costs tens of microseconds).
+template <typename Bands>
+void split_over_threads(const Parallel* parallel, int64_t items, double work, double min_parallel_work,
+                        const Bands& bands) {
+  const int64_t parts =
+      parallel && parallel->run && work >= min_parallel_work ? std::min<int64_t>(parallel->threads, items) : 1;
+  if (parts <= 1) {
+    if (items > 0) bands(int64_t(0), items);
+    return;
+  }
+  struct Split {
+    const Bands* bands;
+    int64_t items, parts;
+  } split{&bands, items, parts};
+  // One pointer captured: std::function holds it without allocating.
+  parallel->run(int(parts), [s = &split](int i) {
+    (*s->bands)(s->items * i / s->parts, s->items * (i + 1) / s->parts);
+  });
 }
 
 }  // namespace vkrt::tosa::detail

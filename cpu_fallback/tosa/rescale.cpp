@@ -1,6 +1,5 @@
 // RESCALE (tosa.md §5): requantize integers with a per-tensor or per-channel multiplier/shift.
 #include <algorithm>
-#include <vector>
 
 #include "arith/fixed_point.h"
 #include "cpu_fallback/tosa/kernel_util.h"
@@ -62,40 +61,86 @@ RescaleRange range_of(const TensorRef& input, const RescaleAttrs& a, const Tenso
   return r;
 }
 
-// One row of rescale32_impl where every shift is at least 32, for signed inputs of at most 32
-// bits. floor(p / 2^s) = floor(floor(p / 2^32) / 2^(s-32)), and floor(p / 2^32) of a product of
-// two int32 values plus a rounding term below 2^62 is an int32: the high word of p. So a
-// 32x32->64 multiply, a 64-bit add and a 32-bit shift per element, all of which vectorise
-// (AVX2: vpmuldq, vpaddq, vpsravd), where the general loop needs a 64-bit variable shift.
-// kPerChannel: element j uses parameter set j, else set 0 for every element (a compile-time
-// choice, so the parameters are either contiguous vector loads or loop constants).
-struct WideShiftParams {
-  const int32_t* multiplier;
-  const int64_t* round;        // 2^(s-1)
-  const int64_t* round_extra;  // 2^30 with double_round (s > 31 here), else 0; signed as the value
-  const int32_t* shift_past_32;
-  int32_t in_zp, low, high, out_zp;
+// apply_scale_32's constants for up to kChannelChunk channels, computed once per call and kept
+// on the stack (kernels allocate nothing).
+constexpr int64_t kChannelChunk = 256;
+struct ChannelScales {
+  int32_t multiplier[kChannelChunk];
+  int32_t shift[kChannelChunk];          // clamped to [1, 62], as apply_scale_32
+  int32_t shift_past_32[kChannelChunk];  // shift - 32, for the wide-shift loop
+  int64_t round[kChannelChunk];          // 2^(shift-1)
+  int64_t round_extra[kChannelChunk];    // 2^30 with double_round and shift > 31, else 0; signed as the value
+  bool wide = true;                      // every shift >= 32
 };
 
+void fill_scales(const RescaleAttrs& a, int64_t c0, int64_t count, ChannelScales& s) {
+  const bool double_round = a.rounding_mode == RoundingMode::DoubleRound;
+  s.wide = true;
+  for (int64_t i = 0; i < count; ++i) {
+    const size_t c = size_t(c0 + i);
+    const int shift = std::clamp(int(a.shift[c]), 1, 62);
+    s.multiplier[i] = a.multiplier[c];
+    s.shift[i] = shift;
+    s.shift_past_32[i] = shift - 32;
+    s.round[i] = int64_t(1) << (shift - 1);
+    s.round_extra[i] = double_round && shift > 31 ? int64_t(1) << 30 : 0;
+    s.wide = s.wide && shift >= 32;
+  }
+}
+
+// Elements [0, count) of a run: element j uses parameter set j (kPerChannel), else set 0 (a
+// compile-time choice, so the parameters are contiguous vector loads or loop constants).
+//
+// The wide-shift form, for signed inputs of at most 32 bits where every shift is at least 32:
+// floor(p / 2^s) = floor(floor(p / 2^32) / 2^(s-32)), and floor(p / 2^32) of a product of two
+// int32 values plus a rounding term below 2^62 is an int32: the high word of p. So a
+// 32x32->64-bit multiply, a 64-bit add and a 32-bit shift per element, all of which vectorise
+// (AVX2: vpmuldq, vpaddq, vpsravd), where the general form needs a 64-bit variable shift.
 template <bool kPerChannel, typename TIn, typename TOut>
-VKRT_VECTOR_CLONES_TEMPLATE void rescale_row_wide_shifts(const TIn* __restrict in, TOut* __restrict out, int64_t count,
-                                                         const WideShiftParams& params) {
-  const int32_t* __restrict multiplier = params.multiplier;
-  const int64_t* __restrict round = params.round;
-  const int64_t* __restrict round_extra = params.round_extra;
-  const int32_t* __restrict shift_past_32 = params.shift_past_32;
-  const int32_t in_zp = params.in_zp, low = params.low, high = params.high, out_zp = params.out_zp;
+VKRT_VECTOR_CLONES_TEMPLATE void rescale_run_wide(const TIn* __restrict in, TOut* __restrict out, int64_t count,
+                                                  const ChannelScales& s, const RescaleRange& range) {
+  const int32_t in_zp = int32_t(range.in_zp), out_zp = int32_t(range.out_zp);
+  const int32_t low = int32_t(range.lo - range.out_zp), high = int32_t(range.hi - range.out_zp);
   for (int64_t j = 0; j < count; ++j) {
     const int64_t c = kPerChannel ? j : 0;
-    // The value is an int32 (wrapped, as in apply_scale_32's REQUIRE note below).
+    // The value is an int32 (wrapped, as in rescale_run_general).
     const int32_t v = int32_t(uint32_t(int32_t(in[j])) - uint32_t(in_zp));
-    // Both terms loaded whatever the sign, so the select is arithmetic, not a branch.
-    const int64_t extra = round_extra[c];
-    const int64_t p = int64_t(v) * multiplier[c] + round[c] + (v >= 0 ? extra : -extra);
-    const int32_t r = int32_t(uint64_t(p) >> 32) >> shift_past_32[c];
+    // Both rounding terms loaded whatever the sign, so the select is arithmetic, not a branch.
+    const int64_t extra = s.round_extra[c];
+    const int64_t p = int64_t(v) * s.multiplier[c] + s.round[c] + (v >= 0 ? extra : -extra);
+    const int32_t r = int32_t(uint64_t(p) >> 32) >> s.shift_past_32[c];
     out[j] = TOut((r < low ? low : (r > high ? high : r)) + out_zp);
   }
 }
+
+template <bool kPerChannel, typename TIn, typename TOut>
+void rescale_run_general(const TIn* in, TOut* out, int64_t count, const ChannelScales& s, const RescaleRange& range,
+                         bool input_unsigned) {
+  const int64_t low = range.lo - range.out_zp, high = range.hi - range.out_zp;
+  for (int64_t j = 0; j < count; ++j) {
+    const int64_t c = kPerChannel ? j : 0;
+    // apply_scale_32 takes an i32 value; TOSA REQUIREs that it fits (true for 8/16-bit inputs
+    // and zero-point-free i32). A value outside is wrapped, as 32-bit device arithmetic would.
+    const int64_t v = wrap32(load(in, j, input_unsigned) - range.in_zp);
+    const int64_t extra = s.round_extra[c];
+    const int64_t r = (v * s.multiplier[c] + s.round[c] + (v >= 0 ? extra : -extra)) >> s.shift[c];
+    out[j] = TOut((r < low ? low : (r > high ? high : r)) + range.out_zp);
+  }
+}
+
+template <bool kPerChannel, typename TIn, typename TOut>
+void rescale_run(const TIn* in, TOut* out, int64_t count, const ChannelScales& s, const RescaleRange& range,
+                 bool input_unsigned) {
+  if constexpr (sizeof(TIn) <= 4) {
+    if (s.wide && !input_unsigned) return rescale_run_wide<kPerChannel>(in, out, count, s, range);
+  }
+  rescale_run_general<kPerChannel>(in, out, count, s, range, input_unsigned);
+}
+
+// Elements per work item with one parameter set (per-tensor), for splitting over threads.
+constexpr int64_t kSliceElements = 4096;
+// Below this many elements a RESCALE runs on the calling thread.
+constexpr double kParallelMinElements = 1 << 18;
 
 // scale32 (every int8 and int32 network), the hot case: apply_scale_32 with its per-channel
 // constants computed once, and one clamp per element. Bit-identical to arith::apply_scale_32
@@ -105,55 +150,36 @@ VKRT_VECTOR_CLONES_TEMPLATE void rescale_row_wide_shifts(const TIn* __restrict i
 //  - saturating to int32, adding out_zp and clamping to [lo, hi] equals clamping to
 //    [lo - out_zp, hi - out_zp] and adding out_zp, that range lying inside int32 (out_zp is 0
 //    for int32 outputs, check_rescale_zp).
+// Work items: the pixels (rows of `channels` elements) per-channel, else slices of the tensor.
 template <typename TIn, typename TOut>
-void rescale32_impl(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output) {
-  const auto [in_zp, out_zp, lo, hi] = range_of(input, a, output);
+void rescale32_impl(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output, const Parallel* parallel) {
+  const RescaleRange range = range_of(input, a, output);
   const TIn* in = input.as<const TIn>();
   TOut* out = output.as<TOut>();
   const int64_t total = input.num_elements();
-  const size_t channels = a.multiplier.size();
-  std::vector<int64_t> multiplier(channels), round(channels), round_extra(channels);
-  std::vector<int> shift(channels);
-  const bool double_round = a.rounding_mode == RoundingMode::DoubleRound;
-  for (size_t c = 0; c < channels; ++c) {
-    const int s = std::clamp(int(a.shift[c]), 1, 62);  // as apply_scale_32
-    multiplier[c] = a.multiplier[c];
-    shift[c] = s;
-    round[c] = int64_t(1) << (s - 1);
-    round_extra[c] = double_round && s > 31 ? int64_t(1) << 30 : 0;
+  if (total == 0) return;
+  if (!a.per_channel) {
+    const int64_t slices = (total + kSliceElements - 1) / kSliceElements;
+    split_over_threads(parallel, slices, double(total), kParallelMinElements, [&](int64_t begin, int64_t end) {
+      ChannelScales s;
+      fill_scales(a, 0, 1, s);
+      const int64_t first = begin * kSliceElements, last = std::min(total, end * kSliceElements);
+      rescale_run<false>(in + first, out + first, last - first, s, range, a.input_unsigned);
+    });
+    return;
   }
-  const int64_t low = lo - out_zp, high = hi - out_zp;
-  // Row by row of `row` elements that share a parameter pattern: the channels of one pixel
-  // (per_channel), else the whole tensor with the one multiplier; no division per element.
-  const int64_t row = a.per_channel ? int64_t(channels) : total;
-  const int64_t param_step = a.per_channel ? 1 : 0;
-  const bool wide_shifts = std::all_of(shift.begin(), shift.end(), [](int s) { return s >= 32; });
-  if constexpr (sizeof(TIn) <= 4) {
-    if (wide_shifts && !a.input_unsigned) {
-      // Every shift >= 32 (a requantization to a smaller scale: every convolution's): the same
-      // result in 32-bit lanes after one 32x32->64-bit product, which the compiler vectorises.
-      std::vector<int32_t> multiplier32(a.multiplier.begin(), a.multiplier.end()), shift_past_32(channels);
-      for (size_t c = 0; c < channels; ++c) shift_past_32[c] = shift[c] - 32;
-      const WideShiftParams params{multiplier32.data(), round.data(), round_extra.data(),
-                                   shift_past_32.data(), int32_t(in_zp), int32_t(low), int32_t(high),
-                                   int32_t(out_zp)};
-      for (int64_t start = 0; start < total; start += row) {
-        if (a.per_channel) rescale_row_wide_shifts<true>(in + start, out + start, row, params);
-        else rescale_row_wide_shifts<false>(in + start, out + start, row, params);
+  const int64_t channels = int64_t(a.multiplier.size()), pixels = total / channels;
+  split_over_threads(parallel, pixels, double(total), kParallelMinElements, [&](int64_t begin, int64_t end) {
+    ChannelScales s;
+    for (int64_t c0 = 0; c0 < channels; c0 += kChannelChunk) {
+      const int64_t count = std::min(kChannelChunk, channels - c0);
+      fill_scales(a, c0, count, s);
+      for (int64_t pixel = begin; pixel < end; ++pixel) {
+        const int64_t first = pixel * channels + c0;
+        rescale_run<true>(in + first, out + first, count, s, range, a.input_unsigned);
       }
-      return;
     }
-  }
-  for (int64_t start = 0; start < total; start += row) {
-    for (int64_t j = 0; j < row; ++j) {
-      const size_t c = size_t(j * param_step);
-      // apply_scale_32 takes an i32 value; TOSA REQUIREs that it fits (true for 8/16-bit inputs
-      // and zero-point-free i32). A value outside is wrapped, as 32-bit device arithmetic would.
-      const int64_t v = wrap32(load(in, start + j, a.input_unsigned) - in_zp);
-      const int64_t r = (v * multiplier[c] + round[c] + (v >= 0 ? round_extra[c] : -round_extra[c])) >> shift[c];
-      out[start + j] = TOut((r < low ? low : (r > high ? high : r)) + out_zp);
-    }
-  }
+  });
 }
 
 // The per-element formula, every case: scale16 (int16 and int48 networks) takes only this.
@@ -183,27 +209,38 @@ void rescale_reference_impl(const TensorRef& input, const RescaleAttrs& a, const
   }
 }
 
+// The reference formula where asked (reference) and for scale16, else the scale32 loops.
+// `parallel` may be null.
+struct RescaleCall {
+  const TensorRef& input;
+  const RescaleAttrs& attrs;
+  const TensorRef& output;
+  const Parallel* parallel;
+  bool reference;
+};
+
 template <typename TIn, typename TOut>
-void rescale_impl(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output, bool reference) {
-  if (a.scale32 && !reference) return rescale32_impl<TIn, TOut>(input, a, output);
-  rescale_reference_impl<TIn, TOut>(input, a, output);
+void rescale_impl(const RescaleCall& call) {
+  if (call.attrs.scale32 && !call.reference)
+    return rescale32_impl<TIn, TOut>(call.input, call.attrs, call.output, call.parallel);
+  rescale_reference_impl<TIn, TOut>(call.input, call.attrs, call.output);
 }
 
 template <typename TIn>
-void rescale_dispatch_out(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output, bool reference) {
-  switch (output.dtype) {
-    case DType::Int8: rescale_impl<TIn, int8_t>(input, a, output, reference); break;
-    case DType::Int16: rescale_impl<TIn, int16_t>(input, a, output, reference); break;
-    default: rescale_impl<TIn, int32_t>(input, a, output, reference); break;
+void rescale_dispatch_out(const RescaleCall& call) {
+  switch (call.output.dtype) {
+    case DType::Int8: rescale_impl<TIn, int8_t>(call); break;
+    case DType::Int16: rescale_impl<TIn, int16_t>(call); break;
+    default: rescale_impl<TIn, int32_t>(call); break;
   }
 }
 
-void rescale_dispatch(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output, bool reference) {
-  switch (input.dtype) {
-    case DType::Int8: rescale_dispatch_out<int8_t>(input, a, output, reference); break;
-    case DType::Int16: rescale_dispatch_out<int16_t>(input, a, output, reference); break;
-    case DType::Int32: rescale_dispatch_out<int32_t>(input, a, output, reference); break;
-    default: rescale_dispatch_out<int64_t>(input, a, output, reference); break;
+void rescale_dispatch(const RescaleCall& call) {
+  switch (call.input.dtype) {
+    case DType::Int8: rescale_dispatch_out<int8_t>(call); break;
+    case DType::Int16: rescale_dispatch_out<int16_t>(call); break;
+    case DType::Int32: rescale_dispatch_out<int32_t>(call); break;
+    default: rescale_dispatch_out<int64_t>(call); break;
   }
 }
 
@@ -256,14 +293,14 @@ Status check_rescale(const TensorRef& input, const RescaleAttrs& a, const Tensor
   return Status::ok();
 }
 
-Status rescale(const TensorRef& input, const RescaleAttrs& attrs, const TensorRef& output) {
+Status rescale(const TensorRef& input, const RescaleAttrs& attrs, const TensorRef& output, const Parallel* parallel) {
   VKRT_RETURN_IF_ERROR(check_rescale(input, attrs, output));
-  rescale_dispatch(input, attrs, output, /*reference=*/false);
+  rescale_dispatch(RescaleCall{input, attrs, output, parallel, /*reference=*/false});
   return Status::ok();
 }
 
 void detail::rescale_reference(const TensorRef& input, const RescaleAttrs& attrs, const TensorRef& output) {
-  rescale_dispatch(input, attrs, output, /*reference=*/true);
+  rescale_dispatch(RescaleCall{input, attrs, output, nullptr, /*reference=*/true});
 }
 
 }  // namespace vkrt::tosa

@@ -11,7 +11,8 @@
 //     do not implement);
 //   * `<op>(...)`: the compute function. It runs the same checks first (they are cheap and never
 //     allocate on success), so a call with bad arguments returns the error instead of reading out
-//     of bounds. No kernel allocates heap memory; none needs scratch.
+//     of bounds. No kernel allocates heap memory; none needs scratch. The heavy ones (CONV2D,
+//     DEPTHWISE_CONV2D, RESCALE) take an optional Parallel to split their work over threads.
 // Semantics follow shared/docs/tosa.md (section numbers cited at each op). Where TOSA only
 // REQUIREs something (undefined result), the kernels still produce a deterministic value:
 // int32 accumulators wrap modulo 2^32 (tosa.md §6), out-of-range gather/table indices are
@@ -21,12 +22,22 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "cpu_fallback/tosa/tensor_ref.h"
 #include "vkrt/error.h"
 
 namespace vkrt::tosa {
+
+// Threads a kernel may use: run(count, task) calls task(0..count-1), in any order, possibly
+// several at once, and returns when all are done; `threads` is how many can run at once. A
+// kernel splits its work into at most `threads` independent parts, and only when it is large
+// enough to be worth a dispatch. (vkrt::KernelContext::parallel_for fits `run`.)
+struct Parallel {
+  int threads = 1;
+  std::function<void(int count, const std::function<void(int)>& task)> run;
+};
 
 // ------------------------------------------------------------------------------------------
 // Enums shared by several ops (numbers as in the `.tosa` serialization and SPIR-V, tosa.md §3).
@@ -57,7 +68,7 @@ struct Conv2dAttrs {
 Status check_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                     const Conv2dAttrs& attrs, const TensorRef& output);
 Status conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-              const Conv2dAttrs& attrs, const TensorRef& output);
+              const Conv2dAttrs& attrs, const TensorRef& output, const Parallel* parallel = nullptr);
 
 // DEPTHWISE_CONV2D: input [N,IH,IW,C], weight [KH,KW,C,M], bias [C*M] or [1]
 // -> output [N,OH,OW,C*M], output channel c*M + m. Same attributes as CONV2D.
@@ -66,7 +77,8 @@ Status check_depthwise_conv2d(const TensorRef& input, const TensorRef& weight,
                               const TensorRef& bias, const DepthwiseConv2dAttrs& attrs,
                               const TensorRef& output);
 Status depthwise_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                        const DepthwiseConv2dAttrs& attrs, const TensorRef& output);
+                        const DepthwiseConv2dAttrs& attrs, const TensorRef& output,
+                        const Parallel* parallel = nullptr);
 
 struct Conv3dAttrs {
   int64_t pad[6] = {0, 0, 0, 0, 0, 0};  // d0, d1, top, bottom, left, right (>= 0)
@@ -252,7 +264,8 @@ struct RescaleAttrs {
 // RESCALE: input Int8, Int16, Int32, Int48 -> output Int8, Int16, Int32 (same shape).
 // INEXACT_ROUND is computed as SINGLE_ROUND (as Arm's emulation layer does, tosa.md §5).
 Status check_rescale(const TensorRef& input, const RescaleAttrs& attrs, const TensorRef& output);
-Status rescale(const TensorRef& input, const RescaleAttrs& attrs, const TensorRef& output);
+Status rescale(const TensorRef& input, const RescaleAttrs& attrs, const TensorRef& output,
+               const Parallel* parallel = nullptr);
 
 // ------------------------------------------------------------------------------------------
 // TABLE (tosa.md §8): Int8 input + table Int8[256] -> Int8;

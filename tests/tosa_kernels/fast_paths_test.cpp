@@ -4,12 +4,15 @@
 //    edge of the fast loops: pixel blocks cut short, padding on each side, stride, dilation,
 //    zero points, a broadcast bias, tiny and large channel counts;
 //  - the tap bound: past it the sums leave int32, and the result must still wrap modulo 2^32;
+//  - the same results when the work is split over threads (Parallel), bands in any order;
 //  - RESCALE with scale32 (its hoisted and its 32-bit-lane loops) element by element against
 //    arith::apply_scale_32 as tosa.md §5 writes it, for every in/out dtype pair, and with
 //    unsigned operands against the per-element reference formula.
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <random>
+#include <thread>
 
 #include "arith/fixed_point.h"
 #include "cpu_fallback/tosa/reference_loops.h"
@@ -207,6 +210,83 @@ TEST(TosaFastPaths, RescaleUnsignedMatchesReference) {
     detail::rescale_reference(in, a, reference);
     EXPECT_EQ(fast.data, reference.data) << (input_unsigned ? "uint8 -> int8" : "int8 -> uint8");
   }
+}
+
+// A Parallel whose tasks run on real threads, plus a count of the tasks it was given.
+struct CountingThreads {
+  std::atomic<int> tasks{0};
+  Parallel parallel;
+  explicit CountingThreads(int threads) {
+    parallel.threads = threads;
+    parallel.run = [this](int count, const std::function<void(int)>& task) {
+      tasks += count;
+      std::vector<std::thread> pool;
+      for (int i = count - 1; i >= 0; --i) pool.emplace_back(task, i);  // started last band first
+      for (auto& t : pool) t.join();
+    };
+  }
+};
+
+// Large enough to be split (above the kernels' thresholds), with an uneven row count (OH 27).
+TEST(TosaFastPaths, SplitOverThreadsGivesTheSameBytes) {
+  std::mt19937 rng(11);
+  const ConvCase c{2, 27, 26, 24, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, -128, 0, false};
+  const int64_t oh = out_size(c.ih, c.pad_t, c.pad_b, c.kh, c.dil_y, c.stride_y);
+  const int64_t ow = out_size(c.iw, c.pad_l, c.pad_r, c.kw, c.dil_x, c.stride_x);
+  auto in = i8({c.n, c.ih, c.iw, c.ic});
+  auto w = i8({c.oc, c.kh, c.kw, c.ic});
+  auto dw = i8({c.kh, c.kw, c.ic, 1});
+  auto bias = i32({c.oc}), dw_bias = i32({c.ic});
+  fill_random(in.data, rng, -128, 127);
+  fill_random(w.data, rng, -128, 127);
+  fill_random(dw.data, rng, -128, 127);
+  fill_random(bias.data, rng, -5000, 5000);
+  fill_random(dw_bias.data, rng, -5000, 5000);
+  const Conv2dAttrs a = attrs_of(c);
+  CountingThreads threads(3);
+
+  auto serial = i32({c.n, oh, ow, c.oc}), split = i32({c.n, oh, ow, c.oc});
+  ASSERT_TOSA_OK(conv2d(in, w, bias, a, serial));
+  ASSERT_TOSA_OK(conv2d(in, w, bias, a, split, &threads.parallel));
+  EXPECT_EQ(split.data, serial.data);
+  EXPECT_EQ(threads.tasks, 3);
+
+  // Depthwise over 2*27 rows of 26 pixels x 24 channels x 9 taps (above its threshold too).
+  auto dw_in = i8({2, 27 * 4, 26, c.ic});
+  fill_random(dw_in.data, rng, -128, 127);
+  auto dw_serial = i32({2, 27 * 4, 26, c.ic}), dw_split = i32({2, 27 * 4, 26, c.ic});
+  ASSERT_TOSA_OK(depthwise_conv2d(dw_in, dw, dw_bias, a, dw_serial));
+  ASSERT_TOSA_OK(depthwise_conv2d(dw_in, dw, dw_bias, a, dw_split, &threads.parallel));
+  EXPECT_EQ(dw_split.data, dw_serial.data);
+  EXPECT_EQ(threads.tasks, 6);
+
+  // RESCALE per channel and per tensor over the convolution's 2*27*26*40 = 56160 sums, repeated
+  // to 280800 elements (above the threshold).
+  auto sums = i32({5 * c.n * oh * ow, c.oc});
+  for (size_t i = 0; i < sums.data.size(); ++i) sums.data[i] = serial.data[i % serial.data.size()];
+  std::vector<int32_t> multipliers(size_t(c.oc)), shifts(size_t(c.oc));
+  for (int64_t k = 0; k < c.oc; ++k) multipliers[size_t(k)] = 1073741824 + int32_t(k) * 9999991, shifts[size_t(k)] = 38 + int32_t(k % 5);
+  for (bool per_channel : {true, false}) {
+    RescaleAttrs r;
+    r.scale32 = true;
+    r.rounding_mode = RoundingMode::DoubleRound;
+    r.per_channel = per_channel;
+    r.output_zp = -128;
+    r.multiplier = std::span(multipliers).first(per_channel ? multipliers.size() : 1);
+    r.shift = std::span(shifts).first(per_channel ? shifts.size() : 1);
+    auto q_serial = i8(sums.shape), q_split = i8(sums.shape);
+    ASSERT_TOSA_OK(rescale(sums, r, q_serial));
+    ASSERT_TOSA_OK(rescale(sums, r, q_split, &threads.parallel));
+    EXPECT_EQ(q_split.data, q_serial.data) << (per_channel ? "per channel" : "per tensor");
+  }
+  EXPECT_EQ(threads.tasks, 12);
+
+  // Below the thresholds nothing is handed to the threads.
+  auto small_in = i8({1, 4, 4, 3});
+  auto small_out = i32({1, 4, 4, c.oc});
+  auto small_w = i8({c.oc, 1, 1, 3});
+  ASSERT_TOSA_OK(conv2d(small_in, small_w, bias, Conv2dAttrs{}, small_out, &threads.parallel));
+  EXPECT_EQ(threads.tasks, 12);
 }
 
 }  // namespace

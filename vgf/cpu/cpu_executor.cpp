@@ -27,7 +27,7 @@ class CpuExecutor final : public GraphExecutor {
 
   Status allocate_intermediates();
   Status check_ops_with_shapes();
-  Status run_ops();
+  Status run_ops(const tosa::Parallel* parallel);
   tosa::TensorRef ref(TensorId t) const {
     return tosa::TensorRef{tosa::DType(uint32_t(graph_->tensors[t].dtype)), shapes_[t], data_[t]};
   }
@@ -145,7 +145,7 @@ Status CpuExecutor::check_ops_with_shapes() {
 }
 
 Status CpuExecutor::run(std::span<const Tensor* const> inputs, std::span<Tensor* const> outputs,
-                        KernelContext*) {
+                        KernelContext* ctx) {
   VKRT_CHECK_OR_RETURN(graph_ != nullptr, InvalidState, "cpu executor: run before prepare");
   const Graph& g = *graph_;
   VKRT_CHECK_OR_RETURN(inputs.size() == g.inputs.size() && outputs.size() == g.outputs.size(),
@@ -205,7 +205,14 @@ Status CpuExecutor::run(std::span<const Tensor* const> inputs, std::span<Tensor*
     TensorId t = g.outputs[j].tensor;
     if (storage_[t] == Storage::GraphOutput && data_[t] == nullptr) data_[t] = outputs[j]->data();
   }
-  VKRT_RETURN_IF_ERROR(run_ops());
+  // The method's threads (LoadOptions::num_threads), for the kernels that split their work. The
+  // lambda holds one pointer, so std::function keeps it without allocating.
+  tosa::Parallel parallel;
+  if (ctx != nullptr && ctx->num_threads() > 1) {
+    parallel.threads = ctx->num_threads();
+    parallel.run = [ctx](int count, const std::function<void(int)>& task) { ctx->parallel_for(count, task); };
+  }
+  VKRT_RETURN_IF_ERROR(run_ops(parallel.run ? &parallel : nullptr));
   // Outputs that are graph inputs, constants, or a tensor already written to another output.
   for (size_t j = 0; j < outputs.size(); ++j) {
     TensorId t = g.outputs[j].tensor;
@@ -214,14 +221,14 @@ Status CpuExecutor::run(std::span<const Tensor* const> inputs, std::span<Tensor*
   return Status::ok();
 }
 
-Status CpuExecutor::run_ops() {
+Status CpuExecutor::run_ops(const tosa::Parallel* parallel) {
   tosa::TensorRef outs[2];
   for (size_t i = 0; i < graph_->ops.size(); ++i) {
     const Op& op = graph_->ops[i];
     for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = ref(op.inputs[k]);
     for (size_t k = 0; k < op.outputs.size() && k < 2; ++k) outs[k] = ref(op.outputs[k]);
     Status s = call_kernel(*plans_[i], std::span(in_refs_.data(), op.inputs.size()),
-                           std::span(outs, op.outputs.size()), false);
+                           std::span(outs, op.outputs.size()), false, parallel);
     if (!s.is_ok()) {
       return make_error(s.code(), "op ", i, " (", op_name(op.kind), " ", op.debug_name, "): ", s.message());
     }

@@ -294,17 +294,21 @@ Status plan_op(const Graph& graph, const Op& op, PlannedOp& plan) {
 }
 
 Status call_kernel(const PlannedOp& p, std::span<const tosa::TensorRef> in,
-                   std::span<const tosa::TensorRef> out, bool check_only) {
+                   std::span<const tosa::TensorRef> out, bool check_only, const tosa::Parallel* parallel) {
   const tosa::TensorRef& y = out[0];
   tosa::BinaryOp bop;
   tosa::UnaryOp uop;
   tosa::ReduceOp rop;
   tosa::CompareOp cop;
 #define VKRT_CALL(fn, ...) return check_only ? tosa::check_##fn(__VA_ARGS__) : tosa::fn(__VA_ARGS__)
+// The same for the kernels that take threads.
+#define VKRT_CALL_PARALLEL(fn, ...) \
+  return check_only ? tosa::check_##fn(__VA_ARGS__) : tosa::fn(__VA_ARGS__, parallel)
   switch (p.kind) {
-    case OpKind::CONV2D: VKRT_CALL(conv2d, in[0], in[1], in[2], std::get<tosa::Conv2dAttrs>(p.attrs), y);
+    case OpKind::CONV2D:
+      VKRT_CALL_PARALLEL(conv2d, in[0], in[1], in[2], std::get<tosa::Conv2dAttrs>(p.attrs), y);
     case OpKind::DEPTHWISE_CONV2D:
-      VKRT_CALL(depthwise_conv2d, in[0], in[1], in[2], std::get<tosa::Conv2dAttrs>(p.attrs), y);
+      VKRT_CALL_PARALLEL(depthwise_conv2d, in[0], in[1], in[2], std::get<tosa::Conv2dAttrs>(p.attrs), y);
     case OpKind::TRANSPOSE_CONV2D:
       VKRT_CALL(transpose_conv2d, in[0], in[1], in[2], std::get<tosa::TransposeConv2dAttrs>(p.attrs), y);
     case OpKind::MATMUL: VKRT_CALL(matmul, in[0], in[1], std::get<tosa::MatmulAttrs>(p.attrs), y);
@@ -313,7 +317,7 @@ Status call_kernel(const PlannedOp& p, std::span<const tosa::TensorRef> in,
     case OpKind::MUL: VKRT_CALL(mul, in[0], in[1], std::get<tosa::MulAttrs>(p.attrs), y);
     case OpKind::NEGATE: VKRT_CALL(negate, in[0], std::get<tosa::NegateAttrs>(p.attrs), y);
     case OpKind::CLAMP: VKRT_CALL(clamp, in[0], std::get<tosa::ClampAttrs>(p.attrs), y);
-    case OpKind::RESCALE: VKRT_CALL(rescale, in[0], std::get<tosa::RescaleAttrs>(p.attrs), y);
+    case OpKind::RESCALE: VKRT_CALL_PARALLEL(rescale, in[0], std::get<tosa::RescaleAttrs>(p.attrs), y);
     case OpKind::TABLE: {
       const int64_t shape[1] = {p.table_len};
       tosa::TensorRef table{p.table_dtype, shape, const_cast<uint8_t*>(p.table_bytes.data())};
@@ -340,6 +344,7 @@ Status call_kernel(const PlannedOp& p, std::span<const tosa::TensorRef> in,
   if (compare_op(p.kind, cop)) VKRT_CALL(compare, cop, in[0], in[1], y);
   if (reduce_op(p.kind, rop)) VKRT_CALL(reduce, rop, in[0], std::get<tosa::ReduceAttrs>(p.attrs), y);
 #undef VKRT_CALL
+#undef VKRT_CALL_PARALLEL
   return make_error(Error::NotSupported, op_name(p.kind), " is not supported by the cpu executor");
 }
 

@@ -38,7 +38,9 @@ struct PlannedOp {
 Status plan_op(const Graph& graph, const Op& op, PlannedOp& plan);
 
 // Runs the kernel (check_only: only its check_<op>()). `inputs`/`outputs` follow the IR order.
+// `parallel` (may be null) is offered to the kernels that split their work over threads.
 Status call_kernel(const PlannedOp& plan, std::span<const tosa::TensorRef> inputs,
-                   std::span<const tosa::TensorRef> outputs, bool check_only);
+                   std::span<const tosa::TensorRef> outputs, bool check_only,
+                   const tosa::Parallel* parallel = nullptr);
 
 }  // namespace vkrt::vgf::cpu

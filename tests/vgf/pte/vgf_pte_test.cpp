@@ -239,9 +239,11 @@ TEST(VgfPte, ExecutorRunnerCpuAndVulkanMatchReference) {
 // The sample program make_sample_programs writes (examples/vgf_samples.h), at 32x32 so the CPU
 // executor is quick: it loads, runs on the CPU executor, and where a Vulkan device exists gives
 // the same bytes there.
-std::vector<int8_t> run_sample(const std::vector<uint8_t>& pte, const char* executor, std::string* skip) {
+std::vector<int8_t> run_sample(const std::vector<uint8_t>& pte, const char* executor, std::string* skip,
+                               int resolution = 32, int threads = 1) {
   LoadOptions options;
   options.backend_options.set("VgfBackend.executor", executor);
+  options.num_threads = threads;
   auto module = Module::load_from_buffer(pte, options);
   if (!module.ok()) {
     *skip = module.status().to_string();
@@ -252,9 +254,9 @@ std::vector<int8_t> run_sample(const std::vector<uint8_t>& pte, const char* exec
     *skip = method.status().to_string();
     return {};
   }
-  std::vector<int8_t> input(32 * 32 * 3);
+  std::vector<int8_t> input(size_t(resolution * resolution * 3));
   for (size_t i = 0; i < input.size(); ++i) input[i] = int8_t(int(i * 37 % 251) - 125);
-  const int32_t sizes[4] = {1, 32, 32, 3};
+  const int32_t sizes[4] = {1, resolution, resolution, 3};
   auto t = Tensor::make(ScalarType::Char, sizes, input.data());
   EXPECT_TRUE(t.ok());
   EXPECT_TRUE((*method)->set_input(0, EValue::from_tensor(&*t)).is_ok());
@@ -276,6 +278,18 @@ TEST(VgfPte, MobileNetV2SampleSameOnCpuAndVulkan) {
   std::vector<int8_t> gpu = run_sample(*pte, "vulkan", &why);
   if (gpu.empty()) GTEST_SKIP() << "no Vulkan executor here: " << why;
   EXPECT_EQ(gpu, cpu);
+}
+
+// At 96x96 the larger convolutions and requantizations are split over the method's threads
+// (LoadOptions::num_threads): the same bytes as on one thread.
+TEST(VgfPte, MobileNetV2SampleSameOnOneAndThreeCpuThreads) {
+  auto pte = samples::mobilenet_v2_vgf_program(1, 96);
+  ASSERT_TRUE(pte.ok()) << pte.status().to_string();
+  std::string why;
+  std::vector<int8_t> one = run_sample(*pte, "cpu", &why, 96, 1);
+  ASSERT_EQ(one.size(), 1000u) << why;
+  EXPECT_GT(std::set<int8_t>(one.begin(), one.end()).size(), 10u);
+  EXPECT_EQ(run_sample(*pte, "cpu", &why, 96, 3), one) << why;
 }
 #endif
 
