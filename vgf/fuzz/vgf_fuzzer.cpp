@@ -1,7 +1,9 @@
 // libFuzzer target: the VGF decoder, the SPIR-V graph reader (through each segment and on the
-// raw input as words), shape inference, and the .tosa reader; where the Vulkan executor is built
-// (VKRT_FUZZ_VULKAN_LOWERING), every graph they accept also goes through its JIT short of the
-// device (vgf/vulkan/fuzz/lower_for_fuzzing.h). Every input must give a value or an error
+// raw input as words), shape inference, and the .tosa reader; every small static graph they
+// accept then runs on the CPU executor (VKRT_FUZZ_CPU_EXECUTION, vgf/fuzz/execute_on_cpu.h: the
+// TOSA kernels on untrusted shapes and constants), and where the Vulkan executor is built
+// (VKRT_FUZZ_VULKAN_LOWERING) goes through its JIT short of the device
+// (vgf/vulkan/fuzz/lower_for_fuzzing.h). Every input must give a value or an error
 // Status; ASan/UBSan (enabled with -fsanitize=fuzzer,address,undefined) flag the rest.
 //   cmake -S . -B build-vgf-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
 //         -DVKRT_BUILD_FUZZ=ON && cmake --build build-vgf-fuzz --target vgf_fuzzer
@@ -16,17 +18,23 @@
 #include "vgf/segment_graph.h"
 #include "vgf/spirv/spirv_graph_reader.h"
 #include "vgf/tosa_fb/tosa_reader.h"
+#ifdef VKRT_FUZZ_CPU_EXECUTION
+#include "vgf/fuzz/execute_on_cpu.h"
+#endif
 #ifdef VKRT_FUZZ_VULKAN_LOWERING
 #include "vgf/vulkan/fuzz/lower_for_fuzzing.h"
 #endif
 
 namespace {
-void lower(const vkrt::vgf::Graph& graph) {
+// What every graph a reader accepted goes through.
+void lower(const vkrt::vgf::Graph& graph, std::span<const uint8_t> fuzz_bytes) {
+#ifdef VKRT_FUZZ_CPU_EXECUTION
+  vkrt::vgf::fuzzing::execute_on_cpu(graph, fuzz_bytes);
+#endif
 #ifdef VKRT_FUZZ_VULKAN_LOWERING
   vkrt::vulkan::fuzzing::lower_for_vulkan(graph);
-#else
-  (void)graph;
 #endif
+  (void)graph, (void)fuzz_bytes;
 }
 }  // namespace
 
@@ -39,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       auto graph = build_segment_graph(*file, i);
       if (graph.ok()) {
         (void)graph_is_static(*graph);
-        lower(*graph);
+        lower(*graph, bytes);
       }
     }
   }
@@ -53,13 +61,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto graph = spirv::read_spirv_graph_bytes(bytes, options);
     if (graph.ok()) {
       Graph g = std::move(graph).value();
-      if (infer_static_shapes(g).is_ok()) lower(g);
+      if (infer_static_shapes(g).is_ok()) lower(g, bytes);
     }
   }
   // The input as a .tosa file (the reader wants an 8-aligned buffer).
   std::vector<uint64_t> aligned((size + 7) / 8);
   if (size) std::memcpy(aligned.data(), data, size);
   auto tosa = read_tosa_graph(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(aligned.data()), size));
-  if (tosa.ok() && infer_static_shapes(*tosa).is_ok()) lower(*tosa);
+  if (tosa.ok() && infer_static_shapes(*tosa).is_ok()) lower(*tosa, bytes);
   return 0;
 }
