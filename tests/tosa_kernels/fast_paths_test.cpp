@@ -54,8 +54,8 @@ void fill_random(std::vector<T>& v, std::mt19937& rng, int lo, int hi) {
 }
 
 // Shapes chosen so that: OW is not a multiple of the 4-pixel block (1, 3, 5, 7, 13), channel
-// counts are not multiples of any vector width (1, 3, 17, 33), 1x1 convolutions take the
-// patch-free path, and MobileNetV2's own layers appear (3x3 stride 2 over 3 channels, 1x1 expand).
+// counts are not multiples of any vector width (1, 3, 17, 33), a patch spans more than one
+// 1024-tap chunk, and MobileNetV2's own layers appear (3x3 stride 2 over 3 channels, 1x1 expand).
 const ConvCase kConvCases[] = {
     {1, 7, 7, 3, 8, 3, 3, 1, 1, 1, 1, 2, 2, 1, 1, -128, 0, false},      // MNV2 stem-like
     {1, 5, 13, 16, 96, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 5, -3, false},     // 1x1 expand, OW % 4 = 1
@@ -63,6 +63,7 @@ const ConvCase kConvCases[] = {
     {1, 10, 7, 1, 3, 5, 5, 2, 2, 2, 2, 3, 1, 1, 2, 127, -128, true},    // IC 1, bias broadcast
     {1, 1, 3, 160, 5, 1, 3, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, false},       // one row, K 480
     {3, 4, 1, 17, 2, 2, 1, 1, 0, 0, 0, 1, 1, 1, 1, -1, 1, false},       // OW 1: a block of one pixel
+    {1, 3, 5, 700, 5, 1, 2, 0, 0, 1, 0, 1, 1, 1, 1, 3, -2, false},      // 1400 taps: two chunks
 };
 
 TEST(TosaFastPaths, Conv2dInt8MatchesReferenceLoops) {
@@ -132,8 +133,8 @@ TEST(TosaFastPaths, SumsPastInt32WrapLikeTheReference) {
 // RESCALE scale32 against apply_scale_32 per element. Shifts all >= 32 take the 32-bit-lane
 // loop, a mix takes the general one; both per-channel and per-tensor, both roundings.
 template <typename TIn, typename TOut>
-void check_rescale32(DType in_type, DType out_type, std::mt19937& rng) {
-  const int64_t pixels = 37, channels = 11;
+void check_rescale32(DType in_type, DType out_type, std::mt19937& rng, int64_t channels = 11) {
+  const int64_t pixels = 37;
   Tensor<TIn> in(in_type, {pixels, channels});
   std::uniform_int_distribution<int64_t> value(std::numeric_limits<TIn>::min(), std::numeric_limits<TIn>::max());
   for (auto& v : in.data) v = TIn(value(rng));
@@ -181,6 +182,8 @@ TEST(TosaFastPaths, Rescale32MatchesApplyScale32) {
   check_rescale32<int32_t, int8_t>(DType::Int32, DType::Int8, rng);
   check_rescale32<int32_t, int16_t>(DType::Int32, DType::Int16, rng);
   check_rescale32<int32_t, int32_t>(DType::Int32, DType::Int32, rng);
+  // More channels than one stack chunk of constants holds (256), not a multiple of it.
+  check_rescale32<int32_t, int8_t>(DType::Int32, DType::Int8, rng, 300);
 }
 
 // Unsigned inputs and outputs (uint8 <-> int8, uint16) go through the hoisted general loop: the
