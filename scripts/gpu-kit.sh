@@ -139,7 +139,8 @@ run() {
   grep -E "^MobileNet" "$out/bench_mnv2_16.log.txt" | sed "s/^/16: /" >>"$summary" || true
   echo "-- layouts done at ${SECONDS}s" >>"$summary"
   # 4. What a user runs: the MobileNetV2-shaped VGF sample through executor_runner, on the GPU
-  #    with the per-dispatch profile, then on the CPU executor for comparison.
+  #    with the per-dispatch profile, then on the CPU executor for comparison (one thread, and
+  #    every core).
   "$work/run" "$work/bin/make_sample_programs" "$work/samples" >/dev/null
   local sample=$work/samples/mobilenet_v2_int8_vgf.pte
   #    Init as a user meets it: a fresh process with an empty pipeline cache, then with the file
@@ -153,9 +154,13 @@ run() {
   done
   timeout 90 "$work/run" "$work/bin/executor_runner" "$sample" --vgf_executor vulkan --num_executions 50 \
     --profile >"$out/runner_gpu.log" 2>&1 || echo "executor_runner (vulkan) rc $?" >>"$summary"
-  timeout 90 "$work/run" "$work/bin/executor_runner" "$sample" --vgf_executor cpu --num_executions 3 \
+  timeout 90 "$work/run" "$work/bin/executor_runner" "$sample" --vgf_executor cpu --num_executions 5 \
     >"$out/runner_cpu.log" 2>&1 || echo "executor_runner (cpu) rc $?" >>"$summary"
-  grep -h "Executions:" "$out/runner_gpu.log" "$out/runner_cpu.log" | sed 's/^/runner: /' >>"$summary" || true
+  timeout 90 "$work/run" "$work/bin/executor_runner" "$sample" --vgf_executor cpu --num_executions 10 \
+    --num_threads "$(nproc)" >"$out/runner_cpu_threads.log" 2>&1 || echo "executor_runner (cpu, threads) rc $?" >>"$summary"
+  for f in runner_gpu runner_cpu runner_cpu_threads; do
+    grep -h "Executions:" "$out/$f.log" | sed "s/^/$f: /" >>"$summary" || true
+  done
   # Logs: at most 8 files come back from a device run, so the per-test ones are bundled.
   (cd "$out" && tar -czf logs.tar.gz ./*.log* && rm -f ./*.log.*)  # *.log.<test>, *.log.txt
   cat "$summary"
