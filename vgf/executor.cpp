@@ -1,6 +1,7 @@
 // Registry of graph-executor factories (see executor.h).
 #include "vgf/executor.h"
 
+#include <cstdio>
 #include <mutex>
 #include <utility>
 
@@ -77,7 +78,13 @@ Result<std::unique_ptr<GraphExecutor>> create_executor_for_option(std::string_vi
   if (has_executor_factory("vulkan")) {
     auto vulkan = create_executor("vulkan");
     if (vulkan.ok()) return vulkan;
-    // No usable device: fall back to the CPU, which is always available.
+    // No usable device: the CPU, which is always available, with a one-line notice (once per
+    // process: every delegate of every method would meet the same missing device).
+    static std::once_flag noticed;
+    std::call_once(noticed, [&] {
+      std::fprintf(stderr, "vkrt: VgfBackend: %s; running on the CPU executor (VgfBackend.executor=vulkan makes "
+                   "this an error)\n", vulkan.status().message().c_str());
+    });
   }
   return create_executor("cpu");
 }

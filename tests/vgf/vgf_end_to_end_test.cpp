@@ -3,6 +3,7 @@
 // `_input_0.bin` reproduces `_expected_output_0.bin` byte for byte.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <variant>
 
@@ -167,6 +168,64 @@ TEST(VgfEndToEnd, VgfBackendThroughTheRegistry) {
     EXPECT_EQ(bad.code(), Error::InvalidArgument) << bad.to_string();
     backend->destroy(std::move(handle).value());
   }
+}
+
+// A "vulkan" executor that takes no graph, standing in for a device that cannot run a segment.
+class RefusingExecutor final : public GraphExecutor {
+ public:
+  std::string_view name() const override { return "vulkan"; }
+  Status prepare(const Graph&, const ExecutorOptions&) override {
+    return make_error(Error::NotSupported, "test device: op 0 (CONV2D) has no shader here");
+  }
+  Status run(std::span<const Tensor* const>, std::span<Tensor* const>, KernelContext*) override {
+    return make_error(Error::InvalidState, "never prepared");
+  }
+};
+
+// VgfBackend.executor=auto: a segment the GPU executor refuses runs on the CPU executor, with a
+// one-line notice naming the segment and the reason; executor=vulkan makes it an error.
+TEST(VgfEndToEnd, AutoRunsRefusedSegmentsOnTheCpuWithANotice) {
+  VKRT_REQUIRE_CONFORMANCE(dir, "vgf/end-to-end");
+  if (has_executor_factory("vulkan")) GTEST_SKIP() << "a real Vulkan executor is linked into this test";
+  ASSERT_TRUE(register_executor_factory("vulkan", []() -> Result<std::unique_ptr<GraphExecutor>> {
+                return std::unique_ptr<GraphExecutor>(new RefusingExecutor());
+              }).is_ok());
+  Sample s;
+  ASSERT_TRUE(load_sample(s));
+  register_vgf_backend();
+  Backend* backend = BackendRegistry::global().find("VgfBackend");
+  ASSERT_NE(backend, nullptr);
+  EmptyNamedData named;
+  BackendOptions options;
+  options.set("VgfBackend.executor", "auto");
+  BackendInitContext init{"forward", &named, &options, {}};
+  ::testing::internal::CaptureStderr();
+  auto handle = backend->init(init, s.vgf, {});
+  const std::string notice = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(handle.ok()) << handle.status().to_string();
+  EXPECT_NE(notice.find("cannot run on vulkan (test device: op 0 (CONV2D) has no shader here); running it on the "
+                        "CPU executor"),
+            std::string::npos)
+      << notice;
+  EXPECT_EQ(std::count(notice.begin(), notice.end(), '\n'), 1) << notice;  // one line per segment
+
+  const int32_t in_sizes[4] = {1, 32, 32, 8};
+  const int32_t out_sizes[4] = {1, 32, 32, 16};
+  std::vector<uint8_t> out(16384, 0);
+  auto x = Tensor::make(ScalarType::Char, in_sizes, s.input.data());
+  auto y = Tensor::make(ScalarType::Char, out_sizes, out.data());
+  ASSERT_TRUE(x.ok() && y.ok());
+  EValue ex = EValue::from_tensor(&*x), ey = EValue::from_tensor(&*y);
+  EValue* args[2] = {&ex, &ey};
+  BackendExecuteContext ectx{"forward", nullptr};
+  ASSERT_TRUE(backend->execute(ectx, **handle, args).is_ok());
+  EXPECT_EQ(0, std::memcmp(out.data(), s.expected.data(), out.size()));
+  backend->destroy(std::move(handle).value());
+
+  options.set("VgfBackend.executor", "vulkan");
+  auto refused = backend->init(init, s.vgf, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("has no shader here"), std::string::npos) << refused.status().message();
 }
 
 TEST(VgfEndToEnd, UnknownExecutorOptionIsAnError) {

@@ -2,6 +2,7 @@
 // described in vgf-format.md §4-§5.
 #include "vgf/backend/vgf_backend.h"
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,7 +35,8 @@ struct VgfDelegate final : DelegateHandle {
 };
 
 Result<std::unique_ptr<GraphExecutor>> prepare_executor(const Graph& graph, std::string_view option,
-                                                        const BackendOptions* backend_options) {
+                                                        const BackendOptions* backend_options,
+                                                        const std::string& segment) {
   register_cpu_executor();
   ExecutorOptions eo;
   eo.backend_options = backend_options;
@@ -44,6 +46,8 @@ Result<std::unique_ptr<GraphExecutor>> prepare_executor(const Graph& graph, std:
   bool automatic = option.empty() || option == "auto";
   if (!automatic || exec->name() == "cpu") return s;
   // "auto": the GPU could not take this graph; the CPU always can run what it supports.
+  std::fprintf(stderr, "vkrt: VgfBackend: segment '%s' cannot run on %s (%s); running it on the CPU executor\n",
+               segment.c_str(), std::string(exec->name()).c_str(), s.message().c_str());
   VKRT_ASSIGN_OR_RETURN(exec, create_executor("cpu"));
   VKRT_RETURN_IF_ERROR(exec->prepare(graph, eo));
   return exec;
@@ -96,7 +100,7 @@ class VgfBackend final : public Backend {
       for (const GraphIO& io : run->graph.outputs) run->output_mrt.push_back(io.mrt_index);
       run->inputs.resize(run->input_mrt.size());
       run->outputs.resize(run->output_mrt.size());
-      auto exec = prepare_executor(run->graph, option, ctx.options);
+      auto exec = prepare_executor(run->graph, option, ctx.options, seg.name);
       if (!exec.ok()) return Status(exec.status()).with_context("VgfBackend segment '" + seg.name + "'");
       run->executor = std::move(exec).value();
       d->segments.push_back(std::move(run));

@@ -233,6 +233,40 @@ TEST(VgfPte, ExecutorRunnerCpuAndVulkanMatchReference) {
     EXPECT_EQ(std::memcmp(got.data(), expected.data(), got.size() * 4), 0) << executor << " differs from the reference";
   }
 }
+
+std::string run_command(const std::string& cmd, int* exit_code) {
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  std::string log;
+  if (!p) return log;
+  char buf[512];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) log.append(buf, n);
+  const int status = pclose(p);
+  *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return log;
+}
+
+// With no Vulkan driver at all (the loader pointed at a missing ICD file), the default "auto"
+// runs the delegate on the CPU executor with one line saying so, and "vulkan" is an error.
+TEST(VgfPte, NoVulkanDeviceRunsOnTheCpuWithANotice) {
+  auto bytes = build_program();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  const std::string pte = ::testing::TempDir() + "vkrt_vgf_int8_nodevice.pte";
+  ASSERT_TRUE(write_bytes_to_file(pte, *bytes).is_ok());
+  const std::string no_driver = "VK_ICD_FILENAMES=/nonexistent/icd.json VK_DRIVER_FILES=/nonexistent/icd.json ";
+  int code = -1;
+  std::string demanded = run_command(no_driver + VKRT_EXECUTOR_RUNNER + " " + pte + " --vgf_executor vulkan", &code);
+  if (demanded.find("no Vulkan driver") == std::string::npos &&
+      demanded.find("Vulkan loader (libvulkan.so.1) not found") == std::string::npos)
+    GTEST_SKIP() << "executor_runner has no Vulkan executor: " << demanded;
+  EXPECT_EQ(code, 1) << demanded;
+  std::string automatic = run_command(no_driver + VKRT_EXECUTOR_RUNNER + " " + pte, &code);
+  EXPECT_EQ(code, 0) << automatic;
+  EXPECT_NE(automatic.find("; running on the CPU executor (VgfBackend.executor=vulkan makes this an error)\n"),
+            std::string::npos)
+      << automatic;
+  EXPECT_NE(automatic.find("Model executed successfully"), std::string::npos) << automatic;
+}
 #endif
 
 #ifdef VKRT_HAVE_VGF_SAMPLES
