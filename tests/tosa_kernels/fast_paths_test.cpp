@@ -55,7 +55,9 @@ void fill_random(std::vector<T>& v, std::mt19937& rng, int lo, int hi) {
 
 // Shapes chosen so that: OW is not a multiple of the 4-pixel block (1, 3, 5, 7, 13), channel
 // counts are not multiples of any vector width (1, 3, 17, 33), a patch spans more than one
-// 1024-tap chunk, and MobileNetV2's own layers appear (3x3 stride 2 over 3 channels, 1x1 expand).
+// 1024-tap chunk, output channels run past one 16-channel block and one 128-channel group of
+// the few-taps kernel (150), and MobileNetV2's own layers appear (3x3 stride 2 over 3 channels,
+// 1x1 expand).
 const ConvCase kConvCases[] = {
     {1, 7, 7, 3, 8, 3, 3, 1, 1, 1, 1, 2, 2, 1, 1, -128, 0, false},      // MNV2 stem-like
     {1, 5, 13, 16, 96, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 5, -3, false},     // 1x1 expand, OW % 4 = 1
@@ -64,6 +66,7 @@ const ConvCase kConvCases[] = {
     {1, 1, 3, 160, 5, 1, 3, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, false},       // one row, K 480
     {3, 4, 1, 17, 2, 2, 1, 1, 0, 0, 0, 1, 1, 1, 1, -1, 1, false},       // OW 1: a block of one pixel
     {1, 3, 5, 700, 5, 1, 2, 0, 0, 1, 0, 1, 1, 1, 1, 3, -2, false},      // 1400 taps: two chunks
+    {1, 6, 37, 5, 150, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, -9, 0, false},     // 5 taps, 150 channels
 };
 
 TEST(TosaFastPaths, Conv2dInt8MatchesReferenceLoops) {
