@@ -298,7 +298,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--profile", flags.profile,
                "Print a per-instruction time table after the runs, with each delegate's own steps\n"
-               "(GPU time per Vulkan dispatch of the last run for VgfBackend, with its shader variant)");
+               "(VgfBackend: GPU time per Vulkan dispatch of the last run, with its shader variant, or\n"
+               "wall time per TOSA op on the CPU executor)");
   app.add_flag("--list", flags.list, "List the program's methods, their inputs/outputs, operators and delegates");
 
   auto args = normalise_args(argc, argv);

@@ -1,6 +1,7 @@
 // The "cpu" GraphExecutor (see cpu_executor.h).
 #include "vgf/cpu/cpu_executor.h"
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 
@@ -20,6 +21,7 @@ class CpuExecutor final : public GraphExecutor {
   Status prepare(const Graph& graph, const ExecutorOptions& options) override;
   Status run(std::span<const Tensor* const> inputs, std::span<Tensor* const> outputs,
              KernelContext* ctx) override;
+  std::vector<DelegateProfileEntry> op_profile() const override;
 
  private:
   // Where a tensor's bytes live during a run.
@@ -45,6 +47,9 @@ class CpuExecutor final : public GraphExecutor {
   // Scratch for op operands (sized at prepare so run does not allocate).
   std::vector<tosa::TensorRef> in_refs_;
   std::vector<Shape> input_shapes_;
+  // VgfBackend.profile: wall time of each op in the last run (sized at prepare).
+  bool profile_ = false;
+  std::vector<double> op_ms_;
 };
 
 size_t tensor_bytes(const Graph& g, TensorId t, const Shape& shape) {
@@ -53,9 +58,14 @@ size_t tensor_bytes(const Graph& g, TensorId t, const Shape& shape) {
   return n;
 }
 
-Status CpuExecutor::prepare(const Graph& graph, const ExecutorOptions&) {
+Status CpuExecutor::prepare(const Graph& graph, const ExecutorOptions& options) {
   graph_ = &graph;
   VKRT_RETURN_IF_ERROR(validate_graph(graph));
+  if (options.backend_options != nullptr) {
+    const std::string_view p = options.backend_options->get("VgfBackend.profile");
+    profile_ = p == "1" || p == "true" || p == "on";
+  }
+  op_ms_.assign(profile_ ? graph.ops.size() : 0, 0.0);
   // Every op must map to a kernel; report all that do not, at once.
   std::string unsupported;
   size_t max_inputs = 0;
@@ -227,13 +237,24 @@ Status CpuExecutor::run_ops(const tosa::Parallel* parallel) {
     const Op& op = graph_->ops[i];
     for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = ref(op.inputs[k]);
     for (size_t k = 0; k < op.outputs.size() && k < 2; ++k) outs[k] = ref(op.outputs[k]);
+    const auto start = profile_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     Status s = call_kernel(*plans_[i], std::span(in_refs_.data(), op.inputs.size()),
                            std::span(outs, op.outputs.size()), false, parallel);
+    if (profile_) op_ms_[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!s.is_ok()) {
       return make_error(s.code(), "op ", i, " (", op_name(op.kind), " ", op.debug_name, "): ", s.message());
     }
   }
   return Status::ok();
+}
+
+// One entry per op, "<OP> [cpu]" (the Vulkan executor names its dispatches "<fused ops>
+// [<shader>]"), so that --profile tables of the two executors read side by side.
+std::vector<DelegateProfileEntry> CpuExecutor::op_profile() const {
+  std::vector<DelegateProfileEntry> steps;
+  for (size_t i = 0; i < op_ms_.size(); ++i)
+    steps.push_back({std::string(op_name(graph_->ops[i].kind)) + " [cpu]", op_ms_[i]});
+  return steps;
 }
 
 Result<std::unique_ptr<GraphExecutor>> cpu_factory() { return make_cpu_executor(); }

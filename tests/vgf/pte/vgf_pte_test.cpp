@@ -225,6 +225,9 @@ TEST(VgfPte, ExecutorRunnerCpuAndVulkanMatchReference) {
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << executor << ": " << log;
     if (std::string(executor) == "vulkan") {  // --profile lists the fused GPU dispatches with their device times
       EXPECT_NE(log.find("CONV2D+RESCALE+CLAMP"), std::string::npos) << log;
+    } else {  // and the CPU executor's ops, one by one
+      EXPECT_NE(log.find("CONV2D [cpu]"), std::string::npos) << log;
+      EXPECT_NE(log.find("RESCALE [cpu]"), std::string::npos) << log;
     }
     std::ifstream result(out + "-0.bin", std::ios::binary);
     std::vector<float> got(expected.size());
