@@ -131,12 +131,32 @@ class EmptyNamedData : public NamedDataMap {
   std::string_view key_at(size_t) const override { return {}; }
 };
 
+// The registered VgfBackend (registered first if needed).
+Backend* vgf_backend() {
+  register_vgf_backend();
+  return BackendRegistry::global().find("VgfBackend");
+}
+
+// Runs the end-to-end sample through an initialised delegate into `out` (its 16384 bytes).
+Status execute_sample(Backend& backend, DelegateHandle& handle, const Sample& s, std::vector<uint8_t>& out) {
+  const int32_t in_sizes[4] = {1, 32, 32, 8};
+  const int32_t out_sizes[4] = {1, 32, 32, 16};
+  out.assign(16384, 0);
+  auto x = Tensor::make(ScalarType::Char, in_sizes, const_cast<uint8_t*>(s.input.data()));
+  auto y = Tensor::make(ScalarType::Char, out_sizes, out.data());
+  if (!x.ok()) return x.status();
+  if (!y.ok()) return y.status();
+  EValue ex = EValue::from_tensor(&*x), ey = EValue::from_tensor(&*y);
+  EValue* args[2] = {&ex, &ey};
+  BackendExecuteContext ectx{"forward", nullptr};
+  return backend.execute(ectx, handle, args);
+}
+
 TEST(VgfEndToEnd, VgfBackendThroughTheRegistry) {
   VKRT_REQUIRE_CONFORMANCE(dir, "vgf/end-to-end");
   Sample s;
   ASSERT_TRUE(load_sample(s));
-  register_vgf_backend();
-  Backend* backend = BackendRegistry::global().find("VgfBackend");
+  Backend* backend = vgf_backend();
   ASSERT_NE(backend, nullptr);
   for (const char* executor : {"cpu", "auto"}) {
     EmptyNamedData named;
@@ -192,8 +212,7 @@ TEST(VgfEndToEnd, AutoRunsRefusedSegmentsOnTheCpuWithANotice) {
               }).is_ok());
   Sample s;
   ASSERT_TRUE(load_sample(s));
-  register_vgf_backend();
-  Backend* backend = BackendRegistry::global().find("VgfBackend");
+  Backend* backend = vgf_backend();
   ASSERT_NE(backend, nullptr);
   EmptyNamedData named;
   BackendOptions options;
@@ -209,16 +228,8 @@ TEST(VgfEndToEnd, AutoRunsRefusedSegmentsOnTheCpuWithANotice) {
       << notice;
   EXPECT_EQ(std::count(notice.begin(), notice.end(), '\n'), 1) << notice;  // one line per segment
 
-  const int32_t in_sizes[4] = {1, 32, 32, 8};
-  const int32_t out_sizes[4] = {1, 32, 32, 16};
-  std::vector<uint8_t> out(16384, 0);
-  auto x = Tensor::make(ScalarType::Char, in_sizes, s.input.data());
-  auto y = Tensor::make(ScalarType::Char, out_sizes, out.data());
-  ASSERT_TRUE(x.ok() && y.ok());
-  EValue ex = EValue::from_tensor(&*x), ey = EValue::from_tensor(&*y);
-  EValue* args[2] = {&ex, &ey};
-  BackendExecuteContext ectx{"forward", nullptr};
-  ASSERT_TRUE(backend->execute(ectx, **handle, args).is_ok());
+  std::vector<uint8_t> out;
+  ASSERT_TRUE(execute_sample(*backend, **handle, s, out).is_ok());
   EXPECT_EQ(0, std::memcmp(out.data(), s.expected.data(), out.size()));
   backend->destroy(std::move(handle).value());
 
@@ -232,8 +243,7 @@ TEST(VgfEndToEnd, UnknownExecutorOptionIsAnError) {
   VKRT_REQUIRE_CONFORMANCE(dir, "vgf/end-to-end");
   Sample s;
   ASSERT_TRUE(load_sample(s));
-  register_vgf_backend();
-  Backend* backend = BackendRegistry::global().find("VgfBackend");
+  Backend* backend = vgf_backend();
   ASSERT_NE(backend, nullptr);
   EmptyNamedData named;
   BackendOptions options;
@@ -258,8 +268,7 @@ TEST(VgfEndToEnd, ComputeSegmentIsRejectedClearly) {
   auto again = decode_vgf(*bytes);  // the decoder accepts compute segments
   ASSERT_TRUE(again.ok()) << again.status().to_string();
   EXPECT_EQ(again->segments[0].type, ModuleType::Compute);
-  register_vgf_backend();
-  Backend* backend = BackendRegistry::global().find("VgfBackend");
+  Backend* backend = vgf_backend();
   EmptyNamedData named;
   BackendOptions options;
   BackendInitContext init{"forward", &named, &options, {}};
