@@ -1,7 +1,8 @@
-// int8 CONV2D and DEPTHWISE_CONV2D (tosa.md §6) reordered for speed: the same sums as the
-// reference loops in conv2d.cpp, in loops the compiler vectorises.
+// int8 CONV2D (tosa.md §6) reordered for speed: the same sums as the reference loops in
+// conv2d.cpp, in loops the compiler vectorises (and one AVX2 kernel). DEPTHWISE_CONV2D's are in
+// depthwise_int8.cpp.
 //
-// Both take the zero points off as int16 (|value - zp| <= 255), so the inner loops are
+// The zero points come off as int16 (|value - zp| <= 255), so the inner loops are
 // int16 x int16 products summed in int32 (SSE2's pmaddwd, AVX2's vpmaddwd).
 // Exactness: each product is at most 255 * 255 = 65025 in magnitude, so a sum of T products
 // stays inside int32 while T * 65025 < 2^31, i.e. T <= 33025 taps. Within that bound plain int32
@@ -23,17 +24,11 @@
 namespace vkrt::tosa::detail {
 namespace {
 
-constexpr int64_t kMaxExactTaps = 33025;  // floor(2^31 / 65025)
-
 // Output pixels computed together: each weight loaded once serves this many dot products.
 constexpr int64_t kPixelBlock = 4;
 // Taps of a patch held at once: kPixelBlock x kTapChunk int16 = 8 KiB of stack. MobileNetV2's
 // largest convolution has 960 taps (a 1x1 over 960 channels), so one chunk covers nearly all.
 constexpr int64_t kTapChunk = 1024;
-
-// Below this many multiply-adds a convolution runs on the calling thread: a parallel dispatch
-// costs tens of microseconds.
-constexpr double kParallelMinMacs = 1 << 20;
 
 // Eight dot products of length k: four patches (rows kTapChunk apart) against two weight rows,
 // each load serving several products (8 accumulators, 4 patch and 2 weight vectors fit 16
@@ -55,13 +50,6 @@ inline void dot4x2(const int16_t* __restrict patches, int64_t k, const int8_t* _
   sums1[0] = b0, sums1[1] = b1, sums1[2] = b2, sums1[3] = b3;
 }
 
-struct ConvJob {
-  const TensorRef* input;
-  const TensorRef* weight;
-  const TensorRef* bias;
-  const Conv2dAttrs* attrs;
-  const TensorRef* output;
-};
 
 // Taps [t0, t0 + len) of output pixel (n, oy, ox)'s patch, tap t = (ky * KW + kx) * IC + c,
 // minus the input zero point; 0 at padding taps (they contribute nothing, as in the
@@ -222,43 +210,6 @@ __attribute__((target("avx2"))) void conv2d_int8_rows_few_taps(const ConvJob& jo
 }
 #endif
 
-// Output rows [row_begin, row_end) of (n, oy) pairs; the channel loop is innermost, contiguous
-// in NHWC, and sums accumulate in the output.
-VKRT_VECTOR_CLONES void depthwise_int8_rows(const ConvJob& job, int64_t row_begin, int64_t row_end) {
-  const TensorRef& input = *job.input;
-  const Conv2dAttrs& a = *job.attrs;
-  const int64_t IH = input.dim(1), IW = input.dim(2), C = input.dim(3);
-  const int64_t KH = job.weight->dim(0), KW = job.weight->dim(1);
-  const int64_t OH = job.output->dim(1), OW = job.output->dim(2);
-  const int8_t* in = input.as<const int8_t>();
-  const int8_t* w = job.weight->as<const int8_t>();
-  const int32_t* b = job.bias->as<const int32_t>();
-  int32_t* out = job.output->as<int32_t>();
-  const bool bias_per_channel = job.bias->dim(0) == C;
-  const int16_t in_zp = int16_t(a.input_zp), w_zp = int16_t(a.weight_zp);
-
-  for (int64_t row = row_begin; row < row_end; ++row) {
-    const int64_t n = row / OH, oy = row % OH;
-    for (int64_t ox = 0; ox < OW; ++ox) {
-      int32_t* __restrict acc = out + (row * OW + ox) * C;
-      std::fill(acc, acc + C, 0);
-      for (int64_t ky = 0; ky < KH; ++ky) {
-        const int64_t y = oy * a.stride[0] - a.pad[0] + ky * a.dilation[0];
-        if (y < 0 || y >= IH) continue;  // padding taps contribute nothing
-        for (int64_t kx = 0; kx < KW; ++kx) {
-          const int64_t x = ox * a.stride[1] - a.pad[2] + kx * a.dilation[1];
-          if (x < 0 || x >= IW) continue;
-          const int8_t* __restrict px = in + ((n * IH + y) * IW + x) * C;
-          const int8_t* __restrict tap = w + (ky * KW + kx) * C;  // weight [KH,KW,C,1]
-          for (int64_t c = 0; c < C; ++c)
-            acc[c] += int32_t(int16_t(px[c] - in_zp)) * int32_t(int16_t(tap[c] - w_zp));
-        }
-      }
-      for (int64_t c = 0; c < C; ++c) acc[c] = ConvPolicy<int8_t>::finish(acc[c], b[bias_per_channel ? c : 0]);
-    }
-  }
-}
-
 }  // namespace
 
 bool conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
@@ -277,19 +228,6 @@ bool conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const Ten
 #endif
   split_over_threads(parallel, rows, macs, kParallelMinMacs,
                      [&job](int64_t begin, int64_t end) { conv2d_int8_rows(job, begin, end); });
-  return true;
-}
-
-bool depthwise_conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                const Conv2dAttrs& a, const TensorRef& output, const Parallel* parallel) {
-  const int64_t KH = weight.dim(0), KW = weight.dim(1), M = weight.dim(3);
-  // Channel multipliers above 1 interleave output channels; they keep the reference loops.
-  if (input.dtype != DType::Int8 || M != 1 || KH * KW > kMaxExactTaps) return false;
-  const ConvJob job{&input, &weight, &bias, &a, &output};
-  const int64_t rows = output.dim(0) * output.dim(1);
-  const double macs = double(rows) * double(output.dim(2) * output.dim(3)) * double(KH * KW);
-  split_over_threads(parallel, rows, macs, kParallelMinMacs,
-                     [&job](int64_t begin, int64_t end) { depthwise_int8_rows(job, begin, end); });
   return true;
 }
 

@@ -52,7 +52,23 @@ template <> struct ConvPolicy<float> {
   static Out finish(Acc acc, Out bias) { return acc + bias; }
 };
 
-// The int8 fast paths (conv2d_int8.cpp): the reference loops' results, vectorised, split by
+// Largest number of taps whose int8 products (each at most 255 * 255 = 65025 in magnitude, zero
+// points taken off) always sum inside int32: floor(2^31 / 65025). The fast paths' exactness bound.
+inline constexpr int64_t kMaxExactTaps = 33025;
+// Below this many multiply-adds a convolution runs on the calling thread: a parallel dispatch
+// costs tens of microseconds.
+inline constexpr double kParallelMinMacs = 1 << 20;
+
+// The operands of one fast-path call, for the row-band functions.
+struct ConvJob {
+  const TensorRef* input;
+  const TensorRef* weight;
+  const TensorRef* bias;
+  const Conv2dAttrs* attrs;
+  const TensorRef* output;
+};
+
+// The int8 fast paths (conv2d_int8.cpp, depthwise_int8.cpp): the reference loops' results, vectorised, split by
 // output rows over `parallel` (may be null). They return false, writing nothing, where they do
 // not apply (another dtype, more taps than int32 sums can hold exactly, a depthwise channel
 // multiplier above 1). Operands are checked by the caller.
