@@ -216,18 +216,11 @@ bool conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const Ten
                       const Conv2dAttrs& a, const TensorRef& output, const Parallel* parallel) {
   const int64_t taps = weight.dim(1) * weight.dim(2) * weight.dim(3);  // one output's products
   if (input.dtype != DType::Int8 || taps > kMaxExactTaps) return false;
-  const ConvJob job{&input, &weight, &bias, &a, &output};
-  const int64_t rows = output.dim(0) * output.dim(1);
-  const double macs = double(rows) * double(output.dim(2) * output.dim(3)) * double(taps);
+  ConvRows rows_fn = conv2d_int8_rows;
 #if defined(__x86_64__)
-  if (taps <= kFewTaps && __builtin_cpu_supports("avx2")) {
-    split_over_threads(parallel, rows, macs, kParallelMinMacs,
-                       [&job](int64_t begin, int64_t end) { conv2d_int8_rows_few_taps(job, begin, end); });
-    return true;
-  }
+  if (taps <= kFewTaps && __builtin_cpu_supports("avx2")) rows_fn = conv2d_int8_rows_few_taps;
 #endif
-  split_over_threads(parallel, rows, macs, kParallelMinMacs,
-                     [&job](int64_t begin, int64_t end) { conv2d_int8_rows(job, begin, end); });
+  run_conv_rows(ConvJob{&input, &weight, &bias, &a, &output}, taps, parallel, rows_fn);
   return true;
 }
 

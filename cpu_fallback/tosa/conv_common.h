@@ -2,6 +2,7 @@
 // combinations, the zero-point rules and the per-type accumulate/finalize policy.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "cpu_fallback/tosa/kernel_util.h"
@@ -67,6 +68,19 @@ struct ConvJob {
   const Conv2dAttrs* attrs;
   const TensorRef* output;
 };
+
+// A row-band function: output rows [row_begin, row_end) of (n, oy) pairs.
+using ConvRows = void (*)(const ConvJob& job, int64_t row_begin, int64_t row_end);
+
+// Runs `rows_fn` over all of the job's output rows, split over `parallel` (may be null) when
+// the convolution has at least kParallelMinMacs multiply-adds; `taps` is one output's products.
+inline void run_conv_rows(const ConvJob& job, int64_t taps, const Parallel* parallel, ConvRows rows_fn) {
+  const TensorRef& output = *job.output;
+  const int64_t rows = output.dim(0) * output.dim(1);
+  const double macs = double(rows) * double(output.dim(2) * output.dim(3)) * double(taps);
+  split_over_threads(parallel, rows, macs, kParallelMinMacs,
+                     [&job, rows_fn](int64_t begin, int64_t end) { rows_fn(job, begin, end); });
+}
 
 // The int8 fast paths (conv2d_int8.cpp, depthwise_int8.cpp): the reference loops' results, vectorised, split by
 // output rows over `parallel` (may be null). They return false, writing nothing, where they do

@@ -134,18 +134,12 @@ bool depthwise_conv2d_int8_fast(const TensorRef& input, const TensorRef& weight,
   const int64_t KH = weight.dim(0), KW = weight.dim(1), M = weight.dim(3);
   // Channel multipliers above 1 interleave output channels; they keep the reference loops.
   if (input.dtype != DType::Int8 || M != 1 || KH * KW > kMaxExactTaps) return false;
-  const ConvJob job{&input, &weight, &bias, &a, &output};
-  const int64_t rows = output.dim(0) * output.dim(1);
-  const double macs = double(rows) * double(output.dim(2) * output.dim(3)) * double(KH * KW);
+  ConvRows rows_fn = depthwise_int8_rows;
 #if defined(__x86_64__)
-  if (KH * KW <= kDepthwiseTaps && output.dim(3) >= 16 && __builtin_cpu_supports("avx2")) {
-    split_over_threads(parallel, rows, macs, kParallelMinMacs,
-                       [&job](int64_t begin, int64_t end) { depthwise_int8_rows_avx2(job, begin, end); });
-    return true;
-  }
+  if (KH * KW <= kDepthwiseTaps && output.dim(3) >= 16 && __builtin_cpu_supports("avx2"))
+    rows_fn = depthwise_int8_rows_avx2;
 #endif
-  split_over_threads(parallel, rows, macs, kParallelMinMacs,
-                     [&job](int64_t begin, int64_t end) { depthwise_int8_rows(job, begin, end); });
+  run_conv_rows(ConvJob{&input, &weight, &bias, &a, &output}, KH * KW, parallel, rows_fn);
   return true;
 }
 
