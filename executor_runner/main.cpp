@@ -16,6 +16,7 @@
 #include "vkrt/evalue_format.h"
 #include "vkrt/kernel.h"
 #include "vkrt/module.h"
+#include "vkrt/output_compare.h"
 
 namespace {
 
@@ -40,6 +41,7 @@ struct Flags {
   std::string ethosu_driver;
   bool profile = false;
   bool list = false;
+  bool compare_with_cpu = false;
   size_t temp_pool_bytes = 1 << 20;
 };
 
@@ -255,6 +257,51 @@ void print_method_list(Module& module) {
   }
 }
 
+// --compare_with_cpu: loads the program again with every VgfBackend segment on the CPU executor,
+// runs it once on the same inputs and compares each output with `method`'s. Returns the exit code.
+int compare_with_cpu_executor(const Method& method, const std::string& method_name, const Flags& flags,
+                              LoadOptions options) {
+  options.backend_options.set("VgfBackend.executor", "cpu");
+  options.backend_options.set("VgfBackend.profile", "0");
+  auto module = Module::load(flags.model_path, options);
+  if (!module.ok()) return fail("--compare_with_cpu: cannot load " + flags.model_path, module.status());
+  auto cpu = (*module)->load_method(method_name);
+  if (!cpu.ok()) return fail("--compare_with_cpu: loading of method " + method_name + " failed", cpu.status());
+  InputStore store;
+  Status s = set_inputs(**cpu, flags, store);
+  if (s.is_ok()) s = (*cpu)->execute();
+  if (!s.is_ok()) return fail("--compare_with_cpu: the CPU executor's run", s);
+  auto results = compare_method_outputs(method, **cpu, flags.bundleio_rtol, flags.bundleio_atol);
+  if (!results.ok()) return fail("--compare_with_cpu", results.status());
+  const auto& backends = method.meta().backends;
+  const bool has_vgf = std::find(backends.begin(), backends.end(), "VgfBackend") != backends.end();
+  fprintf(stderr, "Compared with the CPU executor (VgfBackend.executor=cpu; floats within atol %g + rtol %g):%s\n",
+          flags.bundleio_atol, flags.bundleio_rtol,
+          has_vgf ? "" : " the method has no VgfBackend segment, so both runs used the same kernels");
+  size_t differing = 0;
+  for (size_t i = 0; i < results->size(); ++i) {
+    const OutputComparison& c = (*results)[i];
+    const bool exact = c.max_abs_error == 0 && c.pass;
+    if (!c.pass) {
+      ++differing;
+      fprintf(stderr, "Output %zu: DIFFERS in %lld of %lld elements; first %s; max abs error %g, max rel error %g\n", i,
+              static_cast<long long>(c.mismatched), static_cast<long long>(c.elements), c.message.c_str(),
+              c.max_abs_error, c.max_rel_error);
+    } else if (exact) {
+      fprintf(stderr, "Output %zu: same values (%lld elements)\n", i, static_cast<long long>(c.elements));
+    } else {
+      fprintf(stderr, "Output %zu: within tolerance (%lld elements; max abs error %g, max rel error %g)\n", i,
+              static_cast<long long>(c.elements), c.max_abs_error, c.max_rel_error);
+    }
+  }
+  if (differing) {
+    fprintf(stderr, "error: --compare_with_cpu: %zu of %zu outputs differ from the CPU executor's\n", differing,
+            results->size());
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -281,9 +328,9 @@ int main(int argc, char** argv) {
   app.add_flag("--bundled", flags.bundled,
                "Treat the model as a bundled program and check every test case of the method (also detected\n"
                "automatically from the 'BP08' identifier). Exits 1 if any case fails");
-  app.add_option("--bundleio_rtol", flags.bundleio_rtol, "Relative tolerance for float outputs in bundled mode")
+  app.add_option("--bundleio_rtol", flags.bundleio_rtol, "Relative tolerance for float outputs in bundled mode and --compare_with_cpu")
       ->capture_default_str();
-  app.add_option("--bundleio_atol", flags.bundleio_atol, "Absolute tolerance for float outputs in bundled mode")
+  app.add_option("--bundleio_atol", flags.bundleio_atol, "Absolute tolerance for float outputs in bundled mode and --compare_with_cpu")
       ->capture_default_str();
   app.add_option("--num_threads,--cpu_threads", flags.num_threads, "Threads for CPU kernels (the cortex_m kernels and the VGF CPU executor's convolutions and RESCALE)")
       ->capture_default_str();
@@ -300,6 +347,10 @@ int main(int argc, char** argv) {
                "Print a per-instruction time table after the runs, with each delegate's own steps\n"
                "(VgfBackend: GPU time per Vulkan dispatch of the last run, with its shader variant, or\n"
                "wall time per TOSA op on the CPU executor)");
+  app.add_flag("--compare_with_cpu", flags.compare_with_cpu,
+               "After the runs, run the method once more with every VgfBackend segment on the CPU executor\n"
+               "(same inputs) and compare the outputs: integer outputs must be equal, float outputs within\n"
+               "--bundleio_atol + --bundleio_rtol * |cpu|. Prints one line per output; exits 1 if any differs");
   app.add_flag("--list", flags.list, "List the program's methods, their inputs/outputs, operators and delegates");
 
   auto args = normalise_args(argc, argv);
@@ -368,6 +419,11 @@ int main(int argc, char** argv) {
           m.load_stats().delegate_init_ms);
   m.set_profiling(flags.profile);
 
+  if (bundled && flags.compare_with_cpu) {
+    fprintf(stderr, "error: --compare_with_cpu does not apply to a bundled program: it is checked against its own "
+                    "expected outputs\n");
+    return 1;
+  }
   if (bundled) {
     const BundledTestSuite* suite = bundled->find_suite(method_name);
     if (!suite) {
@@ -413,5 +469,6 @@ int main(int argc, char** argv) {
     if (!s.is_ok()) return fail("writing outputs", s);
   }
   if (flags.profile) print_profile(m);
+  if (flags.compare_with_cpu) return compare_with_cpu_executor(m, method_name, flags, options);
   return 0;
 }

@@ -139,8 +139,8 @@ run() {
   grep -E "^MobileNet" "$out/bench_mnv2_16.log.txt" | sed "s/^/16: /" >>"$summary" || true
   echo "-- layouts done at ${SECONDS}s" >>"$summary"
   # 4. What a user runs: the MobileNetV2-shaped VGF sample through executor_runner, on the GPU
-  #    with the per-dispatch profile, then on the CPU executor for comparison (one thread, and
-  #    every core).
+  #    with the per-dispatch profile and its outputs compared with the CPU executor's, then on the
+  #    CPU executor for timing (one thread, and every core).
   "$work/run" "$work/bin/make_sample_programs" "$work/samples" >/dev/null
   local sample=$work/samples/mobilenet_v2_int8_vgf.pte
   #    Init as a user meets it: a fresh process with an empty pipeline cache, then with the file
@@ -152,8 +152,11 @@ run() {
       echo "executor_runner ($r init) rc $?" >>"$summary"
     grep -h "Model loaded" "$out/runner_$r.log" | sed "s/^/runner $r init: /" >>"$summary" || true
   done
+  #    --compare_with_cpu: the GPU's outputs against the CPU executor's, with zero tolerance.
   timeout 90 "$work/run" "$work/bin/executor_runner" "$sample" --vgf_executor vulkan --num_executions 50 \
-    --profile >"$out/runner_gpu.log" 2>&1 || echo "executor_runner (vulkan) rc $?" >>"$summary"
+    --profile --compare_with_cpu --bundleio_rtol 0 --bundleio_atol 0 >"$out/runner_gpu.log" 2>&1 ||
+    echo "executor_runner (vulkan) rc $?" >>"$summary"
+  grep -hE "^(Compared with|Output [0-9]+: )" "$out/runner_gpu.log" | sed "s/^/runner_gpu vs cpu: /" >>"$summary" || true
   timeout 90 "$work/run" "$work/bin/executor_runner" "$sample" --vgf_executor cpu --num_executions 5 \
     >"$out/runner_cpu.log" 2>&1 || echo "executor_runner (cpu) rc $?" >>"$summary"
   timeout 90 "$work/run" "$work/bin/executor_runner" "$sample" --vgf_executor cpu --num_executions 10 \

@@ -1,11 +1,9 @@
 #include "vkrt/bundled_program.h"
 
-#include <cmath>
 #include <cstring>
 
 #include "bundled_program_generated.h"
 #include "file_data.h"
-#include "vkrt/half.h"
 
 namespace vkrt {
 
@@ -127,70 +125,39 @@ Status load_bundled_inputs(Method& method, const BundledTestCase& tc) {
   return Status::ok();
 }
 
-static double element_as_double(ScalarType t, const uint8_t* p) {
-  switch (t) {
-    case ScalarType::Float: { float f; memcpy(&f, p, 4); return f; }
-    case ScalarType::Double: { double d; memcpy(&d, p, 8); return d; }
-    case ScalarType::Half: { uint16_t h; memcpy(&h, p, 2); return half_to_float(h); }
-    default: return 0;
-  }
-}
-
 Result<BundledComparison> verify_bundled_outputs(const Method& method, const BundledTestCase& tc, double rtol,
                                                  double atol) {
-  BundledComparison r;
   if (tc.expected_outputs.size() != method.num_outputs())
     return make_error(Error::InvalidArgument, "test case expects ", tc.expected_outputs.size(), " outputs, method has ",
                       method.num_outputs());
-  double sum_abs = 0, sum_rel = 0;
-  int64_t count = 0;
-  auto fail = [&](std::string msg) {
-    if (r.pass) r.message = std::move(msg);
-    r.pass = false;
-  };
+  OutputComparer comparer(rtol, atol);
   for (size_t o = 0; o < tc.expected_outputs.size(); ++o) {
     const BundledValue& want = tc.expected_outputs[o];
     const EValue& got = method.output(o);
     const std::string name = "output " + std::to_string(o);
-    if (want.tag != got.tag()) {
-      fail(name + ": expected " + tag_name(want.tag) + ", got " + tag_name(got.tag()));
+    switch (want.tag) {
+      case Tag::Int: comparer.compare_scalar(name, got, EValue::from_int(want.int_value)); continue;
+      case Tag::Bool: comparer.compare_scalar(name, got, EValue::from_bool(want.bool_value)); continue;
+      case Tag::Double: comparer.compare_scalar(name, got, EValue::from_double(want.double_value)); continue;
+      case Tag::Tensor: break;
+      default:
+        if (got.tag() != want.tag) comparer.fail(name + ": expected " + tag_name(want.tag) + ", got " + tag_name(got.tag()));
+        continue;
+    }
+    if (!got.is_tensor()) {
+      comparer.fail(name + ": expected Tensor, got " + tag_name(got.tag()));
       continue;
     }
-    if (want.tag == Tag::Int && want.int_value != got.to_int()) fail(name + ": Int differs");
-    if (want.tag == Tag::Bool && want.bool_value != got.to_bool()) fail(name + ": Bool differs");
-    if (want.tag == Tag::Double && std::fabs(want.double_value - got.to_double()) > atol + rtol * std::fabs(want.double_value))
-      fail(name + ": Double differs");
-    if (want.tag != Tag::Tensor) continue;
     const Tensor& t = got.to_tensor();
     bool same_sizes = t.rank() == int(want.sizes.size());
     for (int d = 0; same_sizes && d < t.rank(); ++d) same_sizes = t.size(d) == want.sizes[size_t(d)];
-    if (t.dtype() != want.dtype || !same_sizes) {
-      fail(name + ": dtype or sizes differ from the expected tensor");
+    if (t.dtype() != want.dtype || !same_sizes || t.nbytes() != want.data.size()) {
+      comparer.fail(name + ": dtype or sizes differ from the expected tensor");
       continue;
     }
-    const auto* got_bytes = static_cast<const uint8_t*>(t.data());
-    const size_t es = t.element_size();
-    if (is_floating(t.dtype()) && t.dtype() != ScalarType::BFloat16) {
-      for (int64_t i = 0; i < t.numel(); ++i) {
-        double a = element_as_double(t.dtype(), got_bytes + i * int64_t(es));
-        double b = element_as_double(t.dtype(), want.data.data() + i * int64_t(es));
-        bool ok;
-        if (std::isnan(a) || std::isnan(b)) ok = std::isnan(a) && std::isnan(b);
-        else if (std::isinf(a) || std::isinf(b)) ok = a == b;
-        else ok = (rtol == 0 && atol == 0) ? a == b : std::fabs(a - b) <= atol + std::fabs(rtol * b);
-        double abs_err = std::isfinite(a - b) ? std::fabs(a - b) : 0;
-        double rel_err = b != 0 ? abs_err / std::fabs(b) : 0;
-        sum_abs += abs_err, sum_rel += rel_err, ++count;
-        r.max_abs_error = std::max(r.max_abs_error, abs_err);
-        r.max_rel_error = std::max(r.max_rel_error, rel_err);
-        if (!ok) fail(name + "[" + std::to_string(i) + "]: got " + std::to_string(a) + ", expected " + std::to_string(b));
-      }
-    } else if (t.nbytes() != want.data.size() || memcmp(got_bytes, want.data.data(), t.nbytes()) != 0) {
-      fail(name + ": bytes differ from the expected tensor");
-    }
+    comparer.compare_tensor(name, t.dtype(), t.numel(), t.data(), want.data.data());
   }
-  if (count) r.mean_abs_error = sum_abs / double(count), r.mean_rel_error = sum_rel / double(count);
-  return r;
+  return comparer.result();
 }
 
 }  // namespace vkrt

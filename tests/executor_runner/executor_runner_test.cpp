@@ -139,11 +139,26 @@ TEST(ExecutorRunner, BundledProgramChecksEveryCase) {
   EXPECT_NE(r.out.find("10 passed, 0 failed"), std::string::npos) << r.out;
 }
 
+// Without a VgfBackend segment both runs use the same kernels, and the runner says so; a
+// bundled program is checked against its own expected outputs and refuses the flag.
+TEST(ExecutorRunner, CompareWithCpuOnAProgramWithoutVgf) {
+  VKRT_REQUIRE_CONFORMANCE(path, kAdd);
+  RunResult r = run(path + " --compare_with_cpu");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("the method has no VgfBackend segment, so both runs used the same kernels\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Output 0: same values (3 elements)\n"), std::string::npos) << r.out;
+  VKRT_REQUIRE_CONFORMANCE(bundled, "pte/executorch__extension_module_test_resources_bundled_program.bpte");
+  r = run(bundled + " --compare_with_cpu");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("error: --compare_with_cpu does not apply to a bundled program"), std::string::npos) << r.out;
+}
+
 TEST(ExecutorRunner, HelpExplainsFlags) {
   RunResult r = run("--help");
   EXPECT_EQ(r.exit_code, 0);
   for (const char* flag : {"--model_path", "--data_path", "--inputs", "--method_name", "--num_executions",
-                           "--print_output", "--output_file", "--bundled", "--profile", "--vgf_executor"})
+                           "--print_output", "--output_file", "--bundled", "--profile", "--vgf_executor", "--compare_with_cpu"})
     EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
 }
 

@@ -12,6 +12,7 @@
 #include "vkrt/error.h"
 #include "vkrt/evalue.h"
 #include "vkrt/module.h"
+#include "vkrt/output_compare.h"
 
 namespace vkrt {
 
@@ -36,11 +37,8 @@ struct BundledTestSuite {
   std::vector<BundledTestCase> test_cases;
 };
 
-struct BundledComparison {
-  bool pass = true;
-  double max_abs_error = 0, mean_abs_error = 0, max_rel_error = 0, mean_rel_error = 0;
-  std::string message;  // why it failed, naming the output and element
-};
+// pass, error figures and the first difference (output_compare.h).
+using BundledComparison = OutputComparison;
 
 class BundledProgram {
  public:

@@ -270,6 +270,27 @@ TEST(VgfPte, NoVulkanDeviceRunsOnTheCpuWithANotice) {
       << automatic;
   EXPECT_NE(automatic.find("Model executed successfully"), std::string::npos) << automatic;
 }
+
+// --compare_with_cpu runs the program a second time with the segment on the CPU executor and
+// compares: on Vulkan (lavapipe in CI) the int8 network's dequantized outputs must be the same
+// floats, with zero tolerance; where no device exists both runs are on the CPU and agree too.
+TEST(VgfPte, ExecutorRunnerComparesWithTheCpuExecutor) {
+  auto bytes = build_program();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  const std::string pte = ::testing::TempDir() + "vkrt_vgf_int8_compare.pte";
+  ASSERT_TRUE(write_bytes_to_file(pte, *bytes).is_ok());
+  int code = -1;
+  std::string log = run_command(std::string(VKRT_EXECUTOR_RUNNER) + " " + pte +
+                                    " --compare_with_cpu --bundleio_rtol 0 --bundleio_atol 0 --print_output none",
+                                &code);
+  EXPECT_EQ(code, 0) << log;
+  EXPECT_NE(log.find("Compared with the CPU executor (VgfBackend.executor=cpu; floats within atol 0 + rtol 0):\n"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("Output 0: same values (" + std::to_string(reference(test_input()).size()) + " elements)\n"),
+            std::string::npos)
+      << log;
+}
 #endif
 
 #ifdef VKRT_HAVE_VGF_SAMPLES
