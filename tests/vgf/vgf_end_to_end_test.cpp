@@ -137,6 +137,16 @@ Backend* vgf_backend() {
   return BackendRegistry::global().find("VgfBackend");
 }
 
+// Initialises a delegate for `vgf` with VgfBackend.executor = `executor`.
+Result<std::unique_ptr<DelegateHandle>> init_delegate(Backend& backend, const std::vector<uint8_t>& vgf,
+                                                      const char* executor) {
+  EmptyNamedData named;
+  BackendOptions options;
+  options.set("VgfBackend.executor", executor);
+  BackendInitContext init{"forward", &named, &options, {}};
+  return backend.init(init, vgf, {});
+}
+
 // Runs the end-to-end sample through an initialised delegate into `out` (its 16384 bytes).
 Status execute_sample(Backend& backend, DelegateHandle& handle, const Sample& s, std::vector<uint8_t>& out) {
   const int32_t in_sizes[4] = {1, 32, 32, 8};
@@ -159,31 +169,22 @@ TEST(VgfEndToEnd, VgfBackendThroughTheRegistry) {
   Backend* backend = vgf_backend();
   ASSERT_NE(backend, nullptr);
   for (const char* executor : {"cpu", "auto"}) {
-    EmptyNamedData named;
-    BackendOptions options;
-    options.set("VgfBackend.executor", executor);
-    BackendInitContext init{"forward", &named, &options, {}};
-    auto handle = backend->init(init, s.vgf, {});
+    auto handle = init_delegate(*backend, s.vgf, executor);
     ASSERT_TRUE(handle.ok()) << handle.status().to_string();
-
-    const int32_t in_sizes[4] = {1, 32, 32, 8};
-    const int32_t out_sizes[4] = {1, 32, 32, 16};
-    std::vector<uint8_t> out(16384, 0);
-    auto x = Tensor::make(ScalarType::Char, in_sizes, s.input.data());
-    auto y = Tensor::make(ScalarType::Char, out_sizes, out.data());
-    ASSERT_TRUE(x.ok() && y.ok());
-    EValue ex = EValue::from_tensor(&*x), ey = EValue::from_tensor(&*y);
-    EValue* args[2] = {&ex, &ey};
-    BackendExecuteContext ectx{"forward", nullptr};
-    Status st = backend->execute(ectx, **handle, args);
+    std::vector<uint8_t> out;
+    Status st = execute_sample(*backend, **handle, s, out);
     ASSERT_TRUE(st.is_ok()) << st.to_string();
     EXPECT_EQ(0, std::memcmp(out.data(), s.expected.data(), out.size())) << executor;
 
     // Wrong output type: a clear error, not a wrong result.
+    const int32_t in_sizes[4] = {1, 32, 32, 8}, out_sizes[4] = {1, 32, 32, 16};
     std::vector<float> fout(16384);
+    auto x = Tensor::make(ScalarType::Char, in_sizes, s.input.data());
     auto yf = Tensor::make(ScalarType::Float, out_sizes, fout.data());
-    EValue eyf = EValue::from_tensor(&*yf);
+    ASSERT_TRUE(x.ok() && yf.ok());
+    EValue ex = EValue::from_tensor(&*x), eyf = EValue::from_tensor(&*yf);
     EValue* bad_args[2] = {&ex, &eyf};
+    BackendExecuteContext ectx{"forward", nullptr};
     Status bad = backend->execute(ectx, **handle, bad_args);
     EXPECT_EQ(bad.code(), Error::InvalidArgument) << bad.to_string();
     backend->destroy(std::move(handle).value());
@@ -214,12 +215,8 @@ TEST(VgfEndToEnd, AutoRunsRefusedSegmentsOnTheCpuWithANotice) {
   ASSERT_TRUE(load_sample(s));
   Backend* backend = vgf_backend();
   ASSERT_NE(backend, nullptr);
-  EmptyNamedData named;
-  BackendOptions options;
-  options.set("VgfBackend.executor", "auto");
-  BackendInitContext init{"forward", &named, &options, {}};
   ::testing::internal::CaptureStderr();
-  auto handle = backend->init(init, s.vgf, {});
+  auto handle = init_delegate(*backend, s.vgf, "auto");
   const std::string notice = ::testing::internal::GetCapturedStderr();
   ASSERT_TRUE(handle.ok()) << handle.status().to_string();
   EXPECT_NE(notice.find("cannot run on vulkan (test device: op 0 (CONV2D) has no shader here); running it on the "
@@ -233,8 +230,7 @@ TEST(VgfEndToEnd, AutoRunsRefusedSegmentsOnTheCpuWithANotice) {
   EXPECT_EQ(0, std::memcmp(out.data(), s.expected.data(), out.size()));
   backend->destroy(std::move(handle).value());
 
-  options.set("VgfBackend.executor", "vulkan");
-  auto refused = backend->init(init, s.vgf, {});
+  auto refused = init_delegate(*backend, s.vgf, "vulkan");
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("has no shader here"), std::string::npos) << refused.status().message();
 }
@@ -245,11 +241,7 @@ TEST(VgfEndToEnd, UnknownExecutorOptionIsAnError) {
   ASSERT_TRUE(load_sample(s));
   Backend* backend = vgf_backend();
   ASSERT_NE(backend, nullptr);
-  EmptyNamedData named;
-  BackendOptions options;
-  options.set("VgfBackend.executor", "tpu");
-  BackendInitContext init{"forward", &named, &options, {}};
-  auto handle = backend->init(init, s.vgf, {});
+  auto handle = init_delegate(*backend, s.vgf, "tpu");
   ASSERT_FALSE(handle.ok());
   EXPECT_EQ(handle.error(), Error::InvalidArgument);
 }
