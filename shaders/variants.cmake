@@ -8,6 +8,13 @@ foreach(op conv2d depthwise_conv2d matmul)
   vkrt_shader(${op}_i8_i16 ${op}.comp IN_T=int8_t W_T=int8_t OUT_T=int16_t)
   vkrt_shader(${op}_f32 ${op}.comp IN_T=float W_T=float OUT_T=float FLOAT_PATH=1)
 endforeach()
+# int8 depthwise with M == 1 and C % 4 == 0: four channels per invocation (depthwise_conv2d.comp).
+foreach(out i32 i8 i16)
+  set(out_t_i32 int)
+  set(out_t_i8 int8_t)
+  set(out_t_i16 int16_t)
+  vkrt_shader(depthwise_conv2d_c4_i8_${out} depthwise_conv2d.comp IN_T=int8_t W_T=int8_t OUT_T=${out_t_${out}} CHANNELS4=1)
+endforeach()
 vkrt_shader(matmul_f16 matmul.comp IN_T=float16_t W_T=float16_t OUT_T=float16_t FLOAT_PATH=1 HALF_STORAGE=1)
 
 # Elementwise binary (same type in and out), MUL widening int8/int16 -> int32, comparisons.

@@ -411,5 +411,89 @@ void check_table(DType t) {
 TEST(VulkanTable, Int8) { check_table(DType::Int8); }
 TEST(VulkanTable, Int16Interpolated) { check_table(DType::Int16); }
 
+// int8 DEPTHWISE_CONV2D with M = 1 and C % 4 == 0 runs four channels per invocation
+// (depthwise_conv2d_c4_*); other channel counts keep one per invocation. Both against the CPU
+// kernel: every padding side, stride, dilation, both zero points, a batch of 2, and each output
+// the shader can write (raw int32, RESCALE to int8 with CLAMP, RESCALE to int16).
+TEST(VulkanConv, Int8DepthwiseFourChannelsPerInvocation) {
+  VKRT_REQUIRE_VULKAN();
+  std::mt19937 rng(kSeed + 4);
+  struct Case {
+    int64_t channels;
+    DType out;  // Int32: raw accumulator
+    const char* shader;
+  };
+  const Case cases[] = {{12, DType::Int32, "depthwise_conv2d_c4_i8_i32"},
+                        {12, DType::Int8, "depthwise_conv2d_c4_i8_i8"},
+                        {8, DType::Int16, "depthwise_conv2d_c4_i8_i16"},
+                        {6, DType::Int8, "depthwise_conv2d_i8_i8"}};
+  for (const Case& k : cases) {
+    vgf::ConvAttr attr;
+    attr.pad = {2, 0, 1, 2, 0, 0};  // top, bottom, left, right
+    attr.stride = {2, 1, 1};
+    attr.dilation = {1, 2, 1};
+    attr.input_zp = 7;
+    attr.weight_zp = -2;
+    const Shape input{2, 9, 11, k.channels}, weight{3, 3, k.channels, 1};
+    const int64_t oh = (9 - 1 + 2 - 2) / 2 + 1, ow = (11 - 1 + 3 - 2 * 2) / 1 + 1;  // 5, 10
+    const Shape output{2, oh, ow, k.channels};
+    HostTensor in(DType::Int8, input), w(DType::Int8, weight), bias(DType::Int32, {k.channels});
+    fill_random(in, rng, -128, 127);
+    fill_random(w, rng, -128, 127);
+    fill_random(bias, rng, -5000, 5000);
+    vgf::RescaleAttr ra = requant(int(k.channels), rng, k.out == DType::Int16 ? 0 : -4);
+    if (k.out == DType::Int16) {  // a scale that uses the int16 range
+      for (int8_t& s : ra.shift) s = int8_t(s - 6);
+    }
+    vgf::ClampAttr ca;
+    ca.min_int = -110;
+    ca.max_int = 100;
+
+    GraphBuilder b;
+    TensorId x = b.input(DType::Int8, input);
+    TensorId acc = b.tensor(DType::Int32, output);
+    b.op(OpKind::DEPTHWISE_CONV2D, {x, b.constant(w), b.constant(bias)}, {acc}, attr);
+    TensorId last = acc;
+    if (k.out != DType::Int32) {
+      TensorId q = b.tensor(k.out, output);
+      b.op(OpKind::RESCALE, {acc}, {q}, ra);
+      last = q;
+      if (k.out == DType::Int8) {
+        TensorId cl = b.tensor(DType::Int8, output);
+        b.op(OpKind::CLAMP, {q}, {cl}, ca);
+        last = cl;
+      }
+    }
+    b.output(last);
+
+    HostTensor expected(DType::Int32, output);
+    Status cpu = tosa::depthwise_conv2d(in.ref(), w.ref(), bias.ref(), cpu_conv(attr), expected.ref());
+    ASSERT_TRUE(cpu.is_ok()) << cpu.to_string();
+    if (k.out != DType::Int32) {
+      std::vector<int32_t> shifts;
+      HostTensor q(k.out, output);
+      ASSERT_TRUE(tosa::rescale(expected.ref(), cpu_rescale(ra, shifts), q.ref()).is_ok());
+      expected = q;
+      if (k.out == DType::Int8) {
+        HostTensor cl(DType::Int8, output);
+        tosa::ClampAttrs cc;
+        cc.min_int = ca.min_int;
+        cc.max_int = ca.max_int;
+        ASSERT_TRUE(tosa::clamp(q.ref(), cc, cl.ref()).is_ok());
+        expected = cl;
+      }
+    }
+
+    std::vector<HostTensor> inputs{in}, outputs;
+    VulkanExecutorStats stats;
+    Status r = run_on_vulkan(b.graph, inputs, outputs, nullptr, &stats);
+    ASSERT_TRUE(r.is_ok()) << r.message();
+    EXPECT_TRUE(bytes_equal(expected, outputs[0])) << k.shader;
+    ASSERT_EQ(stats.dispatch_shaders.size(), 1u);
+    EXPECT_EQ(stats.dispatch_shaders[0], k.shader);
+  }
+}
+
+
 }  // namespace
 }  // namespace vkrt::vulkan::testing

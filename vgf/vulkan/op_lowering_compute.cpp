@@ -216,8 +216,11 @@ Status lower_conv_like(const FusedStep& step, LoweringContext& ctx, std::vector<
     p.KH = int32_t(sw[0]);
     p.KW = int32_t(sw[1]);
     p.OC = int32_t(sw[3]);
-    d.shader = conv_variant("depthwise_conv2d", in_type, e);
-    d.invocations = uint64_t(p.N) * p.OH * p.OW * uint64_t(p.IC) * uint64_t(p.OC);
+    // int8 with a channel multiplier of 1 and a multiple of 4 channels: four channels per
+    // invocation, read as 32-bit words (depthwise_conv2d.comp, CHANNELS4).
+    const bool by_four = in_type == DType::Int8 && p.OC == 1 && p.IC % 4 == 0;
+    d.shader = conv_variant(by_four ? "depthwise_conv2d_c4" : "depthwise_conv2d", in_type, e);
+    d.invocations = uint64_t(p.N) * p.OH * p.OW * uint64_t(p.IC) * uint64_t(p.OC) / (by_four ? 4 : 1);
   }
   d.set_push(p);
   VKRT_RETURN_IF_ERROR(select_fast_variant(op, ctx, sizeof(p), &d));  // fast variant by feature
