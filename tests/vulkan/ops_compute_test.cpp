@@ -51,6 +51,35 @@ tosa::Conv2dAttrs cpu_conv(const vgf::ConvAttr& a) {
   return c;
 }
 
+// A convolution's fused epilogue as separate ops: RESCALE of the int32 `acc` to `out` (none for
+// Int32: the raw accumulator is the output), then CLAMP when `clamp` is given. Returns the last.
+TensorId add_epilogue(GraphBuilder& b, TensorId acc, const Shape& shape, DType out, const vgf::RescaleAttr& ra,
+                      const vgf::ClampAttr* clamp) {
+  if (out == DType::Int32) return acc;
+  TensorId q = b.tensor(out, shape);
+  b.op(OpKind::RESCALE, {acc}, {q}, ra);
+  if (!clamp) return q;
+  TensorId cl = b.tensor(out, shape);
+  b.op(OpKind::CLAMP, {q}, {cl}, *clamp);
+  return cl;
+}
+
+// The same epilogue on the CPU kernels (the oracle).
+Result<HostTensor> cpu_epilogue(const HostTensor& acc, DType out, const vgf::RescaleAttr& ra,
+                                const vgf::ClampAttr* clamp) {
+  if (out == DType::Int32) return acc;
+  std::vector<int32_t> shifts;
+  HostTensor q(out, acc.shape);
+  VKRT_RETURN_IF_ERROR(tosa::rescale(acc.ref(), cpu_rescale(ra, shifts), q.ref()));
+  if (!clamp) return q;
+  HostTensor cl(out, acc.shape);
+  tosa::ClampAttrs cc;
+  cc.min_int = clamp->min_int;
+  cc.max_int = clamp->max_int;
+  VKRT_RETURN_IF_ERROR(tosa::clamp(q.ref(), cc, cl.ref()));
+  return cl;
+}
+
 struct ConvCase {
   const char* name;
   bool depthwise;
@@ -99,18 +128,8 @@ void check_int8_conv(bool depthwise, bool fuse_rescale, bool fuse_clamp) {
   TensorId x = b.input(DType::Int8, c.input);
   TensorId acc = b.tensor(DType::Int32, c.output);
   b.op(depthwise ? OpKind::DEPTHWISE_CONV2D : OpKind::CONV2D, {x, b.constant(w), b.constant(bias)}, {acc}, c.attr);
-  TensorId last = acc;
-  if (fuse_rescale) {
-    TensorId q = b.tensor(DType::Int8, c.output);
-    b.op(OpKind::RESCALE, {acc}, {q}, ra);
-    last = q;
-    if (fuse_clamp) {
-      TensorId cl = b.tensor(DType::Int8, c.output);
-      b.op(OpKind::CLAMP, {q}, {cl}, ca);
-      last = cl;
-    }
-  }
-  b.output(last);
+  const DType out = fuse_rescale ? DType::Int8 : DType::Int32;
+  b.output(add_epilogue(b, acc, c.output, out, ra, fuse_clamp ? &ca : nullptr));
 
   // CPU oracle.
   HostTensor ref_acc(DType::Int32, c.output);
@@ -118,27 +137,14 @@ void check_int8_conv(bool depthwise, bool fuse_rescale, bool fuse_clamp) {
   Status s = depthwise ? tosa::depthwise_conv2d(in.ref(), w.ref(), bias.ref(), attrs, ref_acc.ref())
                        : tosa::conv2d(in.ref(), w.ref(), bias.ref(), attrs, ref_acc.ref());
   ASSERT_TRUE(s.is_ok()) << s.message();
-  HostTensor expected = ref_acc;
-  if (fuse_rescale) {
-    std::vector<int32_t> shifts;
-    HostTensor q(DType::Int8, c.output);
-    ASSERT_TRUE(tosa::rescale(ref_acc.ref(), cpu_rescale(ra, shifts), q.ref()).is_ok());
-    expected = q;
-    if (fuse_clamp) {
-      HostTensor cl(DType::Int8, c.output);
-      tosa::ClampAttrs cc;
-      cc.min_int = ca.min_int;
-      cc.max_int = ca.max_int;
-      ASSERT_TRUE(tosa::clamp(q.ref(), cc, cl.ref()).is_ok());
-      expected = cl;
-    }
-  }
+  auto expected = cpu_epilogue(ref_acc, out, ra, fuse_clamp ? &ca : nullptr);
+  ASSERT_TRUE(expected.ok()) << expected.status().to_string();
 
   std::vector<HostTensor> inputs{in}, outputs;
   VulkanExecutorStats stats;
   Status r = run_on_vulkan(b.graph, inputs, outputs, nullptr, &stats);
   ASSERT_TRUE(r.is_ok()) << r.message();
-  EXPECT_TRUE(bytes_equal(expected, outputs[0]));
+  EXPECT_TRUE(bytes_equal(*expected, outputs[0]));
   EXPECT_EQ(stats.dispatch_count, 1u) << "RESCALE/CLAMP must fuse into the convolution";
 }
 
@@ -453,47 +459,24 @@ TEST(VulkanConv, Int8DepthwiseFourChannelsPerInvocation) {
     TensorId x = b.input(DType::Int8, input);
     TensorId acc = b.tensor(DType::Int32, output);
     b.op(OpKind::DEPTHWISE_CONV2D, {x, b.constant(w), b.constant(bias)}, {acc}, attr);
-    TensorId last = acc;
-    if (k.out != DType::Int32) {
-      TensorId q = b.tensor(k.out, output);
-      b.op(OpKind::RESCALE, {acc}, {q}, ra);
-      last = q;
-      if (k.out == DType::Int8) {
-        TensorId cl = b.tensor(DType::Int8, output);
-        b.op(OpKind::CLAMP, {q}, {cl}, ca);
-        last = cl;
-      }
-    }
-    b.output(last);
+    const vgf::ClampAttr* clamp = k.out == DType::Int8 ? &ca : nullptr;
+    b.output(add_epilogue(b, acc, output, k.out, ra, clamp));
 
-    HostTensor expected(DType::Int32, output);
-    Status cpu = tosa::depthwise_conv2d(in.ref(), w.ref(), bias.ref(), cpu_conv(attr), expected.ref());
+    HostTensor ref_acc(DType::Int32, output);
+    Status cpu = tosa::depthwise_conv2d(in.ref(), w.ref(), bias.ref(), cpu_conv(attr), ref_acc.ref());
     ASSERT_TRUE(cpu.is_ok()) << cpu.to_string();
-    if (k.out != DType::Int32) {
-      std::vector<int32_t> shifts;
-      HostTensor q(k.out, output);
-      ASSERT_TRUE(tosa::rescale(expected.ref(), cpu_rescale(ra, shifts), q.ref()).is_ok());
-      expected = q;
-      if (k.out == DType::Int8) {
-        HostTensor cl(DType::Int8, output);
-        tosa::ClampAttrs cc;
-        cc.min_int = ca.min_int;
-        cc.max_int = ca.max_int;
-        ASSERT_TRUE(tosa::clamp(q.ref(), cc, cl.ref()).is_ok());
-        expected = cl;
-      }
-    }
+    auto expected = cpu_epilogue(ref_acc, k.out, ra, clamp);
+    ASSERT_TRUE(expected.ok()) << expected.status().to_string();
 
     std::vector<HostTensor> inputs{in}, outputs;
     VulkanExecutorStats stats;
     Status r = run_on_vulkan(b.graph, inputs, outputs, nullptr, &stats);
     ASSERT_TRUE(r.is_ok()) << r.message();
-    EXPECT_TRUE(bytes_equal(expected, outputs[0])) << k.shader;
+    EXPECT_TRUE(bytes_equal(*expected, outputs[0])) << k.shader;
     ASSERT_EQ(stats.dispatch_shaders.size(), 1u);
     EXPECT_EQ(stats.dispatch_shaders[0], k.shader);
   }
 }
-
 
 }  // namespace
 }  // namespace vkrt::vulkan::testing
