@@ -227,13 +227,8 @@ Status run_on_vulkan(const vgf::Graph& graph, std::vector<HostTensor>& inputs,
 
 namespace {
 
-// Under LeakSanitizer (the ASan CI build), allocations that the Vulkan loader, Mesa/LLVM and the
-// validation layer keep until process exit are not ours to fix; this hook (read by LSan only
-// when present) suppresses them by library.
-extern "C" [[gnu::used]] const char* __lsan_default_suppressions() {
-  return "leak:libvulkan.so\nleak:libvulkan_lvp.so\nleak:libLLVM\nleak:libVkLayer_khronos_validation.so\n"
-         "leak:libvulkan_radeon.so\nleak:libvulkan_intel.so\nleak:libnvidia\n";
-}
+// LeakSanitizer's suppressions for the Vulkan loader, drivers and layers are in
+// vgf/vulkan/context.cpp, for every program that links the executor.
 
 // Turns the validation layer on for the whole binary and fails if it reported anything, the
 // destruction of the shared device included.
