@@ -10,6 +10,7 @@ packages=(
   libvulkan-dev libvulkan-volk-dev vulkan-validationlayers mesa-vulkan-drivers vulkan-tools
   glslang-tools glslang-dev spirv-tools
   libxnnpack-dev libpthreadpool-dev
+  python3-torch
 )
 
 missing=()

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,14 @@
 namespace vkrt::portable::testing {
 
 class KernelCall {
+  // bool storage for BoolList values (std::vector<bool> has no contiguous bools).
+  struct BoolArray {
+    explicit BoolArray(size_t n) : items(new bool[n > 0 ? n : 1]()) {}
+    bool* get() const { return items.get(); }
+    bool& operator[](size_t i) { return items[i]; }
+    std::unique_ptr<bool[]> items;
+  };
+
  public:
   explicit KernelCall(std::string name) : name_(std::move(name)) {}
 
@@ -61,6 +70,20 @@ class KernelCall {
     auto& boxed = lists_.emplace_back(items);
     return value(EValue::from_tensor_list(boxed));
   }
+  // A Tensor?[] value: null items are None.
+  EValue* optional_tensor_list(const std::vector<EValue*>& items) {
+    auto& boxed = lists_.emplace_back(items);
+    return value(EValue::from_optional_tensor_list(boxed));
+  }
+  EValue* string(const std::string& s) { return value(EValue::from_string(strings_.emplace_back(s))); }
+  EValue* double_list(const std::vector<double>& items) {
+    return value(EValue::from_double_list(double_lists_.emplace_back(items)));
+  }
+  EValue* bool_list(const std::vector<bool>& items) {
+    auto& stored = bool_lists_.emplace_back(items.size());
+    for (size_t i = 0; i < items.size(); ++i) stored[i] = items[i];
+    return value(EValue::from_bool_list(std::span<const bool>(stored.get(), items.size())));
+  }
 
   // Runs the kernel on `args` (schema order, out last) plus a return slot repeating out.
   Status run(std::vector<EValue*> args) {
@@ -91,6 +114,9 @@ class KernelCall {
   std::deque<Tensor> tensors_;
   std::deque<EValue> values_;
   std::deque<std::vector<EValue*>> lists_;
+  std::deque<std::string> strings_;
+  std::deque<std::vector<double>> double_lists_;
+  std::deque<BoolArray> bool_lists_;
 };
 
 // The elements of a tensor value in memory order.
