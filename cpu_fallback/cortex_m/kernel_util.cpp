@@ -11,10 +11,18 @@ Result<Nhwc> nhwc_of(const KernelArgs& args, size_t index, std::string_view name
   const auto s = t.sizes();
   const auto order = t.dim_order();
   Nhwc d{s[0], s[2], s[3], s[1]};
+  // Upstream's is_channels_last_tensor (backends/cortex_m/ops/cortex_m_ops_common.h): a tensor
+  // with one channel, or with H == W == 1, is accepted whatever its dim order, because the
+  // layout is ambiguous there; its bytes are then read as NHWC, as the device reads them. For
+  // the orders the exporter writes (e.g. [0,2,1,3] with C == 1) those are the NHWC bytes.
   const bool channels_last = order[0] == 0 && order[1] == 2 && order[2] == 3 && order[3] == 1;
-  const bool same_bytes = t.is_default_dim_order() && (d.c == 1 || int64_t(d.h) * d.w == 1);
-  if (!channels_last && !same_bytes) {
-    return args.error(index, name, "expected channels-last memory (dim_order [0,2,3,1])");
+  const bool ambiguous = d.c == 1 || (d.h == 1 && d.w == 1);
+  if (!channels_last && !ambiguous) {
+    std::string got;
+    for (int i = 0; i < 4; ++i) got += (i ? "," : "") + std::to_string(order[i]);
+    return args.error(index, name, "expected channels-last memory (dim_order [0,2,3,1]), got dim_order [" + got +
+                                       "] with sizes " + std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" +
+                                       std::to_string(s[2]) + "x" + std::to_string(s[3]));
   }
   return d;
 }
