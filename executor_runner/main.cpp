@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "inputs.h"
+#include "vkrt/backend.h"
 #include "vkrt/bundled_program.h"
 #include "vkrt/evalue_format.h"
 #include "vkrt/kernel.h"
@@ -252,8 +253,13 @@ void print_method_list(Module& module) {
     };
     for (size_t i = 0; i < meta->inputs.size(); ++i) describe("input", i, meta->inputs[i]);
     for (size_t i = 0; i < meta->outputs.size(); ++i) describe("output", i, meta->outputs[i]);
-    for (const auto& op : meta->operators) printf("  operator %s\n", op.c_str());
-    for (const auto& b : meta->backends) printf("  delegate %s\n", b.c_str());
+    for (const auto& op : meta->operators)
+      printf("  operator %s (%s)\n", op.c_str(), KernelRegistry::global().find(op) ? "available" : "missing");
+    for (const auto& b : meta->backends) {
+      const Backend* backend = BackendRegistry::global().find(b);
+      printf("  delegate %s (%s)\n", b.c_str(),
+             backend == nullptr ? "missing: not linked" : backend->is_available() ? "available" : "missing: not available here");
+    }
   }
 }
 
@@ -351,7 +357,7 @@ int main(int argc, char** argv) {
                "After the runs, run the method once more with every VgfBackend segment on the CPU executor\n"
                "(same inputs) and compare the outputs: integer outputs must be equal, float outputs within\n"
                "--bundleio_atol + --bundleio_rtol * |cpu|. Prints one line per output; exits 1 if any differs");
-  app.add_flag("--list", flags.list, "List the program's methods, their inputs/outputs, operators and delegates");
+  app.add_flag("--list", flags.list, "List the program's methods, their inputs/outputs, operators and delegates (each marked available or missing)");
 
   auto args = normalise_args(argc, argv);
   std::vector<const char*> cargs;

@@ -46,12 +46,18 @@ Result<std::unique_ptr<MethodImpl>> MethodImpl::load(const Program& program, con
     Backend* b = BackendRegistry::global().find(id);
     if (!b || !b->is_available()) missing_backends.push_back(id);
   }
+  // One error names both lists; its code is the backend's (NotFound) when a backend is missing,
+  // else OperatorMissing.
+  std::string backends_part, ops_part;
   if (!missing_backends.empty())
-    return make_error(Error::NotFound, ctx, ": backend ", join(missing_backends), " is not available; registered: ",
-                      join(BackendRegistry::global().names()));
+    backends_part = "backend" + std::string(missing_backends.size() > 1 ? "s " : " ") + join(missing_backends) +
+                    " not available (registered: " + join(BackendRegistry::global().names()) + ")";
   if (!missing_ops.empty())
-    return make_error(Error::OperatorMissing, ctx, ": missing operator", missing_ops.size() > 1 ? "s " : " ",
-                      join(missing_ops), " (", KernelRegistry::global().names().size(), " kernels registered)");
+    ops_part = "missing operator" + std::string(missing_ops.size() > 1 ? "s " : " ") + join(missing_ops) + " (" +
+               std::to_string(KernelRegistry::global().names().size()) + " kernels registered)";
+  if (!backends_part.empty() || !ops_part.empty())
+    return make_error(missing_backends.empty() ? Error::OperatorMissing : Error::NotFound, ctx, ": ", backends_part,
+                      !backends_part.empty() && !ops_part.empty() ? "; " : "", ops_part);
 
   Status s = m->plan_buffers(options);
   if (s.is_ok()) s = m->parse_values(options);

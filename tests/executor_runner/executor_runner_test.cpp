@@ -128,7 +128,22 @@ TEST(ExecutorRunner, ErrorsAreOneLineAndExitOne) {
   VKRT_REQUIRE_CONFORMANCE(xnn, "pte/corey-cole_executorch-numpy-runtime__tests_models_add.pte");
   r = run(xnn);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.out.find("backend XnnpackBackend is not available"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("backend XnnpackBackend not available"), std::string::npos) << r.out;
+}
+
+// --list says for each operator and delegate whether this runner can run it.
+TEST(ExecutorRunner, ListMarksOperatorsAndDelegatesAvailableOrMissing) {
+  VKRT_REQUIRE_CONFORMANCE(xnn, "pte/corey-cole_executorch-numpy-runtime__tests_models_add.pte");
+  RunResult r = run(xnn + " --list");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("delegate XnnpackBackend (missing: not linked)"), std::string::npos) << r.out;
+  VKRT_REQUIRE_CONFORMANCE(lstm, "pte/corey-cole_djl-executorch-engine__src_test_resources_lstm_lstm.pte");
+  r = run(lstm + " --list");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("operator etnp::lstm.out (missing)"), std::string::npos) << r.out;
+  VKRT_REQUIRE_CONFORMANCE(add, "pte/corey-cole_djl-executorch-engine__native_spike_prim_input.pte");
+  r = run(add + " --list");
+  EXPECT_NE(r.out.find("operator aten::mul.out (available)"), std::string::npos) << r.out;
 }
 
 TEST(ExecutorRunner, BundledProgramChecksEveryCase) {

@@ -9,6 +9,7 @@
 #include "common/conformance.h"
 #include "vkrt/bundled_program.h"
 #include "vkrt/module.h"
+#include "vkrt/pte_writer.h"
 
 namespace vkrt {
 namespace {
@@ -255,7 +256,7 @@ TEST(ConformancePrograms, UnknownBackendsAreNamed) {
     ASSERT_TRUE(module.ok()) << name << ": " << module.status().to_string();
     auto m = (*module)->load_method("forward");
     EXPECT_EQ(m.error(), Error::NotFound) << name;
-    EXPECT_NE(m.status().message().find("backend XnnpackBackend is not available; registered:"), std::string::npos)
+    EXPECT_NE(m.status().message().find("backend XnnpackBackend not available (registered:"), std::string::npos)
         << m.status().message();
   }
   VKRT_REQUIRE_CONFORMANCE(ov, pte("corey-cole_djl-executorch-engine__src_test_resources_models_openvino_openvino_tiny.pte"));
@@ -273,6 +274,29 @@ TEST(ConformancePrograms, MissingOperatorIsNamed) {
   auto m = (*module)->load_method("forward");
   EXPECT_EQ(m.error(), Error::OperatorMissing);
   EXPECT_NE(m.status().message().find("etnp::lstm.out"), std::string::npos) << m.status().message();
+}
+
+// A program that lacks both a backend and two operators names all three in one error.
+TEST(ConformancePrograms, MissingBackendsAndOperatorsAreNamedTogether) {
+  ProgramBuilder program;
+  MethodBuilder& m = program.add_method("forward");
+  const int32_t x = m.add_planned_tensor(ScalarType::Float, {2});
+  const int32_t y = m.add_planned_tensor(ScalarType::Float, {2});
+  const int32_t z = m.add_planned_tensor(ScalarType::Float, {2});
+  m.add_delegate_call(m.add_delegate("NoSuchBackend", {1, 2, 3}), {x, y});
+  m.add_kernel_call("test::no_such_op.out", {y, z, z});
+  m.add_kernel_call("test::another_missing.out", {z, z, z});
+  m.set_inputs({x});
+  m.set_outputs({z});
+  auto bytes = program.build();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  auto module = Module::load_from_buffer(bytes.value());
+  ASSERT_TRUE(module.ok()) << module.status().to_string();
+  auto method = (*module)->load_method("forward");
+  EXPECT_EQ(method.error(), Error::NotFound);
+  const std::string& msg = method.status().message();
+  EXPECT_NE(msg.find("backend NoSuchBackend not available"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("missing operators test::no_such_op.out, test::another_missing.out"), std::string::npos) << msg;
 }
 
 TEST(ConformancePrograms, CorruptFileIsRefused) {
