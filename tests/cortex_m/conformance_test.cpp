@@ -21,6 +21,21 @@ std::string vectors_dir() {
   return conformance_path("cmsis-nn");
 }
 
+// Why a folder is not checked: the unit test that uses it belongs to no cortex_m operator
+// family. Floating-point folders are grouped by operator; the rest (int4, LSTM, SVDF, ...) are
+// named by the upstream test that uses them.
+std::string skip_reason(const IndexEntry& entry) {
+  if (entry.unit_tests.empty()) return "used by no upstream unit test";
+  std::string test = entry.unit_tests.front();
+  if (test.rfind("test_arm_", 0) == 0) test = test.substr(9);
+  const size_t last = test.rfind('_');
+  const std::string kind = last == std::string::npos ? test : test.substr(0, last);
+  const std::string dtype = last == std::string::npos ? "" : test.substr(last + 1);
+  const bool floating = dtype == "f16" || dtype == "f32";
+  if (floating) return "floating point, not a cortex_m dtype: " + kind;
+  return "no cortex_m operator or dtype for upstream test " + entry.unit_tests.front();
+}
+
 TEST(CmsisNnConformance, AllInt8AndInt16VectorsBitExact) {
   const std::string dir = vectors_dir();
   if (dir.empty()) GTEST_SKIP() << "CMSIS-NN vectors not found (set VKRT_CMSIS_NN_DIR or VKRT_CONFORMANCE_DIR)";
@@ -35,11 +50,15 @@ TEST(CmsisNnConformance, AllInt8AndInt16VectorsBitExact) {
   int checked = 0, passed = 0;
   std::map<std::string, std::pair<int, int>> per_family;  // name -> (checked, passed)
   std::vector<std::string> not_checked;
+  std::map<std::string, int> skipped;  // reason -> folders
   for (const IndexEntry& entry : index) {
     const Family* family = nullptr;
     for (const std::string& test : entry.unit_tests)
       if ((family = family_for_unit_test(test))) break;
-    if (!family) continue;  // float, int4, LSTM, SVDF, ... : not cortex_m operator families
+    if (!family) {  // float, int4, LSTM, SVDF, ...: not cortex_m operator families
+      ++skipped[skip_reason(entry)];
+      continue;
+    }
     if (!family->run) {
       not_checked.push_back(entry.dir + " (" + family->name + ")");
       continue;
@@ -64,6 +83,11 @@ TEST(CmsisNnConformance, AllInt8AndInt16VectorsBitExact) {
   for (const auto& [name, counts] : per_family)
     report << "  " << name << ": " << counts.second << "/" << counts.first << "\n";
   for (const auto& n : not_checked) report << "  not checked: " << n << "\n";
+  int skipped_total = 0;
+  for (const auto& [reason, count] : skipped) skipped_total += count;
+  report << "cmsis-nn folders: " << index.size() << " in INDEX.tsv, " << checked << " checked, "
+         << not_checked.size() << " of a family without a runner, " << skipped_total << " skipped:\n";
+  for (const auto& [reason, count] : skipped) report << "  skipped " << count << ": " << reason << "\n";
   std::cout << report.str();
   RecordProperty("checked", checked);
   RecordProperty("passed", passed);
