@@ -187,8 +187,8 @@ namespace {
 
 // quantized_avg_pool2d(input, kernel_size, stride, padding, ceil_mode, zero_point, multiplier,
 //   shift, [scratch], out) + return: 11 arguments (10 without scratch). zero_point, multiplier
-// and shift are ignored (input and output share qparams, §2); ceil_mode only changed the
-// output size, which comes from `out`.
+// and shift are ignored (input and output share qparams, §2); ceil_mode only changes the
+// output size, which `out` must have (checked as upstream does).
 Status quantized_avg_pool2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
   const KernelArgs args("cortex_m::quantized_avg_pool2d.out", argv);
   VKRT_RETURN_IF_ERROR(args.expect_count(10, 11));
@@ -203,11 +203,26 @@ Status quantized_avg_pool2d_out(KernelContext& ctx, std::span<EValue* const> arg
   VKRT_RETURN_IF_ERROR(int_list_arg(args, 1, "kernel_size", kernel, 1, INT32_MAX));
   VKRT_RETURN_IF_ERROR(int_list_arg(args, 2, "stride", stride, 1, INT32_MAX));
   VKRT_RETURN_IF_ERROR(int_list_arg(args, 3, "padding", padding, 0, INT32_MAX));
-  VKRT_RETURN_IF_ERROR(args.bool_value(4, "ceil_mode").status());
+  VKRT_ASSIGN_OR_RETURN(bool ceil_mode, args.bool_value(4, "ceil_mode"));
   VKRT_RETURN_IF_ERROR(args.int_value(5, "zero_point").status());
   VKRT_RETURN_IF_ERROR(args.int_value(6, "multiplier").status());
   VKRT_RETURN_IF_ERROR(args.int_value(7, "shift").status());
   if (o.n != in.n || o.c != in.c) return args.error(out_index, "out", "batch/channels do not match input");
+  // The output size the pooling parameters give (upstream's pooling_output_size), which the
+  // out tensor must have.
+  auto pooled = [ceil_mode](int64_t input, int64_t k, int64_t s, int64_t pad) {
+    const int64_t numerator = input + 2 * pad - k;
+    int64_t size = numerator / s + 1;
+    if (ceil_mode && numerator % s != 0) ++size;
+    if (ceil_mode && (size - 1) * s >= input + pad) --size;
+    return size;
+  };
+  const int64_t want_h = pooled(in.h, kernel[0], stride[0], padding[0]);
+  const int64_t want_w = pooled(in.w, kernel[1], stride[1], padding[1]);
+  if (o.h != want_h || o.w != want_w)
+    return args.error(out_index, "out", "spatial size " + std::to_string(o.h) + "x" + std::to_string(o.w) +
+                                            " does not match the pooling parameters' " + std::to_string(want_h) + "x" +
+                                            std::to_string(want_w));
   const bool s16 = input->dtype() == ScalarType::Short;
   PoolParams p;
   p.batches = in.n, p.in_h = in.h, p.in_w = in.w, p.channels = in.c, p.out_h = o.h, p.out_w = o.w;

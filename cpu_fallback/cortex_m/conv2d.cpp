@@ -305,26 +305,27 @@ Result<ConvCall> parse_conv_call(const KernelArgs& args) {
   return c;
 }
 
-// Load time: constant int8 weights (with constant bias and scales) are packed once for the GEMM.
+// Load time: the call is parsed once (prepare_call); constant int8 weights (with constant bias
+// and scales) are also packed once for the GEMM.
 Status quantized_conv2d_prepare(KernelPrepareContext& ctx, std::span<EValue* const> argv) {
   const KernelArgs args(kConvOp, argv);
-  Result<ConvCall> parsed = parse_conv_call(args);
-  if (!parsed.ok()) return Status::ok();  // execute reports it
-  const ConvCall& c = parsed.value();
-  if (c.s16 || c.weight->data() == nullptr || !ctx.is_constant(argv[1]) || (c.bias && !ctx.is_constant(argv[2])) ||
-      !ctx.is_constant(argv[8]) || !ctx.is_constant(argv[9]))
-    return Status::ok();
+  VKRT_ASSIGN_OR_RETURN(PreparedCall<ConvCall> * prepared,
+                        prepare_call(ctx, argv, parse_conv_call(args), {1, 2, 8, 9}));
+  if (prepared == nullptr) return Status::ok();
+  const ConvCall& c = prepared->call;
+  if (c.s16 || c.weight->data() == nullptr) return Status::ok();
   const size_t bytes = conv2d_s8_packed_bytes(c.p);
   if (bytes == 0) return Status::ok();
   VKRT_ASSIGN_OR_RETURN(std::span<uint8_t> memory, packing_memory(ctx, args, bytes));
-  ctx.set_state(conv2d_s8_pack_weights(c.p, c.weight->data_as<int8_t>(), c.bias ? c.bias->data_as<int32_t>() : nullptr,
-                                       c.mult, c.shift, memory));
+  prepared->packed = conv2d_s8_pack_weights(c.p, c.weight->data_as<int8_t>(),
+                                            c.bias ? c.bias->data_as<int32_t>() : nullptr, c.mult, c.shift, memory);
   return Status::ok();
 }
 
 Status quantized_conv2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
   const KernelArgs args(kConvOp, argv);
-  VKRT_ASSIGN_OR_RETURN(ConvCall c, parse_conv_call(args));
+  const void* packed_weights = nullptr;
+  VKRT_ASSIGN_OR_RETURN(ConvCall c, prepared_or_parse<ConvCall>(ctx, args, parse_conv_call, &packed_weights));
   const Conv2dParams& p = c.p;
   VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *c.input));
   VKRT_RETURN_IF_ERROR(expect_data(args, 1, "weight", *c.weight));
@@ -336,7 +337,7 @@ Status quantized_conv2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
                c.mult, c.shift, c.out->data_as<int16_t>());
     return Status::ok();
   }
-  const auto* packed = static_cast<const GemmS8PackedB*>(ctx.prepared_state());
+  const auto* packed = static_cast<const GemmS8PackedB*>(packed_weights);
   ContextRunner runner(ctx);
   const Exec exec = make_exec(ctx, runner, conv2d_s8_scratch_bytes(p, runner.num_threads(), packed));
   conv2d_s8(p, c.input->data_as<int8_t>(), c.weight->data_as<int8_t>(), c.bias ? c.bias->data_as<int32_t>() : nullptr,

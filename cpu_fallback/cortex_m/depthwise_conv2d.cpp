@@ -241,25 +241,40 @@ void depthwise_conv2d_s16(const DepthwiseConv2dParams& p, const int16_t* input, 
 
 namespace {
 
+constexpr const char* kDepthwiseOp = "cortex_m::quantized_depthwise_conv2d.out";
+
+// A depthwise call with every argument checked.
+struct DepthwiseCall {
+  DepthwiseConv2dParams p;
+  Tensor* input = nullptr;
+  Tensor* weight = nullptr;
+  Tensor* bias = nullptr;
+  Tensor* out = nullptr;
+  const int32_t* mult = nullptr;
+  const int32_t* shift = nullptr;
+  bool s16 = false;
+};
+
 // quantized_depthwise_conv2d(input, weight, bias?, stride, padding, dilation, depth_multiplier,
 //   input_offset, output_offset, requantize_multipliers, requantize_shifts, activation_min,
 //   activation_max, [scratch], out) + return: 16 arguments (15 without scratch).
-Status quantized_depthwise_conv2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
-  const KernelArgs args("cortex_m::quantized_depthwise_conv2d.out", argv);
+// Every check that does not need the activations' data (shared by prepare and execute).
+Result<DepthwiseCall> parse_depthwise_call(const KernelArgs& args) {
   VKRT_RETURN_IF_ERROR(args.expect_count(15, 16));
   const size_t out_index = args.size() - 2;
-  VKRT_ASSIGN_OR_RETURN(Tensor * input, args.tensor(0, "input"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * weight, args.tensor(1, "weight"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(out_index, "out"));
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", *input, {ScalarType::Char, ScalarType::Short}));
-  const bool s16 = input->dtype() == ScalarType::Short;
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, 1, "weight", *weight, {ScalarType::Char}));
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, out_index, "out", *out, {input->dtype()}));
-  VKRT_ASSIGN_OR_RETURN(Nhwc in, nhwc_of(args, 0, "input", *input));
-  VKRT_ASSIGN_OR_RETURN(Nhwc o, nhwc_of(args, out_index, "out", *out));
-  if (weight->rank() != 4) return args.error(1, "weight", "expected 4-D [1, KH, KW, C_out] weights");
-  const auto wd = physical_dims4(*weight);
-  DepthwiseConv2dParams p;
+  DepthwiseCall c;
+  DepthwiseConv2dParams& p = c.p;
+  VKRT_ASSIGN_OR_RETURN(c.input, args.tensor(0, "input"));
+  VKRT_ASSIGN_OR_RETURN(c.weight, args.tensor(1, "weight"));
+  VKRT_ASSIGN_OR_RETURN(c.out, args.tensor(out_index, "out"));
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", *c.input, {ScalarType::Char, ScalarType::Short}));
+  c.s16 = c.input->dtype() == ScalarType::Short;
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, 1, "weight", *c.weight, {ScalarType::Char}));
+  VKRT_RETURN_IF_ERROR(expect_dtype(args, out_index, "out", *c.out, {c.input->dtype()}));
+  VKRT_ASSIGN_OR_RETURN(Nhwc in, nhwc_of(args, 0, "input", *c.input));
+  VKRT_ASSIGN_OR_RETURN(Nhwc o, nhwc_of(args, out_index, "out", *c.out));
+  if (c.weight->rank() != 4) return args.error(1, "weight", "expected 4-D [1, KH, KW, C_out] weights");
+  const auto wd = physical_dims4(*c.weight);
   int32_t stride[2], padding[2], dilation[2];
   VKRT_RETURN_IF_ERROR(int_list_arg(args, 3, "stride", stride, 1, INT32_MAX));
   VKRT_RETURN_IF_ERROR(int_list_arg(args, 4, "padding", padding, 0, INT32_MAX));
@@ -279,31 +294,46 @@ Status quantized_depthwise_conv2d_out(KernelContext& ctx, std::span<EValue* cons
     return args.error(1, "weight", "expected [1, KH, KW, " + std::to_string(int64_t(in.c) * p.ch_mult) + "]");
   if (o.n != in.n || int64_t(o.c) != int64_t(in.c) * p.ch_mult)
     return args.error(out_index, "out", "channels do not match input channels x depth_multiplier");
-  if (Status s = check_depthwise_conv2d(p, s16); !s.is_ok()) return args.op_error(s.code(), s.message());
-  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *input));
-  VKRT_RETURN_IF_ERROR(expect_data(args, 1, "weight", *weight));
-  VKRT_RETURN_IF_ERROR(expect_data(args, out_index, "out", *out));
-  VKRT_ASSIGN_OR_RETURN(Tensor * bias, optional_bias(args, 2, "bias", p.out_ch(), s16));
-  VKRT_ASSIGN_OR_RETURN(const int32_t* mult, channel_params(args, 9, "requantize_multipliers", p.out_ch()));
-  VKRT_ASSIGN_OR_RETURN(const int32_t* shift, channel_params(args, 10, "requantize_shifts", p.out_ch()));
-  for (int32_t c = 0; c < p.out_ch(); ++c)
-    VKRT_RETURN_IF_ERROR(expect_range(args, 10, "requantize_shifts", shift[c], -31, 30));
-  if (s16) {
-    const bool b64 = bias && bias->dtype() == ScalarType::Long;
-    depthwise_conv2d_s16(p, input->data_as<int16_t>(), weight->data_as<int8_t>(),
-                         (bias && !b64) ? bias->data_as<int32_t>() : nullptr, b64 ? bias->data_as<int64_t>() : nullptr,
-                         mult, shift, out->data_as<int16_t>());
+  if (Status s = check_depthwise_conv2d(p, c.s16); !s.is_ok()) return args.op_error(s.code(), s.message());
+  VKRT_ASSIGN_OR_RETURN(c.bias, optional_bias(args, 2, "bias", p.out_ch(), c.s16));
+  VKRT_ASSIGN_OR_RETURN(c.mult, channel_params(args, 9, "requantize_multipliers", p.out_ch()));
+  VKRT_ASSIGN_OR_RETURN(c.shift, channel_params(args, 10, "requantize_shifts", p.out_ch()));
+  for (int32_t ch = 0; ch < p.out_ch(); ++ch)
+    VKRT_RETURN_IF_ERROR(expect_range(args, 10, "requantize_shifts", c.shift[ch], -31, 30));
+  return c;
+}
+
+// Load time: the call is parsed once (prepare_call).
+Status quantized_depthwise_conv2d_prepare(KernelPrepareContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args(kDepthwiseOp, argv);
+  return prepare_call(ctx, argv, parse_depthwise_call(args), {1, 2, 9, 10}).status();
+}
+
+Status quantized_depthwise_conv2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args(kDepthwiseOp, argv);
+  const void* unused_packing = nullptr;
+  VKRT_ASSIGN_OR_RETURN(DepthwiseCall c,
+                        prepared_or_parse<DepthwiseCall>(ctx, args, parse_depthwise_call, &unused_packing));
+  const DepthwiseConv2dParams& p = c.p;
+  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *c.input));
+  VKRT_RETURN_IF_ERROR(expect_data(args, 1, "weight", *c.weight));
+  VKRT_RETURN_IF_ERROR(expect_data(args, args.size() - 2, "out", *c.out));
+  if (c.s16) {
+    const bool b64 = c.bias && c.bias->dtype() == ScalarType::Long;
+    depthwise_conv2d_s16(p, c.input->data_as<int16_t>(), c.weight->data_as<int8_t>(),
+                         (c.bias && !b64) ? c.bias->data_as<int32_t>() : nullptr,
+                         b64 ? c.bias->data_as<int64_t>() : nullptr, c.mult, c.shift, c.out->data_as<int16_t>());
     return Status::ok();
   }
   ContextRunner runner(ctx);
   const Exec exec = make_exec(ctx, runner, depthwise_conv2d_s8_scratch_bytes(p, runner.num_threads()));
-  depthwise_conv2d_s8(p, input->data_as<int8_t>(), weight->data_as<int8_t>(), bias ? bias->data_as<int32_t>() : nullptr,
-                      mult, shift, out->data_as<int8_t>(), exec);
+  depthwise_conv2d_s8(p, c.input->data_as<int8_t>(), c.weight->data_as<int8_t>(),
+                      c.bias ? c.bias->data_as<int32_t>() : nullptr, c.mult, c.shift, c.out->data_as<int8_t>(), exec);
   return Status::ok();
 }
 
 }  // namespace
 
-VKRT_REGISTER_KERNEL("cortex_m::quantized_depthwise_conv2d.out", quantized_depthwise_conv2d_out);
+VKRT_REGISTER_KERNEL_WITH_PREPARE(kDepthwiseOp, quantized_depthwise_conv2d_out, quantized_depthwise_conv2d_prepare);
 
 }  // namespace vkrt::cortex_m

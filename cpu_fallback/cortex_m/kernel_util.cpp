@@ -149,4 +149,10 @@ Result<std::span<uint8_t>> packing_memory(KernelPrepareContext& ctx, const Kerne
   return std::span<uint8_t>(static_cast<uint8_t*>(memory), bytes);
 }
 
+bool all_shapes_static(std::span<EValue* const> argv) {
+  for (const EValue* v : argv)
+    if (v != nullptr && v->is_tensor() && v->to_tensor().dynamism() != ShapeDynamism::Static) return false;
+  return true;
+}
+
 }  // namespace vkrt::cortex_m

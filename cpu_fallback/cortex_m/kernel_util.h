@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <new>
 #include <span>
 #include <string_view>
 
@@ -64,5 +65,52 @@ Exec make_exec(KernelContext& ctx, ContextRunner& runner, size_t scratch_bytes);
 // Load-time memory for weights packed once (KernelPrepareContext::allocate_persistent):
 // MemoryAllocationFailed naming the op when it cannot be had.
 Result<std::span<uint8_t>> packing_memory(KernelPrepareContext& ctx, const KernelArgs& args, size_t bytes);
+
+// Load checks, execute trusts (TFLite Micro's Prepare). A kernel's prepare step parses its call
+// once. When every tensor argument has a static shape, a parse error is final and fails the
+// load (the method names the instruction); a call with DYNAMIC_BOUND tensors is checked at
+// execute, against the shapes it then has. When, in addition, the parameter tensors the call
+// reads at parse time (weights, bias, requantization tables: `params`) are program constants,
+// the parsed call is kept with the method and execute uses it without parsing again.
+template <typename Call>
+struct PreparedCall {
+  Call call;
+  const void* packed = nullptr;  // weights packed at load by the kernel, or null
+};
+
+// True when every Tensor argument has a static shape.
+bool all_shapes_static(std::span<EValue* const> argv);
+
+// The shared prepare step: returns the PreparedCall kept with the method (its `packed` still
+// null), or null when the call must be parsed at execute.
+template <typename Call>
+Result<PreparedCall<Call>*> prepare_call(KernelPrepareContext& ctx, std::span<EValue* const> argv,
+                                         Result<Call> parsed, std::initializer_list<size_t> params) {
+  bool fixed = all_shapes_static(argv);
+  if (!parsed.ok()) {
+    if (fixed) return parsed.status();
+    return static_cast<PreparedCall<Call>*>(nullptr);
+  }
+  for (size_t i : params)
+    if (i < argv.size() && !argv[i]->is_none() && !ctx.is_constant(argv[i])) fixed = false;
+  if (!fixed) return static_cast<PreparedCall<Call>*>(nullptr);
+  void* memory = ctx.allocate_persistent(sizeof(PreparedCall<Call>), alignof(PreparedCall<Call>));
+  if (memory == nullptr) return Status(Error::MemoryAllocationFailed, "cannot allocate the prepared call");
+  auto* prepared = new (memory) PreparedCall<Call>{std::move(parsed).value(), nullptr};
+  ctx.set_state(prepared);
+  return prepared;
+}
+
+// Execute's side: the call prepared at load, or `parse(args)` now.
+template <typename Call, typename Parse>
+Result<Call> prepared_or_parse(const KernelContext& ctx, const KernelArgs& args, Parse parse,
+                               const void** packed) {
+  if (const auto* prepared = static_cast<const PreparedCall<Call>*>(ctx.prepared_state())) {
+    *packed = prepared->packed;
+    return prepared->call;
+  }
+  *packed = nullptr;
+  return parse(args);
+}
 
 }  // namespace vkrt::cortex_m

@@ -174,27 +174,28 @@ Result<LinearCall> parse_linear_call(const KernelArgs& args) {
   return c;
 }
 
-// Load time: constant int8 weights (and bias or kernel_sum) are packed once for the GEMM.
+// Load time: the call is parsed once (prepare_call); constant int8 weights (and bias or
+// kernel_sum) are also packed once for the GEMM.
 Status quantized_linear_prepare(KernelPrepareContext& ctx, std::span<EValue* const> argv) {
   const KernelArgs args(kLinearOp, argv);
-  Result<LinearCall> parsed = parse_linear_call(args);
-  if (!parsed.ok()) return Status::ok();  // execute reports it
-  const LinearCall& c = parsed.value();
-  if (c.s16 || c.weights->data() == nullptr || !ctx.is_constant(argv[1]) || (c.bias && !ctx.is_constant(argv[2])) ||
-      (c.kernel_sum && !ctx.is_constant(argv[3])))
-    return Status::ok();
+  VKRT_ASSIGN_OR_RETURN(PreparedCall<LinearCall> * prepared,
+                        prepare_call(ctx, argv, parse_linear_call(args), {1, 2, 3}));
+  if (prepared == nullptr) return Status::ok();
+  const LinearCall& c = prepared->call;
+  if (c.s16 || c.weights->data() == nullptr) return Status::ok();
   const size_t bytes = linear_s8_packed_bytes(c.p);
   if (bytes == 0) return Status::ok();
   VKRT_ASSIGN_OR_RETURN(std::span<uint8_t> memory, packing_memory(ctx, args, bytes));
-  ctx.set_state(linear_s8_pack_weights(c.p, c.weights->data_as<int8_t>(),
-                                       c.bias ? c.bias->data_as<int32_t>() : nullptr,
-                                       c.kernel_sum ? c.kernel_sum->data_as<int32_t>() : nullptr, memory));
+  prepared->packed = linear_s8_pack_weights(c.p, c.weights->data_as<int8_t>(),
+                                            c.bias ? c.bias->data_as<int32_t>() : nullptr,
+                                            c.kernel_sum ? c.kernel_sum->data_as<int32_t>() : nullptr, memory);
   return Status::ok();
 }
 
 Status quantized_linear_out(KernelContext& ctx, std::span<EValue* const> argv) {
   const KernelArgs args(kLinearOp, argv);
-  VKRT_ASSIGN_OR_RETURN(LinearCall c, parse_linear_call(args));
+  const void* packed_weights = nullptr;
+  VKRT_ASSIGN_OR_RETURN(LinearCall c, prepared_or_parse<LinearCall>(ctx, args, parse_linear_call, &packed_weights));
   const LinearParams& p = c.p;
   Tensor& input = *c.input;
   // Output: the input's leading dims with the last replaced by out_features.
@@ -210,7 +211,7 @@ Status quantized_linear_out(KernelContext& ctx, std::span<EValue* const> argv) {
                (c.bias && !b64) ? c.bias->data_as<int32_t>() : nullptr, c.out->data_as<int16_t>());
     return Status::ok();
   }
-  const auto* packed = static_cast<const GemmS8PackedB*>(ctx.prepared_state());
+  const auto* packed = static_cast<const GemmS8PackedB*>(packed_weights);
   ContextRunner runner(ctx);
   const Exec exec = make_exec(ctx, runner, linear_s8_scratch_bytes(p, runner.num_threads(), packed));
   linear_s8(p, input.data_as<int8_t>(), c.weights->data_as<int8_t>(), c.bias ? c.bias->data_as<int32_t>() : nullptr,

@@ -17,7 +17,10 @@ void quantize(const QuantizeParams& p, const float* input, int64_t count, T* out
     if (std::isnan(v)) v = 0.0f;
     v = v < -2147483648.0f ? -2147483648.0f : (v > 2147483520.0f ? 2147483520.0f : v);
     int64_t q = int64_t(p.zero_point) + int64_t(v);
-    q = q < p.quant_min ? p.quant_min : (q > p.quant_max ? p.quant_max : q);
+    // max with quant_min, then min with quant_max, as upstream (so quant_min > quant_max gives
+    // quant_max, as on the device).
+    q = q < p.quant_min ? p.quant_min : q;
+    q = q > p.quant_max ? p.quant_max : q;
     output[i] = T(q);
   }
 }
@@ -41,9 +44,16 @@ Status parse(const KernelArgs& args, bool quantizing, Tensor** input, Tensor** o
     return args.error(5, "dtype", "expected int8 (1) or int16 (2)");
   const ScalarType q = ScalarType(dtype);
   const int32_t lo = q == ScalarType::Short ? -32768 : -128, hi = q == ScalarType::Short ? 32767 : 127;
-  VKRT_ASSIGN_OR_RETURN(p->zero_point, int_arg(args, 2, "zero_point", lo, hi));
-  VKRT_ASSIGN_OR_RETURN(p->quant_min, int_arg(args, 3, "quant_min", lo, hi));
-  VKRT_ASSIGN_OR_RETURN(p->quant_max, int_arg(args, 4, "quant_max", p->quant_min, hi));
+  // Upstream's checks: quant_min and quant_max within the dtype; when dequantizing, also
+  // quant_min <= zero_point <= quant_max. A quantize zero point is any int32 (the sum is
+  // computed in 64 bits and clamped).
+  VKRT_ASSIGN_OR_RETURN(p->quant_min, int_arg(args, 3, "quant_min", lo, INT32_MAX));
+  VKRT_ASSIGN_OR_RETURN(p->quant_max, int_arg(args, 4, "quant_max", INT32_MIN, hi));
+  if (quantizing) {
+    VKRT_ASSIGN_OR_RETURN(p->zero_point, int_arg(args, 2, "zero_point", INT32_MIN, INT32_MAX));
+  } else {
+    VKRT_ASSIGN_OR_RETURN(p->zero_point, int_arg(args, 2, "zero_point", p->quant_min, p->quant_max));
+  }
   VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", **input, {quantizing ? ScalarType::Float : q}));
   VKRT_RETURN_IF_ERROR(expect_dtype(args, 6, "out", **out, {quantizing ? q : ScalarType::Float}));
   VKRT_RETURN_IF_ERROR(prepare_output(args, 6, **out, (*input)->sizes()));

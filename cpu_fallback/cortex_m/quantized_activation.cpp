@@ -21,8 +21,12 @@ Status quantized_activation_out(KernelContext&, std::span<EValue* const> argv) {
   VKRT_RETURN_IF_ERROR(expect_dtype(args, 1, "lut", *lut, {ScalarType::Char}));
   VKRT_RETURN_IF_ERROR(expect_dtype(args, 2, "out", *out, {ScalarType::Char}));
   if (lut->numel() != 256) return args.error(1, "lut", "expected 256 entries, got " + std::to_string(lut->numel()));
-  VKRT_RETURN_IF_ERROR(prepare_output(args, 2, *out, input->sizes()));
-  if (!out->same_layout(*input)) return args.error(2, "out", "expected the input's memory order");
+  // As upstream: only the element counts must agree; element i of the input's memory maps to
+  // element i of the output's memory (a DYNAMIC_BOUND out takes the input's sizes).
+  if (out->dynamism() != ShapeDynamism::Static) VKRT_RETURN_IF_ERROR(prepare_output(args, 2, *out, input->sizes()));
+  if (out->numel() != input->numel())
+    return args.error(2, "out", "expected " + std::to_string(input->numel()) + " elements (the input's), got " +
+                                    std::to_string(out->numel()));
   VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *input));
   VKRT_RETURN_IF_ERROR(expect_data(args, 1, "lut", *lut));
   activation_lut_s8(input->data_as<int8_t>(), input->numel(), lut->data_as<int8_t>(), out->data_as<int8_t>());

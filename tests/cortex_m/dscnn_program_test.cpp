@@ -153,6 +153,8 @@ TEST(CortexMProgram, KeywordSpottingNetworkWithTheExportersDimOrders) {
   ASSERT_TRUE(module.ok()) << module.status().to_string();
   auto method = module.value()->load_method("forward");
   ASSERT_TRUE(method.ok()) << method.status().to_string();
+  // Load checks, execute trusts: the three convolution/linear calls were parsed at load.
+  EXPECT_EQ(method.value()->load_stats().prepared_instructions, 3u);
 
   std::mt19937 rng(10);
   std::uniform_real_distribution<float> mfcc(-6.0f, 6.0f);
@@ -188,6 +190,23 @@ TEST(CortexMProgram, KeywordSpottingNetworkWithTheExportersDimOrders) {
     distinct += logits[size_t(i)] != logits[0];
   }
   EXPECT_GT(distinct, 0) << "degenerate network: every logit equal";
+}
+
+// An argument error that depends only on constants and static shapes fails the load, naming
+// the instruction, instead of surfacing at the first execute.
+TEST(CortexMProgram, ConstantArgumentErrorsFailTheLoad) {
+  Network n = make_network();
+  n.dw_shift[3] = 40;  // outside CMSIS-NN's [-31, 30]
+  auto program = build_program(n);
+  ASSERT_TRUE(program.ok()) << program.status().to_string();
+  auto module = Module::load_from_buffer(program.value());
+  ASSERT_TRUE(module.ok()) << module.status().to_string();
+  auto method = module.value()->load_method("forward");
+  ASSERT_FALSE(method.ok());
+  EXPECT_EQ(method.error(), Error::InvalidArgument);
+  const std::string& msg = method.status().message();
+  EXPECT_NE(msg.find("instruction 1 (cortex_m::quantized_depthwise_conv2d.out)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("requantize_shifts"), std::string::npos) << msg;
 }
 
 }  // namespace

@@ -75,9 +75,11 @@ class KernelContext {
 // arguments as they will be at execute time (constants hold their data, activations may not
 // yet). It may build state from constant arguments, such as weights repacked into the layout
 // the kernel reads fastest, in memory the method owns, and hand it to every later call through
-// KernelContext::prepared_state(). Preparation is only an optimisation: it returns ok without
-// preparing anything when the arguments do not suit it (execute reports bad arguments), and an
-// error only when memory runs out.
+// KernelContext::prepared_state(), such as the call's parsed arguments, so that execute trusts
+// what load checked. It returns an error when memory runs out, or when an argument check that
+// depends only on constants and static shapes fails: the load then fails naming the instruction.
+// It returns ok without preparing anything when the arguments do not suit it (execute then
+// checks them, e.g. against the shapes a DYNAMIC_BOUND tensor has at that time).
 class KernelPrepareContext {
  public:
   virtual ~KernelPrepareContext() = default;
