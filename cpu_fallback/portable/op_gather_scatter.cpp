@@ -56,7 +56,7 @@ Status dim_index_kernel(const char* name, DimMode mode, std::span<EValue* const>
   KernelArgs a(name, args);
   const bool gather = mode == DimMode::Gather;
   VKRT_RETURN_IF_ERROR(expect_args(a, 6));
-  const size_t out_i = gather ? 4 : 4;
+  constexpr size_t out_i = 4;  // every schema here has 4 arguments before out
   VKRT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(a, 0, "self"));
   VKRT_ASSIGN_OR_RETURN(Tensor * index, tensor_arg(a, 2, "index"));
   VKRT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(a, out_i, "out"));

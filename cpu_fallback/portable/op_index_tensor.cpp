@@ -79,16 +79,17 @@ Status make_plan(const KernelArgs& a, const Tensor& self, IndexPlan& p) {
   const auto items = list.boxed_items();
   int self_dim = 0;
   for (size_t k = 0; k < items.size(); ++k) {
-    const std::string item = "item " + std::to_string(k) + " ";
+    // Built only for an error message (no allocation on success).
+    auto item = [k] { return "item " + std::to_string(k) + " "; };
     if (items[k] == nullptr || items[k]->is_none()) {
       ++self_dim;
       continue;
     }
     if (!items[k]->is_tensor() || items[k]->tensor_ptr() == nullptr) {
-      return a.error(1, "indices", item + "is not a Tensor or None");
+      return a.error(1, "indices", item() + "is not a Tensor or None");
     }
     const Tensor& t = items[k]->to_tensor();
-    if (t.numel() > 0 && t.data() == nullptr) return a.error(1, "indices", item + "has no data");
+    if (t.numel() > 0 && t.data() == nullptr) return a.error(1, "indices", item() + "has no data");
     const ScalarType dt = t.dtype();
     if (dt == ScalarType::Long || dt == ScalarType::Int) {
       if (self_dim >= self.rank()) return a.error(1, "indices", "too many indices for a tensor of rank " + std::to_string(self.rank()));
@@ -99,11 +100,11 @@ Status make_plan(const KernelArgs& a, const Tensor& self, IndexPlan& p) {
       s.t = &t;
       s.self_dim = self_dim++;
     } else if (dt == ScalarType::Bool || dt == ScalarType::Byte) {
-      if (t.rank() == 0) return a.error(1, "indices", item + "is a 0-dim mask (not supported)");
+      if (t.rank() == 0) return a.error(1, "indices", item() + "is a 0-dim mask (not supported)");
       if (self_dim + t.rank() > self.rank()) return a.error(1, "indices", "too many indices for a tensor of rank " + std::to_string(self.rank()));
       for (int j = 0; j < t.rank(); ++j) {
         if (t.size(j) != self.size(self_dim + j)) {
-          return a.error(1, "indices", item + "(a mask of shape " + shape_string(t.sizes()) +
+          return a.error(1, "indices", item() + "(a mask of shape " + shape_string(t.sizes()) +
                                            ") does not match self's shape " + shape_string(self.sizes()) +
                                            " at dim " + std::to_string(self_dim + j));
         }
@@ -119,9 +120,12 @@ Status make_plan(const KernelArgs& a, const Tensor& self, IndexPlan& p) {
         s.count = n_true;
       }
     } else {
-      return a.error(1, "indices", item + "has dtype " + scalar_type_name(dt) +
+      return a.error(1, "indices", item() + "has dtype " + scalar_type_name(dt) +
                                        " (expected int64, int32, bool or uint8)");
     }
+  }
+  if (self_dim > self.rank()) {
+    return a.error(1, "indices", "too many indices for a tensor of rank " + std::to_string(self.rank()));
   }
   // Broadcast the index shapes (a mask contributes [count]).
   p.b = Shape{};

@@ -26,7 +26,7 @@ def _vals(g, shape, dt):
 
 
 def _gather_scatter(g):
-    for dt in ALL_DTYPES:
+    for n, dt in enumerate(ALL_DTYPES):
         x = _vals(g, (3, 4), dt)
         idx = torch.randint(0, 3, (2, 4), generator=g.rng)
         g.add("aten::gather.out", [x, 0, idx, False], [torch.gather(x, 0, idx)])
@@ -39,15 +39,10 @@ def _gather_scatter(g):
         # scatter_add: repeated positions add up
         aidx = torch.randint(0, 4, (3, 6), generator=g.rng)
         asrc = _vals(g, (3, 6), dt)
-        if dt != torch.bool:
-            g.add("aten::scatter_add.out", [x, 1, aidx, asrc], [torch.scatter_add(x, 1, aidx, asrc)])
-        else:
-            # bool += bool is logical or (upstream's CTYPE +=; torch 1.13 agrees)
-            g.add("aten::scatter_add.out", [x, 1, aidx, asrc], [torch.scatter_add(x, 1, aidx, asrc)])
-        # scatter.value_out with an int, a float and a bool value
-        for value in [3, 1.5, True]:
-            ref = torch.scatter(x, 0, sidx, value)
-            g.add("aten::scatter.value_out", [x, 0, sidx, value], [ref], label=f"scatter_value_{dt}_{value}")
+        # (bool + bool is logical or, in upstream and in torch 1.13)
+        g.add("aten::scatter_add.out", [x, 1, aidx, asrc], [torch.scatter_add(x, 1, aidx, asrc)])
+        value = (3, 1.5, True, -2)[n % 4]  # each Scalar kind (int, float, bool)
+        g.add("aten::scatter.value_out", [x, 0, sidx, value], [torch.scatter(x, 0, sidx, value)])
         # edge values move unchanged
         e = g.edges(dt)
         p = torch.randperm(e.numel(), generator=g.rng)
@@ -100,17 +95,16 @@ def _gather_scatter(g):
 
 
 def _index_select_embedding(g):
-    for dt in ALL_DTYPES:
+    for n, dt in enumerate(ALL_DTYPES):
+        ixdt = (torch.int64, torch.int32)[n % 2]
         x = _vals(g, (4, 5), dt)
-        for ixdt in (torch.int64, torch.int32):
-            idx = torch.randint(0, 4, (6,), generator=g.rng).to(ixdt)
-            g.add("aten::index_select.out", [x, 0, idx], [torch.index_select(x, 0, idx)])
+        idx = torch.randint(0, 4, (6,), generator=g.rng).to(ixdt)
+        g.add("aten::index_select.out", [x, 0, idx], [torch.index_select(x, 0, idx)])
         idx = torch.tensor([4, 0, 2])
         g.add("aten::index_select.out", [x, -1, idx], [torch.index_select(x, -1, idx)])
         w = _vals(g, (5, 3), dt)
-        for ixdt in (torch.int64, torch.int32):
-            ind = torch.randint(0, 5, (2, 4), generator=g.rng).to(ixdt)
-            g.add("aten::embedding.out", [w, ind, -1, False, False], [w[ind.long()]])
+        ind = torch.randint(0, 5, (2, 4), generator=g.rng).to(ixdt)
+        g.add("aten::embedding.out", [w, ind, -1, False, False], [w[ind.long()]])
     e = g.edges(torch.float32)
     p = torch.randperm(e.numel(), generator=g.rng)
     g.add("aten::index_select.out", [e, 0, p], [torch.index_select(e, 0, p)])
@@ -221,6 +215,7 @@ def _index(g):
     g.error("aten::index.Tensor_out", [x, I([None, torch.tensor([-5])])], [torch.zeros((3, 1, 5))], label="index_oob_negative")
     g.error("aten::index.Tensor_out", [x, I([torch.tensor([0.0])])], [torch.zeros((1, 4, 5))], label="index_float_index")
     g.error("aten::index.Tensor_out", [x, I([None, None, None, torch.tensor([0])])], [torch.zeros((3, 4, 5, 1))], label="index_too_many")
+    g.error("aten::index.Tensor_out", [x, I([None, None, None, None])], [x.clone()], label="index_too_many_none")
     g.error("aten::index.Tensor_out", [x, I([torch.tensor([0, 1]), torch.tensor([0, 1, 2])])], [torch.zeros((3, 5))], label="index_no_broadcast")
     g.error("aten::index.Tensor_out", [x, I([torch.tensor([True, False])])], [torch.zeros((1, 4, 5))], label="index_mask_shape")
     g.error("aten::index.Tensor_out", [x, I([torch.tensor([1])])], [torch.zeros((1, 4, 5), dtype=torch.float64)], label="index_out_dtype")
@@ -242,17 +237,19 @@ def _masked(g):
         x = _vals(g, (3, 4), dt)
         m = g.rand((3, 4), torch.bool)
         g.add("aten::masked_select.out", [x, m], [torch.masked_select(x, m)], dynamic=[[12]])
-        mb = g.rand((3, 1), torch.bool)
-        g.add("aten::masked_select.out", [x, mb], [torch.masked_select(x, mb)], dynamic=[[12]])
         src = _vals(g, (4, 4), dt)
         g.add("aten::masked_scatter.out", [x, m, src], [x.masked_scatter(m, src)])
-        g.add("aten::masked_scatter.out", [x, torch.tensor([True, False, False, True]), src],
-              [x.masked_scatter(torch.tensor([True, False, False, True]), src)])
         g.add("aten::nonzero.out", [x], [torch.nonzero(x)], dynamic=[[12, 2]])
         ed = g.edges(dt)
         g.add("aten::nonzero.out", [ed], [torch.nonzero(ed)], dynamic=[[ed.numel(), 1]])
         g.add("aten::masked_select.out", [ed, ed != 0], [torch.masked_select(ed, ed != 0)], dynamic=[[ed.numel()]])
-    # broadcasting self against a bigger mask
+    # the mask broadcasts against self
+    x = g.rand((3, 4), torch.int16)
+    mb = g.rand((3, 1), torch.bool)
+    g.add("aten::masked_select.out", [x, mb], [torch.masked_select(x, mb)], dynamic=[[12]])
+    src = g.rand((4, 4), torch.int16)
+    mr = torch.tensor([True, False, False, True])
+    g.add("aten::masked_scatter.out", [x, mr, src], [x.masked_scatter(mr, src)])    # broadcasting self against a bigger mask
     x = g.rand((4,))
     m = g.rand((2, 3, 4), torch.bool)
     g.add("aten::masked_select.out", [x, m], [torch.masked_select(x, m)], dynamic=[[24]])
@@ -341,13 +338,11 @@ def _scatter_slices(g):
 
 
 def _reorder(g):
-    for dt in ALL_DTYPES:
+    for n, dt in enumerate(ALL_DTYPES):
         x = _vals(g, (4, 5), dt)
-        for diag in (0, 2, -1):
-            g.add("aten::tril.out", [x, diag], [torch.tril(x, diag)])
-        g.add("aten::flip.out", [x, [0]], [torch.flip(x, [0])])
+        diag = (0, 2, -1)[n % 3]
+        g.add("aten::tril.out", [x, diag], [torch.tril(x, diag)])
         g.add("aten::flip.out", [x, [-1, 0]], [torch.flip(x, [-1, 0])])
-        g.add("aten::roll.out", [x, [2], [1]], [torch.roll(x, [2], [1])])
         g.add("aten::roll.out", [x, [-1, 7], [0, 1]], [torch.roll(x, [-1, 7], [0, 1])])
         ed = g.edges(dt)
         g.add("aten::flip.out", [ed, [0]], [torch.flip(ed, [0])])
