@@ -79,7 +79,7 @@ Status slice_scatter_out(KernelContext&, std::span<EValue* const> args) {
   const int64_t start = clamp_index(start_arg.value_or(0));
   int64_t end = clamp_index(end_arg.value_or(size));
   if (end < start) end = start;
-  const int64_t length = (end - start + step - 1) / step;
+  const int64_t length = end == start ? 0 : (end - start - 1) / step + 1;  // no overflow for a huge step
   Shape slice = Shape::of(self->sizes());
   slice.dims[dim] = int32_t(length);
   if (src->rank() != slice.rank || !std::equal(src->sizes().begin(), src->sizes().end(), slice.dims.begin())) {

@@ -316,6 +316,8 @@ def _scatter_slices(g):
     g.add("aten::select_scatter.out", [v, torch.tensor(3.5), 0, 4], [torch.select_scatter(v, torch.tensor(3.5), 0, 4)])
     s2 = g.rand((2,))
     g.add("aten::slice_scatter.out", [v, s2, 0, -100, 2, 1], [torch.slice_scatter(v, s2, 0, -100, 2, 1)])
+    s1 = g.rand((1,))
+    g.add("aten::slice_scatter.out", [v, s1, 0, 1, None, 2**62], [torch.slice_scatter(v, s1, 0, 1, None, 2**62)])
     s3 = g.rand((2,))
     g.add("aten::slice_scatter.out", [v, s3, 0, 3, 100, 1], [torch.slice_scatter(v, s3, 0, 3, 100, 1)])
     g.add("aten::slice_scatter.out", [v, torch.zeros(0), 0, 4, 2, 1], [torch.slice_scatter(v, torch.zeros(0), 0, 4, 2, 1)])
