@@ -281,6 +281,65 @@ TEST(CortexMKernels, QuantizeTiesToEvenAndDequantizeRoundTrip) {
   EXPECT_EQ(back, (std::vector<float>{0.5f, 0.5f, -0.5f, 31.0f, -32.75f, 0.0f}));
 }
 
+// Upstream's quantize checks only the quant_min/quant_max bounds and clamps with max then
+// min; dequantize also needs quant_min <= zero_point <= quant_max.
+TEST(CortexMKernels, QuantizeParameterChecksAsUpstream) {
+  std::vector<float> x = {1.0f, -1.0f};
+  std::vector<int8_t> q(2);
+  Call wide;  // a zero point outside int8 is accepted: 300 + 4 clamps to 127
+  wide.args({wide.tensor(x, {2}), wide.real(0.25), wide.integer(300), wide.integer(-128), wide.integer(127),
+             wide.integer(1), wide.tensor(q, {2})});
+  ASSERT_TRUE(wide.run("cortex_m::quantize_per_tensor.out").is_ok());
+  EXPECT_EQ(q, (std::vector<int8_t>{127, 127}));
+  Call crossed;  // quant_min > quant_max: max(q, 10) then min(., -10) = -10
+  crossed.args({crossed.tensor(x, {2}), crossed.real(0.25), crossed.integer(0), crossed.integer(10),
+                crossed.integer(-10), crossed.integer(1), crossed.tensor(q, {2})});
+  ASSERT_TRUE(crossed.run("cortex_m::quantize_per_tensor.out").is_ok());
+  EXPECT_EQ(q, (std::vector<int8_t>{-10, -10}));
+  Call bound;  // quant_max above the dtype
+  bound.args({bound.tensor(x, {2}), bound.real(0.25), bound.integer(0), bound.integer(-128), bound.integer(128),
+              bound.integer(1), bound.tensor(q, {2})});
+  EXPECT_NE(bound.run("cortex_m::quantize_per_tensor.out").message().find("argument 4 (quant_max)"), std::string::npos);
+  std::vector<float> back(2);
+  Call zp;  // dequantize: zero point outside [quant_min, quant_max]
+  zp.args({zp.tensor(q, {2}), zp.real(0.25), zp.integer(20), zp.integer(-10), zp.integer(10), zp.integer(1),
+           zp.tensor(back, {2})});
+  EXPECT_NE(zp.run("cortex_m::dequantize_per_tensor.out").message().find("argument 2 (zero_point)"), std::string::npos);
+}
+
+// Average pooling: the out tensor must have the size the parameters give (ceil_mode included).
+TEST(CortexMKernels, AvgPoolOutputSizeFollowsTheParameters) {
+  std::vector<int8_t> in(25), out3(9), out2(4);
+  for (int i = 0; i < 25; ++i) in[size_t(i)] = int8_t(i);
+  auto pool = [&](std::vector<int8_t>& out, int32_t size, bool ceil_mode) {
+    Call c;  // 5x5, kernel 2, stride 2: floor 2x2, ceil 3x3
+    c.args({c.tensor(in, {1, 1, 5, 5}), c.ints({2, 2}), c.ints({2, 2}), c.ints({0, 0}), c.boolean(ceil_mode),
+            c.integer(0), c.integer(1 << 30), c.integer(1), c.tensor(out, {1, 1, size, size})});
+    return c.run("cortex_m::quantized_avg_pool2d.out");
+  };
+  EXPECT_TRUE(pool(out2, 2, false).is_ok());
+  EXPECT_EQ(out2, (std::vector<int8_t>{3, 5, 13, 15}));  // (0+1+5+6)/4 = 3, ...
+  EXPECT_TRUE(pool(out3, 3, true).is_ok());
+  EXPECT_EQ(out3[2], int8_t(7));                         // the edge window holds 4 and 9: 6.5 -> 7
+  const Status wrong = pool(out3, 3, false);
+  EXPECT_NE(wrong.message().find("does not match the pooling parameters' 2x2"), std::string::npos) << wrong.message();
+}
+
+// quantized_activation maps element i of memory to element i, as upstream: only the element
+// counts must agree.
+TEST(CortexMKernels, ActivationNeedsOnlyEqualElementCounts) {
+  std::vector<int8_t> in = {-128, 0, 127, 5}, lut(256), out(4);
+  for (int i = 0; i < 256; ++i) lut[size_t(i)] = int8_t(127 - i);
+  Call c;
+  c.args({c.tensor(in, {1, 4}), c.tensor(lut, {256}), c.tensor(out, {2, 2})});
+  ASSERT_TRUE(c.run("cortex_m::quantized_activation.out").is_ok());
+  EXPECT_EQ(out, (std::vector<int8_t>{127, -1, -128, -6}));
+  std::vector<int8_t> small(3);
+  Call d;
+  d.args({d.tensor(in, {4}), d.tensor(lut, {256}), d.tensor(small, {3})});
+  EXPECT_NE(d.run("cortex_m::quantized_activation.out").message().find("expected 4 elements"), std::string::npos);
+}
+
 TEST(CortexMKernels, TransposeAndPad) {
   std::vector<int8_t> in = {1, 2, 3, 4, 5, 6}, out(6);
   Call t;
