@@ -28,15 +28,17 @@ constexpr float kSmallScale = 6.1e-5f;
 void scale_and_zero_point(float min, float max, int32_t qmin, int32_t qmax, double& scale, int64_t& zero_point) {
   min = std::min(min, 0.f);
   max = std::max(max, 0.f);
-  scale = (static_cast<double>(max) - min) / (qmax - qmin);
+  // The range in int64: qmax - qmin may overflow int32 (undefined upstream).
+  const int64_t span = int64_t(qmax) - qmin;
+  scale = (static_cast<double>(max) - min) / double(span);
   if (float(scale) == 0.0f || std::isinf(1.0f / float(scale))) scale = 0.1;
   if (scale < kSmallScale) {
     const float org_scale = static_cast<float>(scale);
     scale = kSmallScale;
     if (min == 0.0f) {
-      max = kSmallScale * (qmax - qmin);
+      max = kSmallScale * float(span);
     } else if (max == 0.0f) {
-      min = -kSmallScale * (qmax - qmin);
+      min = -kSmallScale * float(span);
     } else {
       const float amplifier = kSmallScale / org_scale;
       min *= amplifier;
@@ -45,8 +47,9 @@ void scale_and_zero_point(float min, float max, int32_t qmin, int32_t qmax, doub
   }
   const double from_min = qmin - min / scale;
   const double from_max = qmax - max / scale;
-  const double from_min_error = std::abs(qmin) - std::abs(min / scale);
-  const double from_max_error = std::abs(qmax) - std::abs(max / scale);
+  // |qmin| in double: std::abs(INT32_MIN) overflows.
+  const double from_min_error = std::abs(double(qmin)) - std::abs(min / scale);
+  const double from_max_error = std::abs(double(qmax)) - std::abs(max / scale);
   const double initial = from_min_error < from_max_error ? from_min : from_max;
   if (initial < qmin) {
     zero_point = qmin;

@@ -274,11 +274,12 @@ Status read_channel_params(const KernelArgs& a, int64_t channels, bool dequant, 
 }
 
 // Upstream's fast dequantize path (int8 input in the default dim order, float32 out) checks
-// quant_min <= zero point <= quant_max for every channel it visits.
+// quant_min <= zero point <= quant_max for every channel it visits. The per-token op views its
+// input as a contiguous 2-D tensor whatever its dim order (`any_layout`).
 Status check_fast_path_zero_points(const KernelArgs& a, const Tensor& in, const Tensor& out, const ChannelParams& p,
-                                   const Range& r) {
-  if (in.dtype() != ScalarType::Char || out.dtype() != ScalarType::Float || !in.is_default_dim_order() ||
-      in.numel() == 0) {
+                                   const Range& r, bool any_layout) {
+  if (in.dtype() != ScalarType::Char || out.dtype() != ScalarType::Float ||
+      !(any_layout || in.is_default_dim_order()) || in.numel() == 0) {
     return Status::ok();
   }
   for (int64_t c = 0; c < p.channels; ++c) {
@@ -354,7 +355,7 @@ Status dequantize_grouped(const char* name, bool per_token, std::span<EValue* co
   VKRT_RETURN_IF_ERROR(read_channel_params(a, channels, true, !per_token, p));
   VKRT_ASSIGN_OR_RETURN(Range r, read_range(a, per_token ? 3 : 4, 0, "input", input->dtype(), false));
   VKRT_RETURN_IF_ERROR(expect_dequantize_out(a, out_index, *out, out_index - 1, !per_token));
-  VKRT_RETURN_IF_ERROR(check_fast_path_zero_points(a, *input, *out, p, r));
+  VKRT_RETURN_IF_ERROR(check_fast_path_zero_points(a, *input, *out, p, r, per_token));
   VKRT_RETURN_IF_ERROR(resize_output(a, out_index, "out", *out, input->sizes()));
   const bool double_math = !per_token && input->rank() == 1 && out->dtype() == ScalarType::Double;
   dequantize_loop(*input, *out, p, true, double_math);

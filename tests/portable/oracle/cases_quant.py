@@ -362,6 +362,10 @@ def per_token_cases(g):
             label="output_dtype_mismatch")
     g.error(op_dq, [q, s2, z2, -128, 127, torch.int8, F32], [torch.zeros((2, 3), dtype=torch.bfloat16)],
             label="bf16_out")
+    # upstream's int8 -> float32 fast path (any layout here: the input is viewed as contiguous 2-D)
+    qx = channels_last(g.rand((1, 2, 2, 2), torch.int8))
+    g.error(op_dq, [qx, torch.ones((1, 2, 2, 1), dtype=torch.float64), torch.full((1, 2, 2, 1), 50), -128, 10,
+                    torch.int8, F32], [channels_last(torch.zeros((1, 2, 2, 2)))], label="zp_outside_range")
 
 
 # ----- choose_qparams -----------------------------------------------------------------------
@@ -383,6 +387,10 @@ def choose_qparams_cases(g):
                 assert tz == zp and abs(ts - scale) <= 1e-6 * scale, (label, ts, tz, scale, zp)
             g.hand(op, [x, qmin, qmax, 1e-7, torch.int8 if qmin < 0 else torch.uint8],
                    [torch.tensor([scale], dtype=torch.float64), torch.tensor([zp])], label=f"{label}_{qmin}")
+    x = g.rand((3, 3), F32)
+    scale, zp = scale_zero_point(*et_min_max([f32(v) for v in x.reshape(-1).tolist()]), -2 ** 31, 2 ** 31 - 1)
+    g.hand(op, [x, -2 ** 31, 2 ** 31 - 1, 1e-7, torch.int32],
+           [torch.tensor([scale], dtype=torch.float64), torch.tensor([zp])], label="int32_range")
     x = g.rand((3,), F32)
     one_d, one_l = torch.zeros(1, dtype=torch.float64), torch.zeros(1, dtype=torch.int64)
     g.error(op, [torch.zeros(0), -128, 127, 1e-7, torch.int8], [one_d, one_l], label="empty")
