@@ -36,6 +36,14 @@ class OptTensors(list):
     """A `Tensor?[]` argument (e.g. index.Tensor's indices): items are tensors or None."""
 
 
+class OutList(list):
+    """A `Tensor(a!)[] out` argument (split_copy, unbind_copy, ...) given in `outs`: the
+    expected tensors. The kernel gets one TensorList of sentinel-filled out tensors (each
+    with its expected tensor's shape, dtype and dim order) and every item is checked
+    ("expect <arg index>:<item index> ..."). In `expect`, a list value checks the items of a
+    TensorList argument the same way."""
+
+
 class DType:
     """A `ScalarType` argument: written as its Int code (pte-format.md §9.3)."""
 
@@ -139,6 +147,9 @@ class Gen:
             w.append("arg " + self._value(a))
         capacities = dynamic if isinstance(dynamic, list) else [None] * len(outs)
         for o, cap in zip(outs, capacities):
+            if isinstance(o, OutList):
+                w.append("arg " + self._out_list(o, bool(dynamic)))
+                continue
             shape = list(o.shape) if cap is None else list(cap)
             w.append("arg " + self._out_tensor(o, shape, bool(dynamic)))
         first_out = len(args)
@@ -146,8 +157,10 @@ class Gen:
         for i, o in enumerate(outs):
             expectations[first_out + i] = o
         for index, t in sorted(expectations.items()):
-            atol, rtol = tol if tol is not None else DEFAULT_TOL.get(t.dtype, (0.0, 0.0))
-            w.append(f"expect {index} {_fmt_float(atol)} {_fmt_float(rtol)} {self._tensor(t)}")
+            items = [(f"{index}:{k}", x) for k, x in enumerate(t)] if isinstance(t, list) else [(index, t)]
+            for where, x in items:
+                atol, rtol = tol if tol is not None else DEFAULT_TOL.get(x.dtype, (0.0, 0.0))
+                w.append(f"expect {where} {_fmt_float(atol)} {_fmt_float(rtol)} {self._tensor(x)}")
         w.append("end")
 
     def error(self, op, args, outs, *, code="InvalidArgument", label="", dynamic=False):
@@ -160,7 +173,10 @@ class Gen:
         for a in args:
             w.append("arg " + self._value(a))
         for o in outs:
-            w.append("arg " + self._out_tensor(o, list(o.shape), dynamic))
+            if isinstance(o, OutList):
+                w.append("arg " + self._out_list(o, dynamic))
+            else:
+                w.append("arg " + self._out_tensor(o, list(o.shape), dynamic))
         w.append(f"error {code}")
         w.append("end")
 
@@ -185,6 +201,9 @@ class Gen:
 
     def _out_tensor(self, expected, shape, dynamic):
         return self._tensor(expected, shape, dynamic, data=False)
+
+    def _out_list(self, items, dynamic):
+        return f"TL {len(items)} " + " ".join(self._out_tensor(x, list(x.shape), dynamic) for x in items)
 
     def _value(self, a):
         if a is None:

@@ -7,6 +7,9 @@
 //   arg N | I <int> | D <float> | B <0|1> | S <word> | IL n ... | DL n ... | BL n ...
 //       | T <tensor> | TL n <tensor>... | OTL n (N | T <tensor>)...
 //   expect <arg index> <atol> <rtol> T <tensor>      the argument's value after the call
+//   expect <arg index>:<item> <atol> <rtol> T <tensor>
+//                                                     item <item> of a TensorList argument
+//                                                     (the `Tensor(a!)[] out` of split_copy...)
 //   error <ErrorName>                                 the call must fail with this code
 //   end
 // <tensor> = <dtype code> <rank> <sizes...> <dim order...> <dynamic 0|1> <hex bytes | ->;
@@ -43,6 +46,7 @@ struct TensorSpec {
 
 struct Expectation {
   size_t index = 0;
+  long item = -1;  // >= 0: an item of a TensorList argument
   double atol = 0, rtol = 0;
   TensorSpec tensor;
 };
@@ -221,8 +225,11 @@ std::vector<Outcome> run_cases(const std::string& path, std::string& file_error)
       args.push_back(v);
     } else if (directive == "expect") {
       Expectation e;
-      std::string atol, rtol, t;
-      in >> e.index >> atol >> rtol >> t;
+      std::string where, atol, rtol, t;
+      in >> where >> atol >> rtol >> t;
+      const size_t colon = where.find(':');
+      e.index = size_t(std::strtoul(where.substr(0, colon).c_str(), nullptr, 10));
+      if (colon != std::string::npos) e.item = std::strtol(where.c_str() + colon + 1, nullptr, 10);
       e.atol = CaseParser::parse_float(atol);
       e.rtol = CaseParser::parse_float(rtol);
       if (!CaseParser::tensor(in, e.tensor, parse_error)) parse_error += " at line " + std::to_string(line_no);
@@ -248,13 +255,20 @@ std::vector<Outcome> run_cases(const std::string& path, std::string& file_error)
           current.failure = "allocated on the heap";
         } else {
           for (const Expectation& e : expectations) {
-            if (e.index >= args.size() || !args[e.index]->is_tensor()) {
-              current.failure = "expectation names argument " + std::to_string(e.index) + ", not a tensor";
+            const EValue* v = e.index < args.size() ? args[e.index] : nullptr;
+            std::string where = "argument " + std::to_string(e.index);
+            if (v != nullptr && e.item >= 0) {
+              where += " item " + std::to_string(e.item);
+              const bool listed = v->is_tensor_list() && size_t(e.item) < v->boxed_items().size();
+              v = listed ? v->boxed_items()[size_t(e.item)] : nullptr;
+            }
+            if (v == nullptr || !v->is_tensor()) {
+              current.failure = "expectation names " + where + ", not a tensor";
               break;
             }
-            std::string why = compare(args[e.index]->to_tensor(), e);
+            std::string why = compare(v->to_tensor(), e);
             if (!why.empty()) {
-              current.failure = "argument " + std::to_string(e.index) + ": " + why;
+              current.failure = where + ": " + why;
               break;
             }
           }
