@@ -301,9 +301,8 @@ def _elu(g):
                        lambda: _run_out(aten.elu.out, [xc, alpha, scale, input_scale], x.dtype, x.shape), hand,
                        f"elu/{label}", cl, dynamic)
 
-    for dt in FLOAT_DTYPES:
-        for i, p in enumerate(params):
-            add(_values(g, dt), p, f"{dt}/{i}".replace("torch.", ""))
+    for i, dt in enumerate(FLOAT_DTYPES):  # each dtype with one parameter set, in turn
+        add(_values(g, dt), params[i % len(params)], f"{dt}/{i % len(params)}".replace("torch.", ""))
     _layouts(g, lambda x, label, cl, dyn: add(x, params[1], label, cl, dyn))
     x = g.rand((3,), torch.int32)
     g.error(op, [x, 1.0, 1.0, 1.0], [x], label="elu/int_self")
@@ -324,9 +323,9 @@ def _leaky_relu(g):
         _torch_or_hand(g, op, [x, slope], lambda: _run_out(aten.leaky_relu.out, [xc, slope], x.dtype, x.shape),
                        hand, f"leaky_relu/{label}", cl, dynamic)
 
-    for dt in FLOAT_DTYPES:
-        for slope in [0.01, 2, True]:
-            add(_values(g, dt), slope, f"{dt}/{slope}".replace("torch.", ""))
+    slopes = [0.01, 2, True, -0.5]  # float, int and bool Scalars
+    for dt, slope in zip(FLOAT_DTYPES, slopes):
+        add(_values(g, dt), slope, f"{dt}/{slope}".replace("torch.", ""))
     _layouts(g, lambda x, label, cl, dyn: add(x, 0.2, label, cl, dyn))
     x = g.rand((3,), torch.int32)
     g.error(op, [x, 0.01], [x], label="leaky_relu/int_self")
