@@ -338,6 +338,68 @@ def nearest_ref(x, size, scales):
     return flat[:, :, src.reshape(-1)].reshape(n, c, src.shape[2], src.shape[3])
 
 
+def _tdiv(a, b):
+    """C++ integer division (truncates toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def grid_int_model(x, grid, mode, pad, align):
+    """grid_sampler_2d for integer dtypes as upstream computes it: coordinates in integer
+    arithmetic (the kernel uses int64; the cases keep values small so no narrowing occurs),
+    so bilinear and bicubic reduce to the sample at the truncated coordinate."""
+    n, c, h, w = x.shape
+    vals, gv = x.to(torch.int64).tolist(), grid.to(torch.int64).tolist()
+
+    def unnorm(v, size):
+        return _tdiv(v + 1, 2) * (size - 1) if align else _tdiv((v + 1) * size - 1, 2)
+
+    def clip(v, size):
+        return min(size - 1, max(v, 0))
+
+    def reflect(v, lo2, hi2):
+        if lo2 == hi2:
+            return 0
+        lo, span = _tdiv(lo2, 2), _tdiv(hi2 - lo2, 2)
+        if span == 0:
+            return 0
+        v = abs(v - lo)
+        extra, flips = v % span, v // span
+        return extra + lo if flips % 2 == 0 else span - extra + lo
+
+    def refl(v, size):
+        return reflect(v, 0, 2 * (size - 1)) if align else reflect(v, -1, 2 * size - 1)
+
+    def source(v, size):
+        v = unnorm(v, size)
+        if pad == 1:
+            v = clip(v, size)
+        elif pad == 2:
+            v = clip(refl(v, size), size)
+        return v
+
+    oh, ow = grid.shape[1], grid.shape[2]
+    out = torch.zeros(n, c, oh, ow, dtype=torch.int64)
+    for b in range(n):
+        for yy in range(oh):
+            for xx in range(ow):
+                gx, gy = gv[b][yy][xx]
+                if mode == 2:
+                    ix, iy = unnorm(gx, w), unnorm(gy, h)
+                    if pad == 1:
+                        ix, iy = clip(ix, w), clip(iy, h)
+                    elif pad == 2:
+                        ix, iy = clip(refl(ix, w), w), clip(refl(iy, h), h)
+                else:
+                    ix, iy = source(gx, w), source(gy, h)
+                    if pad != 0:
+                        ix, iy = clip(ix, w), clip(iy, h)
+                inside = 0 <= ix < w and 0 <= iy < h
+                for ch in range(c):
+                    out[b, ch, yy, xx] = vals[b][ch][iy][ix] if inside else 0
+    return out.to(x.dtype)
+
+
 def upsample_cases(g):
     op = "aten::upsample_bilinear2d.vec_out"
     for dt in REAL_DTYPES:
@@ -414,6 +476,18 @@ def upsample_cases(g):
             grid = g.rand((2, 3, 4, 2), dt, -1.3, 1.3)
             ref = aten.grid_sampler_2d(x.to(F64), grid.to(F64), mode, pad, align).to(dt)
             add(g, op, [x, grid, mode, pad, align], [ref], dt, acc=True, native=dt in NATIVE)
+    for dt in INT_DTYPES:
+        for mode, pad, align in [(0, 0, False), (1, 1, True), (2, 2, False), (0, 2, True), (1, 0, False),
+                                 (2, 1, True)]:
+            x = g.rand((2, 2, 3, 4), dt)
+            grid = g.rand((2, 3, 2, 2), dt, 0 if dt == torch.uint8 else -2, 3)
+            g.hand(op, [x, grid, mode, pad, align], [grid_int_model(x, grid, mode, pad, align)], label="int")
+    # the model agrees with torch where integer and float arithmetic coincide
+    x = g.rand((1, 2, 3, 5), torch.int64).to(F64)
+    grid = torch.tensor([[[[-1.0, -1.0], [1.0, 1.0]], [[1.0, -1.0], [-1.0, 1.0]]]], dtype=F64)
+    for mode in (0, 1, 2):
+        assert torch.equal(aten.grid_sampler_2d(x, grid, mode, 1, True),
+                           grid_int_model(x, grid, mode, 1, True).to(F64)), "grid model differs from torch"
     x = channels_last(g.rand((1, 3, 4, 4)))
     grid = g.rand((1, 2, 3, 2), low=-1.0, high=1.0)
     g.add(op, [x, grid, 0, 0, False], [channels_last(aten.grid_sampler_2d(x, grid, 0, 0, False))])
