@@ -623,9 +623,41 @@ def matmul_cases(g):
     g.error("aten::mm.out", [ab, ab.t()], [torch.zeros(2, 2, dtype=torch.bool)], label="bool")
 
 
+def shape_cases(g):
+    """DYNAMIC_BOUND outs (resized from a larger capacity) and 0-dim inputs (refused)."""
+    x = g.rand((2, 3, 6, 5))
+    g.add("aten::avg_pool2d.out", [x, [2, 2], [], [0], False, True, None], [aten.avg_pool2d(x, [2, 2])],
+          dynamic=[[2, 3, 6, 5]], label="dynamic")
+    o, i = aten.max_pool2d_with_indices(x, [3, 3], [2, 2], [1, 1])
+    g.add("aten::max_pool2d_with_indices.out", [x, [3, 3], [2, 2], [1, 1], [1], False], [o, i],
+          dynamic=[[2, 3, 6, 5], [2, 3, 6, 5]], label="dynamic")
+    o, m, r = aten.native_layer_norm(x, [6, 5], None, None, 1e-5)
+    g.add("aten::native_layer_norm.out", [x, [6, 5], None, None, 1e-5], [o, m, r],
+          dynamic=[[2, 3, 6, 5], [2, 3, 6, 5], [2, 3, 6, 5]], tol=tol_for(torch.float32, True), label="dynamic")
+    w = g.rand((4, 3, 3, 3))
+    g.add("aten::convolution.out", [x, w, None, [1], [1], [1], False, [0], 1],
+          [aten.convolution(x, w, None, [1], [1], [1], False, [0], 1)], dynamic=[[2, 4, 8, 8]],
+          tol=tol_for(torch.float32, True), label="dynamic")
+    g.add("aten::upsample_nearest2d.vec_out", [x, None, DoubleList([2.0, 2.0])],
+          [aten.upsample_nearest2d.vec(x, None, [2.0, 2.0])], dynamic=[[2, 3, 12, 12]], label="dynamic")
+    a, b = g.rand((3, 4)), g.rand((4, 2))
+    g.add("aten::mm.out", [a, b], [aten.mm(a, b)], dynamic=[[4, 4]], tol=tol_for(torch.float32, True), label="dynamic")
+    # 0-dim inputs have no channels / spatial dims / matrix dims
+    z = g.rand(())
+    g.error("aten::avg_pool2d.out", [z, [1, 1], [], [0], False, True, None], [z], label="zero_dim")
+    g.error("aten::_adaptive_avg_pool2d.out", [z, [1, 1]], [z], label="zero_dim")
+    g.error("aten::native_layer_norm.out", [z, [1], None, None, 1e-5], [z, z, z], label="zero_dim")
+    g.error("aten::upsample_nearest2d.vec_out", [z, [1, 1], None], [z], label="zero_dim")
+    g.error("aten::convolution.out", [z, z, None, [1], [0], [1], False, [0], 1], [z], label="zero_dim")
+    g.error("aten::mm.out", [z, z], [z], label="zero_dim")
+    g.error("aten::_native_batch_norm_legit.no_stats_out", [z, None, None, True, 0.1, 1e-5], [z, z, z],
+            label="zero_dim")
+
+
 def cases(g):
     pool_cases(g)
     norm_cases(g)
     upsample_cases(g)
     conv_cases(g)
     matmul_cases(g)
+    shape_cases(g)
