@@ -244,7 +244,7 @@ Status native_group_norm_out(KernelContext&, std::span<EValue* const> args) {
   if (in->rank() < 2) return a.error(0, "input", "expected at least 2 dims, got " + shape_string(in->sizes()));
   if (in->size(0) != n) return a.error(3, "N", "differs from input size(0) " + std::to_string(in->size(0)));
   if (in->size(1) != c) return a.error(4, "C", "differs from input size(1) " + std::to_string(in->size(1)));
-  if (hxw < 0 || in->numel() != n * c * hxw) {
+  if (hxw < 0 || saturating_mul(saturating_mul(n, c), hxw) != in->numel()) {  // n, c >= 0: sizes
     return a.error(5, "HxW", "N * C * HxW differs from the input's " + std::to_string(in->numel()) + " elements");
   }
   if (group <= 0 || c % group != 0 || group > INT32_MAX) {

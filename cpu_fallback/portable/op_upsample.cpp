@@ -227,6 +227,11 @@ Status upsample_bilinear2d_aa_out(KernelContext&, std::span<EValue* const> args)
   const Image src = Image::of(*in), dst = Image::of(*out);
   const float sh = area_scale<float>(src.h, dst.h, align_corners, scales ? scale_h : std::nullopt);
   const float sw = area_scale<float>(src.w, dst.w, align_corners, scales ? scale_w : std::nullopt);
+  // The filter centres (scale * (index + 0.5)) are cast to int64: keep them in range.
+  if (!(std::fabs(sh) < 1e9f) || !(std::fabs(sw) < 1e9f)) {
+    return a.error(std::fabs(sh) < 1e9f ? 4 : 3, std::fabs(sh) < 1e9f ? "scales_w" : "scales_h",
+                   "gives an unusable sampling scale");
+  }
   const ScalarType t = in->dtype();
   return with_compute_type(t, [&]<typename C>() {
     for (int64_t y = 0; y < dst.h; ++y) {
@@ -370,7 +375,9 @@ void grid_sample(const Tensor& in, const Tensor& grid, Tensor& out, int64_t mode
           } else {  // bicubic
             const S ix = unnormalize(gx, src.w, align_corners), iy = unnormalize(gy, src.h, align_corners);
             const int64_t x0 = floor_index(ix), y0 = floor_index(iy);
-            const S tx = wrapping_sub(ix, S(x0)), ty = wrapping_sub(iy, S(y0));
+            // Integral coordinates have no fraction (x0 only differs from ix where clamped).
+            const S tx = std::is_integral_v<S> ? S(0) : ix - S(x0);
+            const S ty = std::is_integral_v<S> ? S(0) : iy - S(y0);
             auto bounded = [&](int64_t y, int64_t x) -> S {
               if (padding == 0) return within(y, x) ? value(y, x) : S(0);
               if (padding == 1) return value(clip<int64_t>(y, src.h), clip<int64_t>(x, src.w));

@@ -465,6 +465,7 @@ def upsample_cases(g):
     g.add(op, [x, [2, 2], False, None, None], [aten._upsample_bilinear2d_aa(x, [2, 2], False)], label="empty")
     g.error(op, [g.rand((1, 2, 4, 4)), [2], False, None, None], [torch.zeros(1, 2, 2, 2)], label="size_len")
     g.error(op, [g.rand((1, 2, 4, 4)), [2, 2], False, None, None], [torch.zeros(1, 2, 2, 3)], label="out_shape")
+    g.error(op, [g.rand((1, 2, 4, 4)), [2, 2], False, 1e-12, 0.5], [torch.zeros(1, 2, 2, 2)], label="tiny_scale")
 
     op = "aten::grid_sampler_2d.out"
     for dt in FLOAT_DTYPES:
