@@ -602,6 +602,12 @@ def matmul_cases(g):
             e = g.edges(dt)[:12]
             ea, eb = e.reshape(3, 4), torch.ones(4, 2, dtype=dt)
             g.hand("aten::mm.out", [ea, eb], [aten.mm(ea.to(F64), eb.to(F64)).to(dt)], label="edges")
+    # beta == 0 still reads self: upstream computes sum * alpha + self * beta, so NaN/inf in self
+    # give NaN (torch 1.13's addmm skips self when beta == 0)
+    a, b = g.rand((2, 3)), g.rand((3, 4))
+    c = torch.tensor([float("nan"), float("inf"), 1.0, -0.0])
+    g.hand("aten::addmm.out", [c, a, b, 0, 2], [(a.to(F64) @ b.to(F64) * 2 + c.to(F64) * 0).float()],
+           tol=tol_for(torch.float32, True), label="beta0_nan_self")
     # integer wrap-around
     a = torch.tensor([[2**31 - 1, 2]], dtype=torch.int32)
     b = torch.tensor([[2], [3]], dtype=torch.int32)
