@@ -5,8 +5,9 @@
 //             Tensor(a!) out)                                  -> 7 args
 //   mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out)        -> 4 args
 //   bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out)       -> 4 args
-// addmm: out[n,p] = beta * self (broadcast to [n,p]) + alpha * (mat1[n,m] @ mat2[m,p]); with
-// beta == 0 self is ignored (NaN included), as in PyTorch. All tensors share one dtype
+// addmm: out[n,p] = beta * self (broadcast to [n,p]) + alpha * (mat1[n,m] @ mat2[m,p]); self
+// is always read, so with beta == 0 a NaN/inf in self still gives NaN, as ExecuTorch's portable
+// kernel computes it (PyTorch skips self when beta == 0). All tensors share one dtype
 // (floating or integral, not bool). Floating products accumulate in double, integral ones in
 // int64 (wrapping). Operands are read through their strides (any dim order).
 #include "op_util.h"
@@ -90,12 +91,11 @@ Status addmm_out(KernelContext&, std::span<EValue* const> args) {
   }
   VKRT_RETURN_IF_ERROR(resize_output(a, 5, "out", *out, result));
   const Strides bias_strides = broadcast_strides(*self, result);
-  const bool use_bias = beta.to_double() != 0.0;
   if (is_float_dtype(self->dtype())) {
-    matmul<double>(*mat1, *mat2, *out, use_bias ? self : nullptr, bias_strides, alpha.as<double>(),
+    matmul<double>(*mat1, *mat2, *out, self, bias_strides, alpha.as<double>(),
                    beta.as<double>(), false);
   } else {
-    matmul<int64_t>(*mat1, *mat2, *out, use_bias ? self : nullptr, bias_strides, alpha.as<int64_t>(),
+    matmul<int64_t>(*mat1, *mat2, *out, self, bias_strides, alpha.as<int64_t>(),
                     beta.as<int64_t>(), false);
   }
   return Status::ok();

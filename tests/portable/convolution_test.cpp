@@ -60,8 +60,9 @@ TEST(PortableConvolution, Errors) {
                "argument 1 (weight)", "input channels per group");
   EXPECT_ERROR(call.run(conv_args(call, x, w, call.none(), {1}, {0}, 3, out)), InvalidArgument,
                "argument 8 (groups)");
+  // Transposed: weight [C, Cout/groups, k] gives out [1, 2, 4], not out's [1, 2, 2].
   EXPECT_ERROR(call.run(conv_args(call, x, w, call.none(), {1}, {0}, 2, out, true)), InvalidArgument,
-               "argument 6 (transposed)");
+               "argument 9 (out)");
   EXPECT_ERROR(call.run(conv_args(call, x, w, call.none(), {0}, {0}, 2, out)), InvalidArgument,
                "argument 3 (stride)");
   auto* big = call.tensor<float>(ScalarType::Float, {2, 1, 5}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1});

@@ -1,4 +1,6 @@
 // addmm, mm, bmm.
+#include <cmath>
+
 #include "kernel_call.h"
 
 namespace vkrt::portable::testing {
@@ -22,7 +24,9 @@ TEST(PortableAddmm, LinearLikeLinearPte) {
   EXPECT_THAT(data_of<float>(scaled), ElementsAre(13, 20, 25, 32));
 }
 
-TEST(PortableAddmm, BetaZeroIgnoresNaNBiasAndTransposedOperand) {
+// beta == 0 still reads self, as ExecuTorch's portable kernel does (0 * NaN = NaN; PyTorch
+// would skip self).
+TEST(PortableAddmm, BetaZeroKeepsNaNBiasAndTransposedOperand) {
   KernelCall call("aten::addmm.out");
   auto* bias = call.tensor<float>(ScalarType::Float, {1}, {NAN});
   // mat2 stored column-major (dim order [1, 0]): logical [[1, 2], [3, 4]].
@@ -30,6 +34,9 @@ TEST(PortableAddmm, BetaZeroIgnoresNaNBiasAndTransposedOperand) {
   auto* b = call.tensor<float>(ScalarType::Float, {2, 2}, {1, 3, 2, 4}, {1, 0});
   auto* out = call.out(ScalarType::Float, {1, 2});
   ASSERT_TRUE(call.run({bias, a, b, call.integer(0), call.integer(1), out}).is_ok());
+  EXPECT_TRUE(std::isnan(data_of<float>(out)[0]) && std::isnan(data_of<float>(out)[1]));
+  auto* finite = call.tensor<float>(ScalarType::Float, {1}, {100});
+  ASSERT_TRUE(call.run({finite, a, b, call.integer(0), call.integer(1), out}).is_ok());
   EXPECT_THAT(data_of<float>(out), ElementsAre(4, 6));
 }
 
