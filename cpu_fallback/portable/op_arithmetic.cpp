@@ -45,12 +45,17 @@ ScalarType scalar_result_type(ScalarType self, const Scalar& other) {
 
 // out = self op other (alpha applies to other for add/sub), computed in `common`.
 Status binary_compute(const KernelArgs& a, BinaryOp op, const Tensor& self, const Tensor& other, Tensor& out,
-                      size_t out_index, const Scalar& alpha, ScalarType common) {
+                      size_t out_index, const Scalar& alpha, ScalarType common, bool scalar_other = false) {
   const bool has_alpha = op == BinaryOp::Add || op == BinaryOp::Sub;
   if (op == BinaryOp::Div && !is_float_dtype(common)) common = ScalarType::Float;
   if (op == BinaryOp::Sub && common == ScalarType::Bool) {
     return a.op_error(Error::InvalidArgument,
                       "subtraction of two bool tensors is not supported (use logical_xor)");
+  }
+  if (op == BinaryOp::Div && scalar_other && out.dtype() != common) {
+    // div.Scalar_out: out must have exactly the result dtype (upstream).
+    return a.error(out_index, "out", std::string("expected dtype ") + scalar_type_name(common) + ", got " +
+                                         scalar_type_name(out.dtype()));
   }
   if (!can_cast(common, out.dtype())) {
     return a.error(out_index, "out",
@@ -144,7 +149,8 @@ Status binary_scalar_kernel(const char* name, BinaryOp op, std::span<EValue* con
     case Scalar::Kind::Bool: value.b = other.b ? 1 : 0; dtype = ScalarType::Bool; break;
   }
   VKRT_ASSIGN_OR_RETURN(Tensor scalar, Tensor::make(dtype, std::span<const int32_t>(), &value));
-  return binary_compute(a, op, *self, scalar, *out, out_index, alpha, scalar_result_type(self->dtype(), other));
+  return binary_compute(a, op, *self, scalar, *out, out_index, alpha, scalar_result_type(self->dtype(), other),
+                        true);
 }
 
 Status add_out(KernelContext&, std::span<EValue* const> args) {
