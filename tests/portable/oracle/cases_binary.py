@@ -312,6 +312,11 @@ def cases(g):
                lambda dt: [2, 0.5, True] if not dt.is_floating_point else [3, -1.5, True, 2], small=True,
                err=lambda: g.error("aten::pow.Tensor_Scalar_out", [torch.tensor([2]), 0.5], [torch.tensor([0])],
                                    label="float_to_int_out"))
+    # a negative integer exponent: PyTorch refuses it, upstream computes pow in float64 and
+    # truncates toward zero
+    a = torch.tensor([1, 2, -1, 4, -2], dtype=torch.int32)
+    g.hand("aten::pow.Tensor_Scalar_out", [a, -1], [torch.tensor([1, 0, -1, 0, 0], dtype=torch.int32)],
+           label="int_negative_exponent")
     for i, dt in enumerate(REAL_DTYPES):
         e = g.rand((2, 3), dt, 0, 4) if not dt.is_floating_point else torch.cat([g.edges(dt), g.rand((3,), dt)])
         for s in _cycle([2, 1.5] if not dt.is_floating_point else [2, -1.5, True], i):
@@ -448,6 +453,11 @@ def cases(g):
         g.add(f"aten::{name}.Scalar_out", [torch.tensor(0.1), 0.1], [s_fn(torch.tensor(0.1), 0.1)], label="zero_dim")
         g.add(f"aten::{name}.Scalar_out", [g.rand((0, 2)), 1], [torch.zeros((0, 2), dtype=torch.bool)], label="empty")
         g.error(f"aten::{name}.Scalar_out", [g.rand((3,)), 1], [torch.zeros(2, dtype=torch.bool)], label="bad_out_shape")
+
+    # upstream converts the Scalar to the common dtype (int8 here: 300 wraps to 44); PyTorch
+    # compares values exactly
+    a = torch.tensor([44, 1, -56], dtype=torch.int8)
+    g.hand("aten::eq.Scalar_out", [a, 300], [torch.tensor([True, False, False])], label="int8_scalar_wraps")
 
     # ----- where ----------------------------------------------------------------------------------
     for dt in ALL_DTYPES:
