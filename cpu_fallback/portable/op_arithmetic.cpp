@@ -10,8 +10,9 @@
 //   (sub.Scalar_out likewise; mul/div.Scalar_out(Tensor self, Scalar other, *, out) -> 4 args)
 // (each + the trailing return slot, pte-format.md §9.5). The result is computed in
 // promote_types(self, other) (float32 for div of integers: true division) and cast to out's
-// dtype, which must be castable from it (c10::canCast), as ExecuTorch's portable ops do. A
-// Scalar other promotes only across categories (int tensor * 1.5 -> float32).
+// dtype, which must be castable from it (c10::canCast), as ExecuTorch's portable ops do; the
+// .Scalar_out overloads need out to have exactly the result dtype. A Scalar other promotes
+// only across categories (int tensor * 1.5 -> float32).
 // Integer results wrap on overflow; bool add/mul are logical or/and.
 #include "op_util.h"
 #include "vkrt/kernel.h"
@@ -52,8 +53,8 @@ Status binary_compute(const KernelArgs& a, BinaryOp op, const Tensor& self, cons
     return a.op_error(Error::InvalidArgument,
                       "subtraction of two bool tensors is not supported (use logical_xor)");
   }
-  if (op == BinaryOp::Div && scalar_other && out.dtype() != common) {
-    // div.Scalar_out: out must have exactly the result dtype (upstream).
+  if (scalar_other && out.dtype() != common) {
+    // The .Scalar_out overloads: out must have exactly the result dtype (upstream).
     return a.error(out_index, "out", std::string("expected dtype ") + scalar_type_name(common) + ", got " +
                                          scalar_type_name(out.dtype()));
   }

@@ -214,8 +214,8 @@ def cases(g):
         g.add(f"aten::{op}.Scalar_out", [a, 2] + extra, [fn(a, 2)], label="empty")
         a = g.rand((3,), torch.int32)
         g.error(f"aten::{op}.Scalar_out", [a, 0.5] + extra, [torch.zeros(3, dtype=torch.int32)], label="int_out")
-    a = g.rand((4,), torch.int16)
-    g.error("aten::div.Scalar_out", [a, 2], [torch.zeros(4, dtype=torch.float64)], label="div_out_not_common")
+        a = g.rand((3,), torch.int16)  # out must be the result dtype (int16), not merely castable
+        g.error(f"aten::{op}.Scalar_out", [a, 2] + extra, [torch.zeros(3, dtype=torch.float64)], label="out_not_common")
 
     # ----- div with rounding modes, floor_divide ----------------------------------------------
     def div_mode(mode):
