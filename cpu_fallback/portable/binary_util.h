@@ -23,7 +23,7 @@ enum class Rule {
   FloatCompute,  // common not bool, castable to out; compute in float (float/half/bf16) or double (fmod, pow)
   TrueDiv,       // floating result: common is the floating operand's dtype (both: promoted), else float32;
                  // any floating out (atan2, div without rounding mode)
-  MinMax,        // common castable to out; compute in common, bool included
+  Castable,      // common castable to out; compute in common, bool included (add, mul, maximum, ...)
   Bitwise,       // common integral or bool, castable to out
   Logical,       // compute in bool; any input and out dtype
   Compare,       // compute in common (float32 when floating and the operand dtypes differ); any out dtype
@@ -90,10 +90,11 @@ inline Status resolve(const KernelArgs& a, Rule rule, ScalarType x, ScalarType y
       else if (is_float_dtype(y)) compute = y;
       else compute = ScalarType::Float;
       if (!is_float_dtype(out.dtype())) {
-        return a.error(oi, "out", std::string("expected a floating dtype, got ") + scalar_type_name(out.dtype()));
+        return a.error(oi, "out", std::string("result dtype ") + scalar_type_name(compute) +
+                                      " needs a floating out dtype, got " + scalar_type_name(out.dtype()));
       }
       return Status::ok();
-    case Rule::MinMax:
+    case Rule::Castable:
       if (!can_cast(common, out.dtype())) return a.error(oi, "out", dtype_error(common, out));
       compute = common;
       return Status::ok();
@@ -116,12 +117,24 @@ inline Status resolve(const KernelArgs& a, Rule rule, ScalarType x, ScalarType y
 }
 
 // out = fn(x, y) over the broadcast `shape`, every element loaded as the compute type C of
-// `compute` and the result stored converted to out's dtype.
+// `compute` and the result stored converted to out's dtype. Operands and out of C's own dtype
+// with out's shape and dim order (the common case) skip the conversions and the walk.
 template <typename Fn>
 Status apply(ScalarType compute, const Tensor& x, const Tensor& y, Tensor& out, const Shape& shape, const Fn& fn,
              OpState& st) {
   return with_compute_type(compute, [&]<typename C>() -> Status {
     using R = decltype(fn(C{}, C{}, st));
+    constexpr ScalarType kC = CppTypeToScalar<C>::value;
+    if constexpr (std::is_same_v<R, C> && kC != ScalarType::Bool) {
+      if (x.dtype() == kC && y.dtype() == kC && out.dtype() == kC && x.same_layout(out) && y.same_layout(out) &&
+          out.is_default_dim_order()) {
+        const C* xs = x.data_as<const C>();
+        const C* ys = y.data_as<const C>();
+        C* zs = out.data_as<C>();
+        for (int64_t n = 0, numel = out.numel(); n < numel; ++n) zs[n] = fn(xs[n], ys[n], st);
+        return Status::ok();
+      }
+    }
     StridedWalker<3> walk(shape.view(), {strides_of(out), broadcast_strides(x, shape.view()),
                                          broadcast_strides(y, shape.view())});
     for (int64_t n = 0, numel = shape.numel(); n < numel; ++n, walk.next()) {

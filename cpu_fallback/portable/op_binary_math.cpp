@@ -313,10 +313,10 @@ Status atan2_out(KernelContext&, std::span<EValue* const> args) {
   return binary::tensor_kernel("aten::atan2.out", args, Rule::TrueDiv, Atan2Fn{});
 }
 Status maximum_out(KernelContext&, std::span<EValue* const> args) {
-  return binary::tensor_kernel("aten::maximum.out", args, Rule::MinMax, MaxFn{});
+  return binary::tensor_kernel("aten::maximum.out", args, Rule::Castable, MaxFn{});
 }
 Status minimum_out(KernelContext&, std::span<EValue* const> args) {
-  return binary::tensor_kernel("aten::minimum.out", args, Rule::MinMax, MinFn{});
+  return binary::tensor_kernel("aten::minimum.out", args, Rule::Castable, MinFn{});
 }
 
 }  // namespace
