@@ -156,13 +156,14 @@ inline Status broadcast_out(const KernelArgs& a, const Tensor& x, std::string_vi
   return resize_output(a, oi, "out", out, shape.view());
 }
 
-// The shared body: checks dtypes, broadcasts, runs fn. x is argument xi, y argument yi (a
-// Scalar operand arrives as a 0-dim tensor with `common` already computed).
+// The shared body: checks dtypes, broadcasts, runs fn. y is argument yi; a Scalar y arrives as
+// a 0-dim tensor (`y_is_scalar`) with `common` already computed, and its dtype does not take
+// part in the rules.
 template <typename Fn>
 Status run(const KernelArgs& a, Rule rule, const Tensor& x, const Tensor& y, size_t yi, std::string_view yname,
-           ScalarType common, Tensor& out, size_t oi, const Fn& fn) {
+           ScalarType common, Tensor& out, size_t oi, const Fn& fn, bool y_is_scalar = false) {
   ScalarType compute = common;
-  VKRT_RETURN_IF_ERROR(resolve(a, rule, x.dtype(), y.dtype(), common, out, oi, compute));
+  VKRT_RETURN_IF_ERROR(resolve(a, rule, x.dtype(), y_is_scalar ? x.dtype() : y.dtype(), common, out, oi, compute));
   Shape shape;
   VKRT_RETURN_IF_ERROR(broadcast_out(a, x, "self", y, yi, yname, out, oi, shape));
   OpState st;
@@ -202,7 +203,7 @@ Status scalar_kernel(const char* name, std::span<EValue* const> args, Rule rule,
   if (zero_is_error && int_zero_scalar(common, other)) return a.error(1, "other", "integer division by zero");
   ScalarBox box;
   VKRT_ASSIGN_OR_RETURN(Tensor scalar, box.tensor(other));
-  return run(a, rule, *self, scalar, 1, "other", common, *out, 2, fn);
+  return run(a, rule, *self, scalar, 1, "other", common, *out, 2, fn, true);
 }
 
 }  // namespace vkrt::portable::binary

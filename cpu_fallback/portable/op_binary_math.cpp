@@ -242,8 +242,10 @@ Status div_scalar_mode_out(KernelContext&, std::span<EValue* const> args) {
   if (common != ScalarType::Bool && binary::int_zero_scalar(common, other)) {
     return a.error(1, "other", "integer division by zero");
   }
-  if (*mode == "trunc") return binary::run(a, Rule::Real, *self, scalar, 1, "other", common, *out, 3, TruncDivFn{});
-  return binary::run(a, Rule::Real, *self, scalar, 1, "other", common, *out, 3, FloorDivFn{});
+  if (*mode == "trunc") {
+    return binary::run(a, Rule::Real, *self, scalar, 1, "other", common, *out, 3, TruncDivFn{}, true);
+  }
+  return binary::run(a, Rule::Real, *self, scalar, 1, "other", common, *out, 3, FloorDivFn{}, true);
 }
 
 // pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out)

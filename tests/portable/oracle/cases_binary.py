@@ -459,6 +459,10 @@ def cases(g):
     a = torch.tensor([44, 1, -56], dtype=torch.int8)
     g.hand("aten::eq.Scalar_out", [a, 300], [torch.tensor([True, False, False])], label="int8_scalar_wraps")
 
+    # a float64 tensor against an Int Scalar compares in float64 (the common dtype)
+    a = torch.tensor([1 + 1e-9, 1.0], dtype=torch.float64)
+    g.add("aten::eq.Scalar_out", [a, 1], [aten.eq.Scalar(a, 1)], label="float64_int_scalar")
+
     # ----- where ----------------------------------------------------------------------------------
     for dt in ALL_DTYPES:
         c = g.rand((2, 5), torch.bool)
