@@ -1,5 +1,5 @@
 // aten::{add,sub,mul,div}.out and .Scalar_out: elementwise binary arithmetic with PyTorch
-// broadcasting and type promotion.
+// broadcasting and type promotion, on the binary family's walk (binary_util.h).
 //
 // Schemas (native_functions.yaml):
 //   add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out)   -> 5 args
@@ -9,57 +9,49 @@
 //   add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> 5 args
 //   (sub.Scalar_out likewise; mul/div.Scalar_out(Tensor self, Scalar other, *, out) -> 4 args)
 // (each + the trailing return slot, pte-format.md §9.5). The result is computed in
-// promote_types(self, other) (float32 for div of integers: true division) and cast to out's
-// dtype, which must be castable from it (c10::canCast), as ExecuTorch's portable ops do. A
+// promote_types(self, other) (division: the floating operand's dtype, float32 for integers)
+// and cast to out's dtype, which must be castable from it (c10::canCast), as ExecuTorch's
+// portable ops do; the .Scalar_out overloads need out to have exactly the result dtype. A
 // Scalar other promotes only across categories (int tensor * 1.5 -> float32).
 // Integer results wrap on overflow; bool add/mul are logical or/and.
-#include "op_util.h"
-#include "vkrt/kernel.h"
+#include "binary_util.h"
 
 namespace vkrt::portable {
 namespace {
 
+using binary::OpState;
+using binary::Rule;
+
 enum class BinaryOp { Add, Sub, Mul, Div };
 
-template <typename C>
-C apply(BinaryOp op, C x, C y, C alpha) {
-  switch (op) {
-    case BinaryOp::Add: return wrapping_add(x, wrapping_mul(alpha, y));
-    case BinaryOp::Sub: return wrapping_sub(x, wrapping_mul(alpha, y));
-    case BinaryOp::Mul: return wrapping_mul(x, y);
-    case BinaryOp::Div:
+// x op (alpha * y).
+template <BinaryOp kOp>
+struct ArithFn {
+  Scalar alpha;
+  template <typename C>
+  C operator()(C x, C y, OpState&) const {
+    if constexpr (kOp == BinaryOp::Add) return wrapping_add(x, wrapping_mul(alpha.as<C>(), y));
+    if constexpr (kOp == BinaryOp::Sub) {
+      if constexpr (std::is_same_v<C, bool>) return x;  // not reached: bool sub is refused
+      else return wrapping_sub(x, wrapping_mul(alpha.as<C>(), y));
+    }
+    if constexpr (kOp == BinaryOp::Mul) return wrapping_mul(x, y);
+    if constexpr (kOp == BinaryOp::Div) {
       if constexpr (std::is_floating_point_v<C>) return x / y;
-      return C{};  // not reached: division always computes in a floating type
+      else return C{};  // not reached: division computes in a floating type
+    }
   }
-  return C{};
-}
+};
 
-// PyTorch's result type of `tensor op scalar`: a scalar only promotes across categories
-// (bool < integral < floating), to int64 or the default float32 (c10 result_type rules).
-ScalarType scalar_result_type(ScalarType self, const Scalar& other) {
-  if (is_float_dtype(self)) return self;
-  if (other.is_floating()) return ScalarType::Float;
-  if (self == ScalarType::Bool && other.kind == Scalar::Kind::Int) return ScalarType::Long;
-  return self;
-}
-
-// out = self op other (alpha applies to other for add/sub), computed in `common`.
-Status binary_compute(const KernelArgs& a, BinaryOp op, const Tensor& self, const Tensor& other, Tensor& out,
-                      size_t out_index, const Scalar& alpha, ScalarType common) {
-  const bool has_alpha = op == BinaryOp::Add || op == BinaryOp::Sub;
-  if (op == BinaryOp::Div && !is_float_dtype(common)) common = ScalarType::Float;
-  if (op == BinaryOp::Sub && common == ScalarType::Bool) {
-    return a.op_error(Error::InvalidArgument,
-                      "subtraction of two bool tensors is not supported (use logical_xor)");
+// Checks `alpha` (ExecuTorch's check_alpha_type, and PyTorch's: a floating alpha needs a
+// floating result, a bool alpha a bool result) and the bool subtraction, then runs the op.
+template <BinaryOp kOp>
+Status arith(const KernelArgs& a, const Tensor& self, const Tensor& other, ScalarType common, const Scalar& alpha,
+             Tensor& out, size_t oi, bool exact_out) {
+  if (kOp == BinaryOp::Sub && common == ScalarType::Bool) {
+    return a.op_error(Error::InvalidArgument, "subtraction of two bool tensors is not supported (use logical_xor)");
   }
-  if (!can_cast(common, out.dtype())) {
-    return a.error(out_index, "out",
-                   std::string("result dtype ") + scalar_type_name(common) +
-                       " cannot be cast to out dtype " + scalar_type_name(out.dtype()));
-  }
-  if (has_alpha) {
-    // ExecuTorch's check_alpha_type: a floating alpha needs a floating result, a bool alpha a
-    // bool result.
+  if (kOp == BinaryOp::Add || kOp == BinaryOp::Sub) {
     if (alpha.is_floating() && !is_float_dtype(common)) {
       return a.error(2, "alpha", std::string("floating alpha with an integral result dtype ") +
                                      scalar_type_name(common));
@@ -68,108 +60,84 @@ Status binary_compute(const KernelArgs& a, BinaryOp op, const Tensor& self, cons
       return a.error(2, "alpha", "bool alpha is only supported for bool results");
     }
   }
-  Shape shape;
-  if (!broadcast_shapes(self.sizes(), other.sizes(), shape)) {
-    return a.error(1, "other", "shape " + shape_string(other.sizes()) +
-                                   " does not broadcast with self shape " + shape_string(self.sizes()));
+  ScalarType result = common;
+  if (kOp == BinaryOp::Div && !is_float_dtype(result)) result = ScalarType::Float;
+  if (exact_out && out.dtype() != result) {
+    return a.error(oi, "out", std::string("expected dtype ") + scalar_type_name(result) + ", got " +
+                                  scalar_type_name(out.dtype()));
   }
-  VKRT_RETURN_IF_ERROR(resize_output(a, out_index, "out", out, shape.view()));
-
-  return with_compute_type(common, [&]<typename C>() -> Status {
-    const C alpha_c = alpha.as<C>();
-    const int64_t numel = shape.numel();
-    constexpr ScalarType kC = CppTypeToScalar<C>::value;
-    const bool flat = kC != ScalarType::Bool && self.dtype() == kC && other.dtype() == kC &&
-                      out.dtype() == kC && self.same_layout(out) && other.same_layout(out) &&
-                      out.is_default_dim_order();
-    if (flat) {
-      const C* x = self.data_as<const C>();
-      const C* y = other.data_as<const C>();
-      C* z = out.data_as<C>();
-      for (int64_t n = 0; n < numel; ++n) z[n] = apply<C>(op, x[n], y[n], alpha_c);
-      return Status::ok();
-    }
-    StridedWalker<3> walk(shape.view(), {strides_of(out), broadcast_strides(self, shape.view()),
-                                         broadcast_strides(other, shape.view())});
-    for (int64_t n = 0; n < numel; ++n, walk.next()) {
-      const C x = load_elem<C>(self.data(), self.dtype(), walk.offset(1));
-      const C y = load_elem<C>(other.data(), other.dtype(), walk.offset(2));
-      store_elem<C>(out.data(), out.dtype(), walk.offset(0), apply<C>(op, x, y, alpha_c));
-    }
-    return Status::ok();
-  });
+  const Rule rule = kOp == BinaryOp::Div ? Rule::TrueDiv : Rule::Castable;
+  ScalarType compute = common;
+  VKRT_RETURN_IF_ERROR(binary::resolve(a, rule, self.dtype(), exact_out ? self.dtype() : other.dtype(), common,
+                                       out, oi, compute));
+  if (kOp == BinaryOp::Div && exact_out) compute = result;  // a Scalar divisor does not widen self's dtype
+  Shape shape;
+  VKRT_RETURN_IF_ERROR(binary::broadcast_out(a, self, "self", other, 1, "other", out, oi, shape));
+  OpState st;
+  return binary::apply(compute, self, other, out, shape, ArithFn<kOp>{alpha}, st);
 }
 
+constexpr bool has_alpha(BinaryOp op) { return op == BinaryOp::Add || op == BinaryOp::Sub; }
+
 // The .out overloads: Tensor other.
-Status binary_kernel(const char* name, BinaryOp op, std::span<EValue* const> args) {
-  const bool has_alpha = op == BinaryOp::Add || op == BinaryOp::Sub;
+template <BinaryOp kOp>
+Status tensor_kernel(const char* name, std::span<EValue* const> args) {
   KernelArgs a(name, args);
-  VKRT_RETURN_IF_ERROR(expect_args(a, has_alpha ? 5 : 4));
-  const size_t out_index = has_alpha ? 3 : 2;
+  VKRT_RETURN_IF_ERROR(expect_args(a, has_alpha(kOp) ? 5 : 4));
+  const size_t oi = has_alpha(kOp) ? 3 : 2;
   VKRT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(a, 0, "self"));
   VKRT_ASSIGN_OR_RETURN(Tensor * other, tensor_arg(a, 1, "other"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(a, out_index, "out"));
+  VKRT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(a, oi, "out"));
   Scalar alpha;  // Int 1
   alpha.i = 1;
-  if (has_alpha) {
+  if (has_alpha(kOp)) {
     VKRT_ASSIGN_OR_RETURN(alpha, scalar_arg(a, 2, "alpha"));
   }
-  return binary_compute(a, op, *self, *other, *out, out_index, alpha,
-                        promote_types(self->dtype(), other->dtype()));
+  return arith<kOp>(a, *self, *other, promote_types(self->dtype(), other->dtype()), alpha, *out, oi, false);
 }
 
 // The .Scalar_out overloads: Scalar other, read through a 0-dim tensor over a local.
-Status binary_scalar_kernel(const char* name, BinaryOp op, std::span<EValue* const> args) {
-  const bool has_alpha = op == BinaryOp::Add || op == BinaryOp::Sub;
+template <BinaryOp kOp>
+Status scalar_kernel(const char* name, std::span<EValue* const> args) {
   KernelArgs a(name, args);
-  VKRT_RETURN_IF_ERROR(expect_args(a, has_alpha ? 5 : 4));
-  const size_t out_index = has_alpha ? 3 : 2;
+  VKRT_RETURN_IF_ERROR(expect_args(a, has_alpha(kOp) ? 5 : 4));
+  const size_t oi = has_alpha(kOp) ? 3 : 2;
   VKRT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(a, 0, "self"));
   VKRT_ASSIGN_OR_RETURN(Scalar other, scalar_arg(a, 1, "other"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(a, out_index, "out"));
+  VKRT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(a, oi, "out"));
   Scalar alpha;
   alpha.i = 1;
-  if (has_alpha) {
+  if (has_alpha(kOp)) {
     VKRT_ASSIGN_OR_RETURN(alpha, scalar_arg(a, 2, "alpha"));
   }
-  union {
-    int64_t i;
-    double d;
-    uint8_t b;
-  } value{};
-  ScalarType dtype = ScalarType::Long;
-  switch (other.kind) {
-    case Scalar::Kind::Int: value.i = other.i; break;
-    case Scalar::Kind::Double: value.d = other.d; dtype = ScalarType::Double; break;
-    case Scalar::Kind::Bool: value.b = other.b ? 1 : 0; dtype = ScalarType::Bool; break;
-  }
-  VKRT_ASSIGN_OR_RETURN(Tensor scalar, Tensor::make(dtype, std::span<const int32_t>(), &value));
-  return binary_compute(a, op, *self, scalar, *out, out_index, alpha, scalar_result_type(self->dtype(), other));
+  binary::ScalarBox box;
+  VKRT_ASSIGN_OR_RETURN(Tensor scalar, box.tensor(other));
+  return arith<kOp>(a, *self, scalar, binary::promote_with_scalar(self->dtype(), other), alpha, *out, oi, true);
 }
 
 Status add_out(KernelContext&, std::span<EValue* const> args) {
-  return binary_kernel("aten::add.out", BinaryOp::Add, args);
+  return tensor_kernel<BinaryOp::Add>("aten::add.out", args);
 }
 Status sub_out(KernelContext&, std::span<EValue* const> args) {
-  return binary_kernel("aten::sub.out", BinaryOp::Sub, args);
+  return tensor_kernel<BinaryOp::Sub>("aten::sub.out", args);
 }
 Status mul_out(KernelContext&, std::span<EValue* const> args) {
-  return binary_kernel("aten::mul.out", BinaryOp::Mul, args);
+  return tensor_kernel<BinaryOp::Mul>("aten::mul.out", args);
 }
 Status div_out(KernelContext&, std::span<EValue* const> args) {
-  return binary_kernel("aten::div.out", BinaryOp::Div, args);
+  return tensor_kernel<BinaryOp::Div>("aten::div.out", args);
 }
 Status add_scalar_out(KernelContext&, std::span<EValue* const> args) {
-  return binary_scalar_kernel("aten::add.Scalar_out", BinaryOp::Add, args);
+  return scalar_kernel<BinaryOp::Add>("aten::add.Scalar_out", args);
 }
 Status sub_scalar_out(KernelContext&, std::span<EValue* const> args) {
-  return binary_scalar_kernel("aten::sub.Scalar_out", BinaryOp::Sub, args);
+  return scalar_kernel<BinaryOp::Sub>("aten::sub.Scalar_out", args);
 }
 Status mul_scalar_out(KernelContext&, std::span<EValue* const> args) {
-  return binary_scalar_kernel("aten::mul.Scalar_out", BinaryOp::Mul, args);
+  return scalar_kernel<BinaryOp::Mul>("aten::mul.Scalar_out", args);
 }
 Status div_scalar_out(KernelContext&, std::span<EValue* const> args) {
-  return binary_scalar_kernel("aten::div.Scalar_out", BinaryOp::Div, args);
+  return scalar_kernel<BinaryOp::Div>("aten::div.Scalar_out", args);
 }
 
 }  // namespace

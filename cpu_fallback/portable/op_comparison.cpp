@@ -3,94 +3,57 @@
 // Schemas:
 //   eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out)  -> 4 args
 //   eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out)  -> 4 args  (broadcasting)
-// (and the same for ne, lt, le, gt, ge). Values compare exactly: in double when either side
-// is floating, else in int64. The result (true/false) is written in out's dtype, normally bool.
-#include "op_util.h"
-#include "vkrt/kernel.h"
+// (and the same for ne, lt, le, gt, ge; + the trailing return slot). As ExecuTorch's portable
+// kernels: values compare in the common dtype (promote_types; a Scalar promotes only across
+// categories and is converted to the common dtype), float32 for a floating common dtype of two
+// different operand dtypes, half/bfloat16 in float32. The result (true/false) is written in
+// out's dtype, normally bool. Shares the walk of the binary family (binary_util.h).
+#include "binary_util.h"
 
 namespace vkrt::portable {
 namespace {
 
-enum class Cmp { Eq, Ne, Lt, Le, Gt, Ge };
+using binary::OpState;
+using binary::Rule;
 
-template <typename C>
-bool compare(Cmp op, C x, C y) {
-  switch (op) {
-    case Cmp::Eq: return x == y;
-    case Cmp::Ne: return x != y;
-    case Cmp::Lt: return x < y;
-    case Cmp::Le: return x <= y;
-    case Cmp::Gt: return x > y;
-    case Cmp::Ge: return x >= y;
-  }
-  return false;
-}
+struct EqFn {
+  template <typename C>
+  bool operator()(C x, C y, OpState&) const { return x == y; }
+};
+struct NeFn {
+  template <typename C>
+  bool operator()(C x, C y, OpState&) const { return x != y; }
+};
+struct LtFn {
+  template <typename C>
+  bool operator()(C x, C y, OpState&) const { return x < y; }
+};
+struct LeFn {
+  template <typename C>
+  bool operator()(C x, C y, OpState&) const { return x <= y; }
+};
+struct GtFn {
+  template <typename C>
+  bool operator()(C x, C y, OpState&) const { return x > y; }
+};
+struct GeFn {
+  template <typename C>
+  bool operator()(C x, C y, OpState&) const { return x >= y; }
+};
 
-Status compare_scalar(const char* name, Cmp op, std::span<EValue* const> args) {
-  KernelArgs a(name, args);
-  VKRT_RETURN_IF_ERROR(expect_args(a, 4));
-  VKRT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(a, 0, "self"));
-  VKRT_ASSIGN_OR_RETURN(Scalar other, scalar_arg(a, 1, "other"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(a, 2, "out"));
-  VKRT_RETURN_IF_ERROR(resize_output(a, 2, "out", *out, self->sizes()));
-  auto run = [&]<typename C>() {
-    const C y = other.as<C>();
-    StridedWalker<2> walk(self->sizes(), {strides_of(*out), strides_of(*self)});
-    for (int64_t n = 0; n < self->numel(); ++n, walk.next()) {
-      const C x = load_elem<C>(self->data(), self->dtype(), walk.offset(1));
-      store_elem<bool>(out->data(), out->dtype(), walk.offset(0), compare<C>(op, x, y));
-    }
-  };
-  if (is_float_dtype(self->dtype()) || other.is_floating()) {
-    run.template operator()<double>();
-  } else {
-    run.template operator()<int64_t>();
+#define VKRT_COMPARISON_KERNELS(op, FN)                                              \
+  Status op##_scalar_out(KernelContext&, std::span<EValue* const> args) {            \
+    return binary::scalar_kernel("aten::" #op ".Scalar_out", args, Rule::Compare, FN{}); \
+  }                                                                                  \
+  Status op##_tensor_out(KernelContext&, std::span<EValue* const> args) {            \
+    return binary::tensor_kernel("aten::" #op ".Tensor_out", args, Rule::Compare, FN{}); \
   }
-  return Status::ok();
-}
-
-Status compare_tensor(const char* name, Cmp op, std::span<EValue* const> args) {
-  KernelArgs a(name, args);
-  VKRT_RETURN_IF_ERROR(expect_args(a, 4));
-  VKRT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(a, 0, "self"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * other, tensor_arg(a, 1, "other"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, tensor_arg(a, 2, "out"));
-  Shape shape;
-  if (!broadcast_shapes(self->sizes(), other->sizes(), shape)) {
-    return a.error(1, "other", "shape " + shape_string(other->sizes()) +
-                                   " does not broadcast with self shape " + shape_string(self->sizes()));
-  }
-  VKRT_RETURN_IF_ERROR(resize_output(a, 2, "out", *out, shape.view()));
-  auto run = [&]<typename C>() {
-    StridedWalker<3> walk(shape.view(), {strides_of(*out), broadcast_strides(*self, shape.view()),
-                                         broadcast_strides(*other, shape.view())});
-    for (int64_t n = 0, numel = shape.numel(); n < numel; ++n, walk.next()) {
-      const C x = load_elem<C>(self->data(), self->dtype(), walk.offset(1));
-      const C y = load_elem<C>(other->data(), other->dtype(), walk.offset(2));
-      store_elem<bool>(out->data(), out->dtype(), walk.offset(0), compare<C>(op, x, y));
-    }
-  };
-  if (is_float_dtype(self->dtype()) || is_float_dtype(other->dtype())) {
-    run.template operator()<double>();
-  } else {
-    run.template operator()<int64_t>();
-  }
-  return Status::ok();
-}
-
-#define VKRT_COMPARISON_KERNELS(op, CMP)                                               \
-  Status op##_scalar_out(KernelContext&, std::span<EValue* const> args) {              \
-    return compare_scalar("aten::" #op ".Scalar_out", Cmp::CMP, args);                  \
-  }                                                                                    \
-  Status op##_tensor_out(KernelContext&, std::span<EValue* const> args) {              \
-    return compare_tensor("aten::" #op ".Tensor_out", Cmp::CMP, args);                  \
-  }
-VKRT_COMPARISON_KERNELS(eq, Eq)
-VKRT_COMPARISON_KERNELS(ne, Ne)
-VKRT_COMPARISON_KERNELS(lt, Lt)
-VKRT_COMPARISON_KERNELS(le, Le)
-VKRT_COMPARISON_KERNELS(gt, Gt)
-VKRT_COMPARISON_KERNELS(ge, Ge)
+VKRT_COMPARISON_KERNELS(eq, EqFn)
+VKRT_COMPARISON_KERNELS(ne, NeFn)
+VKRT_COMPARISON_KERNELS(lt, LtFn)
+VKRT_COMPARISON_KERNELS(le, LeFn)
+VKRT_COMPARISON_KERNELS(gt, GtFn)
+VKRT_COMPARISON_KERNELS(ge, GeFn)
 #undef VKRT_COMPARISON_KERNELS
 
 }  // namespace

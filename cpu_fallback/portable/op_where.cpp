@@ -3,7 +3,7 @@
 //
 // out = condition ? self : other, all three broadcast together. condition is bool (uint8
 // accepted, as PyTorch still does with a deprecation warning). self and other promote to a
-// common dtype, which must be castable to out's.
+// common dtype, which out must have (ExecuTorch's check).
 #include "op_util.h"
 #include "vkrt/kernel.h"
 
@@ -22,9 +22,9 @@ Status where_out(KernelContext&, std::span<EValue* const> args) {
                                        scalar_type_name(cond->dtype()));
   }
   const ScalarType common = promote_types(self->dtype(), other->dtype());
-  if (!can_cast(common, out->dtype())) {
-    return a.error(3, "out", std::string("result dtype ") + scalar_type_name(common) +
-                                 " cannot be cast to out dtype " + scalar_type_name(out->dtype()));
+  if (out->dtype() != common) {
+    return a.error(3, "out", std::string("expected the result dtype ") + scalar_type_name(common) + ", got " +
+                                 scalar_type_name(out->dtype()));
   }
   Shape partial, shape;
   if (!broadcast_shapes(cond->sizes(), self->sizes(), partial)) {
