@@ -19,6 +19,8 @@ std::string npy_descr(ScalarType t) {
     case ScalarType::UInt32: return "<u4";
     case ScalarType::UInt64: return "<u8";
     case ScalarType::Bool: return "|b1";
+    case ScalarType::ComplexFloat: return "<c8";
+    case ScalarType::ComplexDouble: return "<c16";
     default: return "";
   }
 }

@@ -5,6 +5,10 @@
 namespace vkrt::portable {
 namespace {
 
+struct Word16 {  // a complex128 element
+  uint64_t lo, hi;
+};
+
 template <typename Word>
 void copy_words(const void* in, int64_t in_base, const Strides& in_strides, void* out,
                 int64_t out_base, const Strides& out_strides, std::span<const int32_t> shape,
@@ -50,6 +54,7 @@ void strided_copy(const Tensor& in, const Strides& in_strides, int64_t in_base, 
       case 2: return copy_words<uint16_t>(in.data(), in_base, in_strides, out.data(), out_base, out_strides, shape, numel);
       case 4: return copy_words<uint32_t>(in.data(), in_base, in_strides, out.data(), out_base, out_strides, shape, numel);
       case 8: return copy_words<uint64_t>(in.data(), in_base, in_strides, out.data(), out_base, out_strides, shape, numel);
+      case 16: return copy_words<Word16>(in.data(), in_base, in_strides, out.data(), out_base, out_strides, shape, numel);
       default: return;
     }
   }

@@ -13,8 +13,9 @@
 //   unfold_copy.out(Tensor self, int dimension, int size, int step, *, out)           -> 6
 //   view_as_real_copy.out(Tensor self, *, Tensor(a!) out)                             -> 3
 // All keep self's dtype except unfold_copy, which (as ExecuTorch's kernel) converts to any
-// out dtype among the supported ones. The host-to-device and device-to-host copies are
-// plain copies: vkrt's portable kernels run on the host.
+// out dtype among the supported ones, and view_as_real_copy (complex self, real out). The
+// host-to-device and device-to-host copies are plain copies: vkrt's portable kernels run on
+// the host.
 #include "copies.h"
 #include "vkrt/kernel.h"
 
@@ -211,18 +212,42 @@ struct UnfoldCopy {
   }
 };
 
-// vkrt has no complex dtypes (scalar_type.h), so no program can hand this op a complex
-// input: the kernel exists so that such a program fails with a clear message.
-struct ViewAsRealCopy {
-  static constexpr const char* kName = "aten::view_as_real_copy.out";
-  static constexpr size_t kSchemaArgs = 1;
-  static constexpr OutDtype kDtype = OutDtype::Same;
-  static Result<View> view(const KernelArgs& a, const Tensor& self) {
-    return a.op_error(Error::NotSupported, std::string("argument 0 (self): needs a complex dtype, which vkrt "
-                                                       "does not support; got ") +
-                                               scalar_type_name(self.dtype()));
+// view_as_real_copy.out: a complex self of shape S as a real out of shape S + [2] holding
+// each element's (real, imaginary) parts. Self is read as a real tensor of that shape (its
+// strides doubled, in parts, with a last dim of stride 1), so any dim order of self and out
+// works. As ExecuTorch's kernel, out may be float16, float32 or float64 (the parts convert);
+// PyTorch's own result dtype is the parts' (complex32 -> float16, complex64 -> float32,
+// complex128 -> float64).
+Status view_as_real_copy_kernel(KernelContext&, std::span<EValue* const> args) {
+  KernelArgs a("aten::view_as_real_copy.out", args);
+  VKRT_RETURN_IF_ERROR(expect_args(a, 3));
+  VKRT_ASSIGN_OR_RETURN(Tensor * self, any_tensor_arg(a, 0, "self"));
+  VKRT_ASSIGN_OR_RETURN(Tensor * out, any_tensor_arg(a, 1, "out"));
+  if (!is_complex(self->dtype())) {
+    return a.error(0, "self", std::string("expected a complex dtype (complex32, complex64 or complex128), got ") +
+                                  scalar_type_name(self->dtype()));
   }
-};
+  const ScalarType part = complex_part_type(self->dtype());
+  const ScalarType od = out->dtype();
+  if (od != ScalarType::Half && od != ScalarType::Float && od != ScalarType::Double) {
+    return a.error(1, "out", std::string("expected dtype float16, float32 or float64 (") + scalar_type_name(part) +
+                                 " for " + scalar_type_name(self->dtype()) + " self), got " + scalar_type_name(od));
+  }
+  if (self->rank() >= kMaxRank) {
+    return a.error(0, "self", "rank " + std::to_string(self->rank()) + " leaves no room for the parts dim");
+  }
+  View v = view_of(*self);
+  for (int d = 0; d < v.shape.rank; ++d) v.strides[d] *= 2;
+  v.strides[v.shape.rank] = 1;
+  v.shape.dims[v.shape.rank++] = 2;
+  VKRT_RETURN_IF_ERROR(resize_output(a, 1, "out", *out, v.shape.view()));
+  const int64_t numel = v.shape.numel();
+  StridedWalker<2> walk(v.shape.view(), {strides_of(*out), v.strides});
+  for (int64_t n = 0; n < numel; ++n, walk.next()) {
+    store_elem<double>(out->data(), od, walk.offset(0), load_elem<double>(self->data(), part, walk.offset(1)));
+  }
+  return Status::ok();
+}
 
 }  // namespace
 
@@ -237,6 +262,6 @@ VKRT_REGISTER_KERNEL("aten::as_strided_copy.out", view_kernel<AsStridedCopy>);
 VKRT_REGISTER_KERNEL("aten::diagonal_copy.out", view_kernel<DiagonalCopy>);
 VKRT_REGISTER_KERNEL("aten::narrow_copy.out", view_kernel<NarrowCopy>);
 VKRT_REGISTER_KERNEL("aten::unfold_copy.out", view_kernel<UnfoldCopy>);
-VKRT_REGISTER_KERNEL("aten::view_as_real_copy.out", view_kernel<ViewAsRealCopy>);
+VKRT_REGISTER_KERNEL("aten::view_as_real_copy.out", view_as_real_copy_kernel);
 
 }  // namespace vkrt::portable

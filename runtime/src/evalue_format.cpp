@@ -73,6 +73,14 @@ std::string format_element(const Tensor& t, int64_t i) {
     case ScalarType::UInt32: return std::to_string(load<uint32_t>(d, i));
     case ScalarType::Long: return std::to_string(load<int64_t>(d, i));
     case ScalarType::UInt64: return std::to_string(load<uint64_t>(d, i));
+    // Complex values print as (real, imaginary) pairs.
+    case ScalarType::ComplexHalf:
+      return "(" + format_double(half_to_float(load<uint16_t>(d, 2 * i))) + ", " +
+             format_double(half_to_float(load<uint16_t>(d, 2 * i + 1))) + ")";
+    case ScalarType::ComplexFloat:
+      return "(" + format_double(load<float>(d, 2 * i)) + ", " + format_double(load<float>(d, 2 * i + 1)) + ")";
+    case ScalarType::ComplexDouble:
+      return "(" + format_double(load<double>(d, 2 * i)) + ", " + format_double(load<double>(d, 2 * i + 1)) + ")";
     default: return "?";
   }
 }

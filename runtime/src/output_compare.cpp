@@ -76,6 +76,11 @@ void OutputComparer::compare_element(const std::string& name, int64_t index, dou
 
 void OutputComparer::compare_tensor(const std::string& name, ScalarType dtype, int64_t numel, const void* got,
                                     const void* expected) {
+  // A complex tensor compares as its real and imaginary parts, interleaved.
+  if (is_complex(dtype)) {
+    dtype = complex_part_type(dtype);
+    numel *= 2;
+  }
   const size_t es = element_size(dtype);
   const auto* a = static_cast<const uint8_t*>(got);
   const auto* b = static_cast<const uint8_t*>(expected);

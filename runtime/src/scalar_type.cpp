@@ -15,9 +15,12 @@ size_t element_size(ScalarType t) {
     case ScalarType::UInt16:
       return 2;
     case ScalarType::Int: case ScalarType::Float: case ScalarType::QInt32: case ScalarType::UInt32:
+    case ScalarType::ComplexHalf:
       return 4;
-    case ScalarType::Long: case ScalarType::Double: case ScalarType::UInt64:
+    case ScalarType::Long: case ScalarType::Double: case ScalarType::UInt64: case ScalarType::ComplexFloat:
       return 8;
+    case ScalarType::ComplexDouble:
+      return 16;
   }
   return 0;
 }
@@ -32,6 +35,9 @@ const char* scalar_type_name(ScalarType t) {
     case ScalarType::Half: return "float16";
     case ScalarType::Float: return "float32";
     case ScalarType::Double: return "float64";
+    case ScalarType::ComplexHalf: return "complex32";
+    case ScalarType::ComplexFloat: return "complex64";
+    case ScalarType::ComplexDouble: return "complex128";
     case ScalarType::Bool: return "bool";
     case ScalarType::QInt8: return "qint8";
     case ScalarType::QUInt8: return "quint8";
@@ -65,6 +71,19 @@ bool is_integral(ScalarType t, bool include_bool) {
       return include_bool;
     default:
       return false;
+  }
+}
+
+bool is_complex(ScalarType t) {
+  return t == ScalarType::ComplexHalf || t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble;
+}
+
+ScalarType complex_part_type(ScalarType t) {
+  switch (t) {
+    case ScalarType::ComplexHalf: return ScalarType::Half;
+    case ScalarType::ComplexFloat: return ScalarType::Float;
+    case ScalarType::ComplexDouble: return ScalarType::Double;
+    default: return t;
   }
 }
 

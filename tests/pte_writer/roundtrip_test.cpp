@@ -193,6 +193,37 @@ TEST(RoundTrip, ConstMethodsReturnTheirValues) {
   EXPECT_EQ(std::vector<int64_t>(p, p + v->to_tensor().numel()), (std::vector<int64_t>{1, 2, 3}));
 }
 
+// A complex64 constant is written with its dtype code (9) and 8-byte (real, imaginary)
+// elements, read back as such, and view_as_real_copy splits it into float32 parts.
+TEST(RoundTrip, ComplexFloatConstantTensor) {
+  const std::vector<float> parts{1.f, -2.f, 0.5f, 3.f, -0.f, INFINITY};  // 3 complex values
+  ProgramBuilder program;
+  MethodBuilder& get = program.add_method("get_complex");
+  get.set_outputs({get.add_constant_tensor(TensorSpec::make(ScalarType::ComplexFloat, {3}), to_bytes(parts))});
+  MethodBuilder& m = program.add_method("forward");
+  int32_t c = m.add_constant_tensor(TensorSpec::make(ScalarType::ComplexFloat, {3}), to_bytes(parts));
+  int32_t out = m.add_planned_tensor(ScalarType::Float, {3, 2});
+  m.add_kernel_call("aten::view_as_real_copy.out", {c, out, out});
+  m.set_outputs({out});
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> bytes, program.build());
+
+  ASSERT_OK_AND_ASSIGN(auto module, Module::load_from_buffer(bytes));
+  auto got = module->load_method("get_complex");
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  ASSERT_TRUE((*got)->execute().is_ok());
+  const EValue& v = (*got)->output(0);
+  ASSERT_TRUE(v.is_tensor());
+  const Tensor& t = v.to_tensor();
+  EXPECT_EQ(t.dtype(), ScalarType::ComplexFloat);
+  EXPECT_EQ(t.numel(), 3);
+  EXPECT_EQ(t.nbytes(), 24u);
+  const float* p = t.data_as<float>();
+  EXPECT_EQ(std::vector<float>(p, p + 6), parts);
+
+  std::vector<FloatInput> no_inputs;
+  EXPECT_EQ(run_floats(bytes, no_inputs), parts);
+}
+
 TEST(RoundTrip, MutableDataInitialisesThePlannedBuffer) {
   ProgramBuilder program;
   MethodBuilder& m = program.add_method("forward");

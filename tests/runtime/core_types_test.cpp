@@ -69,6 +69,34 @@ TEST(EValueFormat, ReferenceRunnerFormat) {
   EXPECT_EQ(format_evalue(EValue()), "None");
 }
 
+TEST(ScalarType, ComplexTypes) {
+  EXPECT_EQ(int(ScalarType::ComplexHalf), 8);
+  EXPECT_EQ(int(ScalarType::ComplexFloat), 9);
+  EXPECT_EQ(int(ScalarType::ComplexDouble), 10);
+  EXPECT_TRUE(is_valid_scalar_type(8) && is_valid_scalar_type(9) && is_valid_scalar_type(10));
+  EXPECT_EQ(element_size(ScalarType::ComplexHalf), 4u);
+  EXPECT_EQ(element_size(ScalarType::ComplexFloat), 8u);
+  EXPECT_EQ(element_size(ScalarType::ComplexDouble), 16u);
+  EXPECT_STREQ(scalar_type_name(ScalarType::ComplexFloat), "complex64");
+  EXPECT_EQ(complex_part_type(ScalarType::ComplexHalf), ScalarType::Half);
+  EXPECT_EQ(complex_part_type(ScalarType::ComplexDouble), ScalarType::Double);
+  EXPECT_FALSE(is_complex(ScalarType::Float));
+  EXPECT_FALSE(is_floating(ScalarType::ComplexFloat));
+}
+
+TEST(EValueFormat, ComplexAsPairs) {
+  float v[4] = {1.5f, -2, 0, 0.25f};
+  int32_t sizes[] = {2};
+  auto t = Tensor::make(ScalarType::ComplexFloat, sizes, v);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(format_evalue(EValue::from_tensor(&*t)), "tensor(sizes=[2], [(1.5, -2.), (0., 0.25)])");
+  double d[2] = {-1, 3.5};
+  int32_t one[] = {1};
+  auto td = Tensor::make(ScalarType::ComplexDouble, one, d);
+  ASSERT_TRUE(td.ok());
+  EXPECT_EQ(format_evalue(EValue::from_tensor(&*td)), "tensor(sizes=[1], [(-1., 3.5)])");
+}
+
 TEST(EValueFormat, WrapsAndElides) {
   std::vector<int32_t> data(12);
   for (int i = 0; i < 12; ++i) data[size_t(i)] = i;

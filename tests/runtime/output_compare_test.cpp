@@ -67,6 +67,17 @@ TEST(OutputComparer, NanMatchesNanAndInfinityOnlyItself) {
   EXPECT_EQ(r.max_abs_error, 0);  // non-finite differences stay out of the figures
 }
 
+TEST(OutputComparer, ComplexComparesItsPartsWithTolerance) {
+  const float got[] = {1.0f, 2.0f, 3.0f, -4.0f};  // two complex64 values
+  const float want[] = {1.0f, 2.001f, 3.0f, -4.0f};
+  OutputComparer loose(0.01, 0), exact(0, 0);
+  loose.compare_tensor("c", ScalarType::ComplexFloat, 2, got, want);
+  exact.compare_tensor("c", ScalarType::ComplexFloat, 2, got, want);
+  EXPECT_TRUE(loose.result().pass);
+  EXPECT_FALSE(exact.result().pass);
+  EXPECT_EQ(exact.result().elements, 4);
+}
+
 TEST(OutputComparer, HalfIsToleranced) {
   const uint16_t got[] = {float_to_half(1.0f), float_to_half(2.0f)};
   const uint16_t want[] = {float_to_half(1.0009765625f), float_to_half(2.0f)};  // one half ulp above 1

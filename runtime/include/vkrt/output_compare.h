@@ -2,7 +2,8 @@
 // (bundled_program.h), or the same method run on another executor (executor_runner
 // --compare_with_cpu). Integer, Bool and other non-floating tensors must match bit for bit;
 // Half, BFloat16, Float and Double elements within |got - expected| <= atol + rtol * |expected|
-// (NaN matches NaN, an infinity only itself; rtol = atol = 0 asks for equality).
+// (NaN matches NaN, an infinity only itself; rtol = atol = 0 asks for equality). Complex
+// tensors compare as their real and imaginary parts (each counts as an element).
 #pragma once
 
 #include <string>

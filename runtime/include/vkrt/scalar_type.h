@@ -15,6 +15,9 @@ enum class ScalarType : int8_t {
   Half = 5,
   Float = 6,
   Double = 7,
+  ComplexHalf = 8,    // two float16 parts (real, imaginary)
+  ComplexFloat = 9,   // two float32 parts
+  ComplexDouble = 10, // two float64 parts
   Bool = 11,
   QInt8 = 12,
   QUInt8 = 13,
@@ -40,6 +43,10 @@ size_t element_size(ScalarType t);
 const char* scalar_type_name(ScalarType t);
 bool is_floating(ScalarType t);   // Half, Float, Double, BFloat16
 bool is_integral(ScalarType t, bool include_bool);
+bool is_complex(ScalarType t);    // ComplexHalf, ComplexFloat, ComplexDouble
+// The dtype of a complex type's real and imaginary parts (ComplexHalf -> Half, ComplexFloat ->
+// Float, ComplexDouble -> Double); `t` itself for any other type.
+ScalarType complex_part_type(ScalarType t);
 
 // C++ type for a ScalarType, for kernels that switch on dtype.
 template <typename T> struct CppTypeToScalar;

@@ -15,9 +15,11 @@ import torch
 # ExecuTorch ScalarType codes (runtime/core/portable_type/scalar_type.h).
 DTYPE_CODE = {
     torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, torch.int64: 4,
-    torch.float16: 5, torch.float32: 6, torch.float64: 7, torch.bool: 11,
+    torch.float16: 5, torch.float32: 6, torch.float64: 7,
+    torch.complex32: 8, torch.complex64: 9, torch.complex128: 10, torch.bool: 11,
     torch.bfloat16: 15,
 }
+COMPLEX_DTYPES = [torch.complex32, torch.complex64, torch.complex128]
 
 INT_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
 FLOAT_DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
@@ -74,6 +76,9 @@ def _raw_bytes(t):
     """The bytes of `t` in memory order along its dim order."""
     order = dim_order_of(t)
     flat = t.permute(*order).contiguous().reshape(-1) if t.dim() else t.reshape(1)
+    if flat.is_complex():
+        # (real, imaginary) pairs of the parts' dtype, as ExecuTorch stores complex elements.
+        flat = torch.view_as_real(flat).reshape(-1)
     if flat.dtype == torch.bool:
         flat = flat.to(torch.uint8)
     if flat.dtype in (torch.float16, torch.bfloat16):

@@ -14,7 +14,8 @@
 //   end
 // <tensor> = <dtype code> <rank> <sizes...> <dim order...> <dynamic 0|1> <hex bytes | ->;
 // bytes are in memory order along the dim order; "-" (an out tensor) is filled with a
-// sentinel. Floats are C99 hex floats, inf, -inf or nan. The call gets the arguments in
+// sentinel. Floats are C99 hex floats, inf, -inf or nan. Complex tensors (dtype codes 8-10)
+// hold (real, imaginary) pairs and compare part by part. The call gets the arguments in
 // order plus a trailing return slot (the last argument), as the executor passes them.
 #include <gtest/gtest.h>
 
@@ -159,31 +160,39 @@ std::string compare(const Tensor& got, const Expectation& e) {
   if (!made.ok()) return "bad expectation: " + made.status().to_string();
   const Tensor& want = made.value();
   if (want.nbytes() != spec.bytes.size()) return "expectation holds the wrong number of bytes";
+  // A complex element compares as its two parts (n counts parts then), each a float.
+  const bool complex = is_complex(spec.dtype);
+  const ScalarType dtype = complex_part_type(spec.dtype);
+  const int parts = complex ? 2 : 1;
   StridedWalker<2> walk(got.sizes(), {strides_of(got), strides_of(want)});
-  const bool floating = is_float_dtype(spec.dtype);
+  const bool floating = is_float_dtype(dtype);
   int bad = 0;
-  for (int64_t n = 0; n < got.numel(); ++n, walk.next()) {
+  for (int64_t n = 0; n < got.numel() * parts; ++n) {
+    const int64_t part = n % parts;
+    const int64_t got_at = walk.offset(0) * parts + part, want_at = walk.offset(1) * parts + part;
+    if (part == parts - 1) walk.next();
     bool ok;
     double g = 0, w = 0;
     if (floating) {
-      g = load_elem<double>(got.data(), got.dtype(), walk.offset(0));
-      w = load_elem<double>(want.data(), want.dtype(), walk.offset(1));
+      g = load_elem<double>(got.data(), dtype, got_at);
+      w = load_elem<double>(want.data(), dtype, want_at);
       if (std::isnan(w) || std::isnan(g)) ok = std::isnan(w) && std::isnan(g);
       else if (std::isinf(w) || std::isinf(g)) ok = g == w;
       else ok = std::fabs(g - w) <= e.atol + e.rtol * std::fabs(w);
     } else {
-      const int64_t gi = load_elem<int64_t>(got.data(), got.dtype(), walk.offset(0));
-      const int64_t wi = load_elem<int64_t>(want.data(), want.dtype(), walk.offset(1));
+      const int64_t gi = load_elem<int64_t>(got.data(), dtype, got_at);
+      const int64_t wi = load_elem<int64_t>(want.data(), dtype, want_at);
       ok = gi == wi;
       g = double(gi);
       w = double(wi);
     }
     if (!ok && bad++ == 0) {
       why.precision(9);
-      why << "element " << n << " (logical order) is " << g << ", expected " << w;
+      why << "element " << n / parts << (complex ? (part ? " (imaginary)" : " (real)") : "")
+          << " (logical order) is " << g << ", expected " << w;
     }
   }
-  if (bad > 0) why << " (" << bad << " of " << got.numel() << " elements differ)";
+  if (bad > 0) why << " (" << bad << " of " << got.numel() * parts << (complex ? " parts" : " elements") << " differ)";
   return why.str();
 }
 
