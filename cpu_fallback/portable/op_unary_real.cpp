@@ -15,8 +15,8 @@
 //   bitwise_not     integral or bool, out = self's dtype.
 //   logical_not     any supported self and out dtype: out = (self == 0).
 //   isinf/isnan     any supported self; out must be bool.
-//   _conj_physical  complex dtypes only upstream; vkrt has no complex dtypes, so every call is
-//                   refused with InvalidArgument naming self's dtype.
+//   _conj_physical  complex dtypes only (complex32, complex64, complex128), out = self's dtype:
+//                   the imaginary parts negated.
 #include <cmath>
 
 #include "unary_family.h"
@@ -113,14 +113,38 @@ Status isnan_out(KernelContext&, std::span<EValue* const> args) {
                                          []<typename C>(C x) -> bool { return std::isnan(x); });
 }
 
+// Both tensors are read as real tensors of shape S + [2] (strides doubled, in parts, and a last
+// dim of stride 1): parts [.., 0] are copied, parts [.., 1] negated.
 Status conj_physical_out(KernelContext&, std::span<EValue* const> args) {
   KernelArgs a("aten::_conj_physical.out", args);
   VKRT_RETURN_IF_ERROR(expect_args(a, 3));
   VKRT_ASSIGN_OR_RETURN(Tensor * self, a.tensor(0, "self"));
   VKRT_ASSIGN_OR_RETURN(Tensor * out, a.tensor(1, "out"));
-  (void)out;
-  return a.error(0, "self", std::string("expected a complex dtype (the only ones upstream supports), got ") +
-                                scalar_type_name(self->dtype()) + "; vkrt has no complex dtypes");
+  if (!is_complex(self->dtype())) {
+    return a.error(0, "self", std::string("expected a complex dtype (complex32, complex64 or complex128), got ") +
+                                  scalar_type_name(self->dtype()));
+  }
+  if (out->dtype() != self->dtype()) {
+    return a.error(1, "out", std::string("expected self's dtype ") + scalar_type_name(self->dtype()) + ", got " +
+                                 scalar_type_name(out->dtype()));
+  }
+  if (self->rank() >= kMaxRank) return a.error(0, "self", "rank leaves no room for the parts dim");
+  VKRT_RETURN_IF_ERROR(resize_output(a, 1, "out", *out, self->sizes()));
+  if (self->numel() > 0 && (self->data() == nullptr || out->data() == nullptr)) {
+    return a.op_error(Error::InvalidArgument, "tensor without data");
+  }
+  const ScalarType part = complex_part_type(self->dtype());
+  Shape parts = Shape::of(self->sizes());
+  Strides in = strides_of(*self), o = strides_of(*out);
+  for (int d = 0; d < parts.rank; ++d) in[d] *= 2, o[d] *= 2;
+  in[parts.rank] = 1, o[parts.rank] = 1;
+  parts.dims[parts.rank++] = 2;
+  StridedWalker<2> walk(parts.view(), {o, in});
+  for (int64_t n = 0; n < parts.numel(); ++n, walk.next()) {
+    const double v = load_elem<double>(self->data(), part, walk.offset(1));
+    store_elem<double>(out->data(), part, walk.offset(0), n % 2 == 1 ? -v : v);
+  }
+  return Status::ok();
 }
 
 }  // namespace

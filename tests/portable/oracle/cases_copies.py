@@ -11,6 +11,7 @@ import warnings
 
 import torch
 
+import oracle
 from oracle import ALL_DTYPES, OutList, channels_last
 
 aten = torch.ops.aten
@@ -440,54 +441,35 @@ def cases(g):
     _view_as_real_ops(g)
 
 
-# torch 1.13 warns on every complex32 tensor it makes; the cases need only its plain copies.
-warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
-
-_PART = {torch.complex32: torch.float16, torch.complex64: torch.float32, torch.complex128: torch.float64}
-
-
-def _complex(g, shape, dt, edges=False):
-    """Random complex values of `dt` (parts uniform in [-4, 4)); with `edges`, the parts'
-    edge values (NaN, +-inf, -0.0, tiny, huge) lead the real parts and, reversed, the
-    imaginary ones."""
-    part = _PART[dt]
-    re, im = g.rand(shape, part).reshape(-1), g.rand(shape, part).reshape(-1)
-    if edges:
-        e = g.edges(part)
-        n = min(re.numel(), e.numel())
-        re[:n] = e[:n]
-        im[:n] = e.flip(0)[:n]
-    # torch.complex has no float16 kernel: build complex64 and narrow (exact for float16 parts).
-    wide = torch.float32 if part == torch.float16 else part
-    return torch.complex(re.to(wide), im.to(wide)).to(dt).reshape(shape)
+_PART = oracle.COMPLEX_PART
 
 
 def _view_as_real_ops(g):
     op = "aten::view_as_real_copy.out"
     for dt in _PART:
-        for label, x in [("random", _complex(g, (2, 3, 4), dt)), ("edges", _complex(g, (4, 5), dt, edges=True)),
-                         ("empty", _complex(g, (0, 3), dt)), ("0-dim", _complex(g, (), dt)),
-                         ("transposed", _complex(g, (3, 5), dt).t())]:
+        for label, x in [("random", g.rand_complex((2, 3, 4), dt)), ("edges", g.rand_complex((4, 5), dt, edges=True)),
+                         ("empty", g.rand_complex((0, 3), dt)), ("0-dim", g.rand_complex((), dt)),
+                         ("transposed", g.rand_complex((3, 5), dt).t())]:
             want = _out(aten.view_as_real_copy.out, [x], _PART[dt])
             _add(g, op, [x], [want], label=f"{dt}/{label}".replace("torch.", ""))
         # PyTorch's result of a transposed self keeps self's layout (dim order [1, 0, 2]).
-        x = _complex(g, (3, 4), dt).t()
+        x = g.rand_complex((3, 4), dt).t()
         _add(g, op, [x], [aten.view_as_real_copy.default(x)], label=f"{dt}/transposed_layout".replace("torch.", ""))
-    x = channels_last(_complex(g, (2, 3, 2, 2), torch.complex64))
+    x = channels_last(g.rand_complex((2, 3, 2, 2), torch.complex64))
     _add(g, op, [x], [aten.view_as_real_copy.default(x)], label="channels_last")
     # Byte-moving copies take complex elements too (4, 8 and 16 bytes).
     for dt in _PART:
-        x = _complex(g, (3, 4), dt, edges=True).t()
+        x = g.rand_complex((3, 4), dt, edges=True).t()
         _add(g, "aten::alias_copy.out", [x], [x.contiguous()], label=str(dt).replace("torch.", ""))
         _add(g, "aten::permute_copy.out", [x, [1, 0]], [x.permute(1, 0).contiguous()],
              label=str(dt).replace("torch.", ""))
     # The parts convert to another floating out dtype (ExecuTorch's kernel and PyTorch both do).
-    x = _complex(g, (3, 2), torch.complex64, edges=True)
+    x = g.rand_complex((3, 2), torch.complex64, edges=True)
     _add(g, op, [x], [_out(aten.view_as_real_copy.out, [x], torch.float64)], label="complex64_to_float64")
-    x = _complex(g, (3, 2), torch.complex128)
+    x = g.rand_complex((3, 2), torch.complex128)
     _add(g, op, [x], [_out(aten.view_as_real_copy.out, [x], torch.float32)], label="complex128_to_float32",
          dynamic=True)
-    c = _complex(g, (2, 3), torch.complex64)
+    c = g.rand_complex((2, 3), torch.complex64)
     g.error(op, [c], [torch.zeros(2, 3, 2, dtype=torch.int32)], label="out_dtype_int")
     g.error(op, [c], [torch.zeros(2, 3, 2, dtype=torch.complex64)], label="out_dtype_complex")
     g.error(op, [c], [torch.zeros(2, 3)], label="out_shape")

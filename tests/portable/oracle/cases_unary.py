@@ -12,6 +12,8 @@ import math
 
 import torch
 
+import oracle
+
 from oracle import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, REAL_DTYPES, channels_last
 
 aten = torch.ops.aten
@@ -200,11 +202,18 @@ def _predicate_ops(g):
         g.error(op, [g.rand((3,))], [torch.zeros(2, dtype=torch.bool)], label=f"{name}/bad_shape")
     for name in ["isinf", "isnan"]:
         g.error(f"aten::{name}.out", [g.rand((3,))], [torch.zeros(3)], label=f"{name}/float_out")
-    # upstream: _conj_physical takes complex dtypes only, which vkrt does not have (torch 1.13
-    # copies real tensors).
+    # _conj_physical: complex dtypes only, as upstream (torch 1.13 also copies real tensors).
+    op = "aten::_conj_physical.out"
+    for dt in oracle.COMPLEX_PART:
+        for label, x in [("random", g.rand_complex((2, 3, 4), dt)), ("edges", g.rand_complex((4, 5), dt, edges=True)),
+                         ("empty", g.rand_complex((0, 3), dt)), ("0-dim", g.rand_complex((), dt)),
+                         ("transposed", g.rand_complex((3, 5), dt).t())]:
+            ref = torch.ops.aten._conj_physical(x.contiguous())
+            g.add(op, [x], [ref], label=f"_conj_physical/{dt}/{label}")
+        g.error(op, [g.rand_complex((3,), dt)], [torch.zeros(3, dtype=torch.float32)], label=f"_conj_physical/{dt}/real_out")
     for dt in [torch.float32, torch.int32]:
         x = g.rand((3,), dt)
-        g.error("aten::_conj_physical.out", [x], [x], label=f"_conj_physical/{dt}")
+        g.error(op, [x], [x], label=f"_conj_physical/{dt}")
 
 
 # ----- activations with parameters -------------------------------------------------------------

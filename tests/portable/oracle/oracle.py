@@ -9,8 +9,12 @@ oracle_test.cpp reads; the format is described there and in `Gen._tensor`.
 Everything here is deterministic: each family gets its own seeded generator.
 """
 import math
+import warnings
 
 import torch
+
+# torch 1.13 warns on every complex32 tensor it makes; the cases need only its plain copies.
+warnings.filterwarnings("ignore", message="ComplexHalf support is experimental")
 
 # ExecuTorch ScalarType codes (runtime/core/portable_type/scalar_type.h).
 DTYPE_CODE = {
@@ -20,6 +24,9 @@ DTYPE_CODE = {
     torch.bfloat16: 15,
 }
 COMPLEX_DTYPES = [torch.complex32, torch.complex64, torch.complex128]
+
+# The complex dtypes and the dtype of their parts.
+COMPLEX_PART = {torch.complex32: torch.float16, torch.complex64: torch.float32, torch.complex128: torch.float64}
 
 INT_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
 FLOAT_DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
@@ -118,6 +125,21 @@ class Gen:
         if low is None:
             low, high = (0, 20) if dtype == torch.uint8 else (-20, 20)
         return torch.randint(low, high, shape, generator=self.rng, dtype=torch.int64).to(dtype)
+
+    def rand_complex(self, shape, dtype, edges=False):
+        """Random complex values of `dtype` (parts uniform in [-4, 4)); with `edges`, the parts'
+        edge values (NaN, +-inf, -0.0, tiny, huge) lead the real parts and, reversed, the
+        imaginary ones."""
+        part = COMPLEX_PART[dtype]
+        re, im = self.rand(shape, part).reshape(-1), self.rand(shape, part).reshape(-1)
+        if edges:
+            e = self.edges(part)
+            n = min(re.numel(), e.numel())
+            re[:n] = e[:n]
+            im[:n] = e.flip(0)[:n]
+        # torch.complex has no float16 kernel: build complex64 and narrow (exact for float16 parts).
+        wide = torch.float32 if part == torch.float16 else part
+        return torch.complex(re.to(wide), im.to(wide)).to(dtype).reshape(shape)
 
     def edges(self, dtype):
         """A 1-D tensor of the dtype's edge values: NaN, ±inf, -0.0, tiny and huge values for
