@@ -352,7 +352,8 @@ int run_main(int argc, char** argv) {
   app.add_option("--data_path", flags.data_path, "External data file (.ptd) for EXTERNAL tensors and named data");
   app.add_option("--inputs", flags.inputs,
                  "Comma-separated input files, one per method input, in order: raw little-endian bytes (size must\n"
-                 "equal the tensor's byte size; Int/Double inputs 8 bytes, Bool 1 byte) or NumPy .npy arrays");
+                 "equal the tensor's byte size; Int/Double inputs 8 bytes, Bool 1 byte) or NumPy .npy arrays.\n"
+                 "Only regular files are read; a file larger than the input plus 1 MiB of .npy header is refused");
   app.add_option("--method_name", flags.method_name, "Method to run (default: the first method)");
   app.add_option("--num_executions", flags.num_executions, "How many times to run the method (1 to 4294967295)")->capture_default_str();
   app.add_option("--print_output", flags.print_output,

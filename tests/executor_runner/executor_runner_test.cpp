@@ -239,8 +239,8 @@ TEST(ExecutorRunnerBadInput, InputsAreBoundedRegularFiles) {
   expect_one_line_error(run(path + " --inputs /dev/zero"), "/dev/zero is not a regular file");
   std::string big = tmp("sparse.bin");
   { std::ofstream(big, std::ios::binary); }
-  ASSERT_EQ(truncate(big.c_str(), off_t(1) << 34), 0);
-  expect_one_line_error(run(path + " --inputs " + big), "the file is 17179869184 bytes, more than the input's 12 bytes");
+  ASSERT_EQ(truncate(big.c_str(), off_t(1) << 30), 0);
+  expect_one_line_error(run(path + " --inputs " + big), "the file is 1073741824 bytes, more than the input's 12 bytes");
   unlink(big.c_str());
 }
 
