@@ -326,13 +326,16 @@ TEST(ExecutorRunnerBadInput, RunStatisticsUseBoundedMemory) {
 // naming the file and the reason, and no truncated output file is left behind.
 TEST(ExecutorRunnerBadInput, FailedOutputWritesAreErrors) {
   VKRT_REQUIRE_CONFORMANCE(path, kAdd);
-  std::string base = tmp("full");
-  unlink((base + "-0.bin").c_str());
-  ASSERT_EQ(symlink("/dev/full", (base + "-0.bin").c_str()), 0);
-  RunResult r = run(path + " --output_file " + base);
-  expect_one_line_error(r, "cannot write " + base + "-0.bin: No space left on device");
-  EXPECT_EQ(r.out.find("Wrote output"), std::string::npos) << r.out;
-  unlink((base + "-0.bin").c_str());
+  RunResult r;
+  if (access("/dev/full", W_OK) == 0) {  // absent in some containers
+    std::string base = tmp("full");
+    unlink((base + "-0.bin").c_str());
+    ASSERT_EQ(symlink("/dev/full", (base + "-0.bin").c_str()), 0);
+    r = run(path + " --output_file " + base);
+    expect_one_line_error(r, "cannot write " + base + "-0.bin: No space left on device");
+    EXPECT_EQ(r.out.find("Wrote output"), std::string::npos) << r.out;
+    unlink((base + "-0.bin").c_str());
+  }
 
   // RLIMIT_FSIZE 0 (SIGXFSZ ignored): the write fails with EFBIG after the file was created.
   std::string limited = tmp("limited");
