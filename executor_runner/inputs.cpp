@@ -1,7 +1,14 @@
 #include "inputs.h"
 
-#include <fstream>
-#include <iterator>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <string_view>
 
 namespace vkrt::runner {
 
@@ -25,34 +32,122 @@ std::string npy_descr(ScalarType t) {
   }
 }
 
-// Finds the value of 'key': in the header dict text (NumPy format 1.0/2.0/3.0).
-static std::string dict_value(const std::string& header, const std::string& key) {
-  size_t k = header.find("'" + key + "'");
-  if (k == std::string::npos) return "";
-  size_t colon = header.find(':', k);
-  if (colon == std::string::npos) return "";
-  size_t start = header.find_first_not_of(' ', colon + 1);
-  if (start == std::string::npos) return "";
-  char open = header[start];
-  if (open == '\'') {
-    size_t end = header.find('\'', start + 1);
-    return end == std::string::npos ? "" : header.substr(start + 1, end - start - 1);
-  }
-  if (open == '(') {
-    size_t end = header.find(')', start);
-    return end == std::string::npos ? "" : header.substr(start, end - start + 1);
-  }
-  size_t end = header.find_first_of(",}", start);
-  return header.substr(start, end == std::string::npos ? std::string::npos : end - start);
-}
+namespace {
 
-static Result<InputData> parse_npy(std::vector<uint8_t> file, const std::string& path, const ValueInfo& expected,
-                                   size_t index) {
+// The header dict of a .npy file: {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }.
+// Parsed by hand, without throwing calls: every field is checked and any other text refused.
+struct NpyHeader {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<int32_t> shape;
+};
+
+class HeaderParser {
+ public:
+  explicit HeaderParser(std::string_view text) : s_(text) {}
+
+  // Returns "" on success, else why the header is malformed.
+  std::string parse(NpyHeader& out) {
+    bool have_descr = false, have_order = false, have_shape = false;
+    skip_space();
+    if (!eat('{')) return "the header is not a dict";
+    for (;;) {
+      skip_space();
+      if (eat('}')) break;
+      std::string key;
+      if (!string_literal(key)) return "a header key is not a quoted string";
+      skip_space();
+      if (!eat(':')) return "no ':' after header key '" + key + "'";
+      skip_space();
+      if (key == "descr") {
+        if (have_descr || !string_literal(out.descr)) return "bad 'descr' value";
+        have_descr = true;
+      } else if (key == "fortran_order") {
+        if (have_order) return "'fortran_order' given twice";
+        if (word("True")) out.fortran_order = true;
+        else if (word("False")) out.fortran_order = false;
+        else return "'fortran_order' is neither True nor False";
+        have_order = true;
+      } else if (key == "shape") {
+        if (have_shape) return "'shape' given twice";
+        std::string why = tuple(out.shape);
+        if (!why.empty()) return why;
+        have_shape = true;
+      } else {
+        return "unexpected header key '" + key + "'";
+      }
+      skip_space();
+      if (eat(',')) continue;
+      if (eat('}')) break;
+      return "expected ',' or '}' in the header";
+    }
+    skip_space();
+    if (pos_ != s_.size()) return "text after the header dict";
+    if (!have_descr || !have_order || !have_shape) return "the header lacks 'descr', 'fortran_order' or 'shape'";
+    return "";
+  }
+
+ private:
+  void skip_space() {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) ++pos_;
+  }
+  bool eat(char c) {
+    if (pos_ < s_.size() && s_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  bool word(std::string_view w) {
+    if (s_.substr(pos_, w.size()) != w) return false;
+    pos_ += w.size();
+    return true;
+  }
+  bool string_literal(std::string& out) {
+    if (pos_ >= s_.size() || (s_[pos_] != '\'' && s_[pos_] != '"')) return false;
+    char quote = s_[pos_++];
+    size_t end = s_.find(quote, pos_);
+    if (end == std::string_view::npos) return false;
+    out.assign(s_.substr(pos_, end - pos_));
+    pos_ = end + 1;
+    return true;
+  }
+  // "()", "(3,)", "(2, 3)", "(2, 3,)": non-negative dimensions up to INT32_MAX.
+  std::string tuple(std::vector<int32_t>& out) {
+    if (!eat('(')) return "'shape' is not a tuple";
+    out.clear();
+    for (;;) {
+      skip_space();
+      if (eat(')')) return "";
+      int64_t v = 0;
+      const char* first = s_.data() + pos_;
+      const char* last = s_.data() + s_.size();
+      auto [ptr, ec] = std::from_chars(first, last, v);
+      if (ec == std::errc::result_out_of_range || (ec == std::errc() && (v < 0 || v > INT32_MAX)))
+        return "a 'shape' dimension is out of range";
+      if (ec != std::errc() || ptr == first) return "a 'shape' dimension is not a number";
+      pos_ += size_t(ptr - first);
+      if (out.size() >= kMaxNpyDims) return "'shape' has more than " + std::to_string(kMaxNpyDims) + " dimensions";
+      out.push_back(int32_t(v));
+      skip_space();
+      if (eat(',')) continue;
+      if (eat(')')) return "";
+      return "expected ',' or ')' in 'shape'";
+    }
+  }
+
+  static constexpr size_t kMaxNpyDims = 32;
+  std::string_view s_;
+  size_t pos_ = 0;
+};
+
+Result<InputData> parse_npy(std::vector<uint8_t> file, const std::string& path, const ValueInfo& expected,
+                            size_t index) {
   auto bad = [&](const std::string& why) {
     return make_error(Error::InvalidArgument, "input ", index, " (", path, "): ", why);
   };
   if (file.size() < 10) return bad("file too short for .npy");
-  int major = file[6];
+  const int major = file[6], minor = file[7];
   size_t header_len, header_start;
   if (major == 1) {
     header_len = size_t(file[8]) | size_t(file[9]) << 8;
@@ -62,38 +157,79 @@ static Result<InputData> parse_npy(std::vector<uint8_t> file, const std::string&
     header_len = size_t(file[8]) | size_t(file[9]) << 8 | size_t(file[10]) << 16 | size_t(file[11]) << 24;
     header_start = 12;
   } else {
-    return bad("unsupported .npy version " + std::to_string(major));
+    return bad("unsupported .npy version " + std::to_string(major) + "." + std::to_string(minor));
   }
-  if (header_start + header_len > file.size()) return bad(".npy header runs past the end of the file");
-  std::string header(file.begin() + long(header_start), file.begin() + long(header_start + header_len));
-  std::string descr = dict_value(header, "descr");
+  if (minor != 0) return bad("unsupported .npy version " + std::to_string(major) + "." + std::to_string(minor));
+  if (header_len > kMaxNpyHeaderBytes) return bad(".npy header of " + std::to_string(header_len) + " bytes is too long");
+  if (header_len > file.size() - header_start) return bad(".npy header runs past the end of the file");
+  std::string_view text(reinterpret_cast<const char*>(file.data()) + header_start, header_len);
+  NpyHeader header;
+  std::string why = HeaderParser(text).parse(header);
+  if (!why.empty()) return bad("malformed .npy header: " + why);
   std::string want = npy_descr(expected.dtype);
+  const std::string& descr = header.descr;
   if (descr != want && !(want.size() == 3 && want[0] == '|' && descr.size() == 3 && descr.substr(1) == want.substr(1)))
     return bad("dtype '" + descr + "' does not match the input's " + scalar_type_name(expected.dtype) + " ('" + want + "')");
-  if (dict_value(header, "fortran_order") == "True") return bad("Fortran-order arrays are not supported");
+  if (header.fortran_order) return bad("Fortran-order arrays are not supported");
+  // The data must hold exactly the elements the shape names (each dimension is at most INT32_MAX;
+  // a product past 2^64 is reported as such, not wrapped).
+  const size_t data_bytes = file.size() - header_start - header_len;
+  uint64_t need = element_size(expected.dtype);
+  bool overflow = false;
+  for (int32_t d : header.shape) {
+    if (d == 0) { need = 0; overflow = false; break; }
+    if (overflow) continue;
+    if (need > UINT64_MAX / uint64_t(d)) overflow = true;
+    else need *= uint64_t(d);
+  }
+  if (overflow || need != data_bytes)
+    return bad(".npy data is " + std::to_string(data_bytes) + " bytes, " +
+               (overflow ? std::string("its shape needs more than 2^64") : "its shape needs " + std::to_string(need)));
   InputData out;
   out.is_npy = true;
-  std::string shape = dict_value(header, "shape");
-  for (size_t i = 1; i < shape.size();) {
-    size_t j = shape.find_first_of(",)", i);
-    if (j == std::string::npos) break;
-    std::string num = shape.substr(i, j - i);
-    if (num.find_first_not_of(" ") != std::string::npos) {
-      long long v = std::stoll(num);
-      if (v < 0 || v > INT32_MAX) return bad("bad shape " + shape);
-      out.npy_shape.push_back(int32_t(v));
-    }
-    i = j + 1;
-  }
+  out.npy_shape = std::move(header.shape);
   out.bytes.assign(file.begin() + long(header_start + header_len), file.end());
   return out;
 }
 
+}  // namespace
+
 Result<InputData> read_input_file(const std::string& path, const ValueInfo& expected, size_t index) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(Error::NotFound, "input ", index, ": cannot open ", path);
-  std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (file.size() >= 6 && file[0] == 0x93 && std::string(file.begin() + 1, file.begin() + 6) == "NUMPY")
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below like any other
+  // file that is not a regular one.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return make_error(Error::NotFound, "input ", index, ": cannot open ", path, ": ", strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (fstat(fd, &st) != 0)
+    return make_error(Error::AccessFailed, "input ", index, ": cannot stat ", path, ": ", strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    return make_error(Error::InvalidArgument, "input ", index, ": ", path, " is a directory, not an input file");
+  if (!S_ISREG(st.st_mode))
+    return make_error(Error::InvalidArgument, "input ", index, ": ", path,
+                      " is not a regular file (devices, pipes and sockets are not read)");
+  // Scalar inputs are 8 bytes at most; a .npy file adds its header to the data.
+  const uint64_t need = std::max<uint64_t>(expected.nbytes, 8);
+  const uint64_t limit = need + kMaxNpyHeaderBytes + 12;
+  const uint64_t size = uint64_t(st.st_size);
+  if (size > limit)
+    return make_error(Error::InvalidArgument, "input ", index, " (", path, "): the file is ", size,
+                      " bytes, more than the input's ", expected.nbytes, " bytes (plus at most ", kMaxNpyHeaderBytes,
+                      " of .npy header)");
+  std::vector<uint8_t> file(static_cast<size_t>(size));
+  size_t got = 0;
+  while (got < file.size()) {
+    ssize_t n = ::read(fd, file.data() + got, file.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return make_error(Error::AccessFailed, "input ", index, ": cannot read ", path, ": ", strerror(errno));
+    if (n == 0) break;  // the file shrank since fstat
+    got += size_t(n);
+  }
+  file.resize(got);
+  if (file.size() >= 6 && file[0] == 0x93 && memcmp(file.data() + 1, "NUMPY", 5) == 0)
     return parse_npy(std::move(file), path, expected, index);
   InputData out;
   out.bytes = std::move(file);

@@ -1,6 +1,7 @@
 // Input files for executor_runner: raw little-endian bytes, or NumPy .npy arrays.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,8 +17,15 @@ struct InputData {
   bool is_npy = false;
 };
 
-// Reads one input file. For .npy files checks magic, version, little-endian dtype matching
-// `expected.dtype` and C order; the shape is returned for dynamic inputs.
+// The longest .npy header read (NumPy writes a few hundred bytes; format 1.0 allows 64 KiB).
+inline constexpr size_t kMaxNpyHeaderBytes = 1 << 20;
+
+// Reads one input file. Only regular files are read, and only when no larger than the input
+// needs (`expected.nbytes`, 8 for scalars, plus kMaxNpyHeaderBytes); the size is checked
+// before anything is read. For .npy files checks magic, version, the header dict (descr,
+// fortran_order, shape; parsed without throwing), little-endian dtype matching
+// `expected.dtype`, C order and that the data holds exactly the shape's elements; the shape is
+// returned for dynamic inputs.
 Result<InputData> read_input_file(const std::string& path, const ValueInfo& expected, size_t index);
 
 // The dtype descriptor NumPy uses for a scalar type ("<f4", "|i1", "|b1"); "" if none.

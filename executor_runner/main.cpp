@@ -2,16 +2,22 @@
 // (.bpte), with the flags of ExecuTorch's reference runner plus vkrt's own (see --help and
 // docs/executor_runner.md).
 #include <CLI/CLI.hpp>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "inputs.h"
+#include "run_stats.h"
 #include "vkrt/backend.h"
 #include "vkrt/bundled_program.h"
 #include "vkrt/evalue_format.h"
@@ -23,6 +29,9 @@ namespace {
 
 using namespace vkrt;
 using Clock = std::chrono::steady_clock;
+
+// Bounds on flags, checked after parsing (docs/executor_runner.md lists them).
+constexpr int kMaxThreads = 1024;
 
 struct Flags {
   std::string model_path = "model.pte";
@@ -192,30 +201,49 @@ void print_outputs(const Method& method, const std::string& mode) {
   }
 }
 
+// Writes `size` bytes to `path`, checked through close. On failure the file, if this left a
+// regular one there, is removed (a symlink or a device such as /dev/full is left alone).
+Status write_file(const std::string& path, const void* data, size_t size) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) return make_error(Error::AccessFailed, "cannot write ", path, ": ", strerror(errno));
+  int err = 0;
+  const char* p = static_cast<const char*>(data);
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::write(fd, p + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      err = n < 0 ? errno : EIO;
+      break;
+    }
+    done += size_t(n);
+  }
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err == 0) return Status::ok();
+  struct stat st {};
+  if (lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(path.c_str());
+  return make_error(Error::AccessFailed, "cannot write ", path, ": ", strerror(err));
+}
+
 Status write_outputs(const Method& method, const std::string& base) {
   for (size_t i = 0; i < method.num_outputs(); ++i) {
     const EValue& v = method.output(i);
     if (!v.is_tensor()) continue;
     std::string path = base + "-" + std::to_string(i) + ".bin";
-    std::ofstream out(path, std::ios::binary);
     const Tensor& t = v.to_tensor();
-    out.write(static_cast<const char*>(t.data()), std::streamsize(t.nbytes()));
-    if (!out) return make_error(Error::AccessFailed, "cannot write ", path);
+    VKRT_RETURN_IF_ERROR(write_file(path, t.data(), t.nbytes()));
     fprintf(stderr, "Wrote output %zu to %s (%zu bytes)\n", i, path.c_str(), t.nbytes());
   }
   return Status::ok();
 }
 
-void print_timing(const std::vector<double>& runs) {
-  if (runs.empty()) return;
-  std::vector<double> s = runs;
-  std::sort(s.begin(), s.end());
-  double mean = 0;
-  for (double r : s) mean += r;
-  mean /= double(s.size());
-  auto pct = [&](double p) { return s[std::min(s.size() - 1, size_t(p * double(s.size() - 1) + 0.5))]; };
-  fprintf(stderr, "Executions: %zu; first %.3f ms; p50 %.3f ms, p90 %.3f ms, min %.3f ms, mean %.3f ms\n", runs.size(),
-          runs[0], pct(0.5), pct(0.9), s[0], mean);
+void print_timing(const runner::RunStats& runs) {
+  if (runs.count() == 0) return;
+  fprintf(stderr, "Executions: %llu; first %.3f ms; p50 %.3f ms, p90 %.3f ms, min %.3f ms, mean %.3f ms%s\n",
+          static_cast<unsigned long long>(runs.count()), runs.first(), runs.percentile(0.5), runs.percentile(0.9),
+          runs.min(), runs.mean(),
+          runs.sampled() ? (" (p50 and p90 from a sample of " + std::to_string(runs.sample_size()) + " runs)").c_str()
+                         : "");
 }
 
 void print_profile(const Method& method) {
@@ -310,22 +338,24 @@ int compare_with_cpu_executor(const Method& method, const std::string& method_na
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run_main(int argc, char** argv) {
   Flags flags;
   CLI::App app{
       "executor_runner: run a method of an ExecuTorch program (.pte) with vkrt, or check a bundled program (.bpte).\n"
       "Inputs default to tensors filled with ones (Int/Double/Bool inputs to the value traced into the program,\n"
       "the only one they accept). Outputs print in ExecuTorch's format on stdout; logs and\n"
-      "timings go to stderr. Exit status is 0 on success and 1 with a one-line reason on any error.\n"
+      "timings go to stderr. Exit status is 0 on success (and for --help) and 1 with a one-line reason on any\n"
+      "error, command-line errors included.\n"
       "Single-dash long flags (-model_path x, -inputs=a.bin) are accepted as in the reference runner."};
   app.add_option("model", flags.positional_model, "Program file (same as --model_path)");
   app.add_option("--model_path", flags.model_path, "Program file (.pte, or .bpte with --bundled)")->capture_default_str();
   app.add_option("--data_path", flags.data_path, "External data file (.ptd) for EXTERNAL tensors and named data");
   app.add_option("--inputs", flags.inputs,
                  "Comma-separated input files, one per method input, in order: raw little-endian bytes (size must\n"
-                 "equal the tensor's byte size; Int/Double inputs 8 bytes, Bool 1 byte) or NumPy .npy arrays");
+                 "equal the tensor's byte size; Int/Double inputs 8 bytes, Bool 1 byte) or NumPy .npy arrays.\n"
+                 "Only regular files are read; a file larger than the input plus 1 MiB of .npy header is refused");
   app.add_option("--method_name", flags.method_name, "Method to run (default: the first method)");
-  app.add_option("--num_executions", flags.num_executions, "How many times to run the method")->capture_default_str();
+  app.add_option("--num_executions", flags.num_executions, "How many times to run the method (1 to 4294967295)")->capture_default_str();
   app.add_option("--print_output", flags.print_output,
                  "none | summary (one line per output, reference format) | all (one line per element)")
       ->check(CLI::IsMember({"none", "summary", "all"}))
@@ -338,7 +368,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--bundleio_atol", flags.bundleio_atol, "Absolute tolerance for float outputs in bundled mode and --compare_with_cpu")
       ->capture_default_str();
-  app.add_option("--num_threads,--cpu_threads", flags.num_threads, "Threads for CPU kernels (the cortex_m kernels and the VGF CPU executor's convolutions and RESCALE)")
+  app.add_option("--num_threads,--cpu_threads", flags.num_threads, "Threads for CPU kernels (the cortex_m kernels and the VGF CPU executor's convolutions and RESCALE);\n"
+                 "at most 1024, values below 1 mean 1")
       ->capture_default_str();
   app.add_option("--backend_option", flags.backend_options,
                  "Backend option KEY=VALUE, repeatable (e.g. VgfBackend.executor=cpu)");
@@ -365,7 +396,21 @@ int main(int argc, char** argv) {
   try {
     app.parse(int(cargs.size()), const_cast<char**>(cargs.data()));
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help prints the help and exits 0; every other parse error is one line and exit 1 (CLI11's
+    // own exit codes, 104 to 109, are not used).
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    fprintf(stderr, "error: %s (see --help)\n", what.c_str());
+    return 1;
+  }
+  if (flags.num_executions == 0) {
+    fprintf(stderr, "error: --num_executions 0: the method must run at least once\n");
+    return 1;
+  }
+  if (flags.num_threads > kMaxThreads) {
+    fprintf(stderr, "error: --num_threads %d is more than %d\n", flags.num_threads, kMaxThreads);
+    return 1;
   }
   if (!flags.positional_model.empty()) flags.model_path = flags.positional_model;
 
@@ -459,11 +504,11 @@ int main(int argc, char** argv) {
   Status s = set_inputs(m, flags, store);
   if (!s.is_ok()) return fail("setting inputs of method " + method_name, s);
 
-  std::vector<double> runs;
+  runner::RunStats runs;
   for (uint32_t i = 0; i < flags.num_executions; ++i) {
     auto t0 = Clock::now();
     s = m.execute();
-    runs.push_back(ms_between(t0, Clock::now()));
+    runs.add(ms_between(t0, Clock::now()));
     if (!s.is_ok()) return fail("execution of method " + method_name + " failed", s);
   }
   fprintf(stderr, "Model executed successfully %u time(s).\n", flags.num_executions);
@@ -477,4 +522,17 @@ int main(int argc, char** argv) {
   if (flags.profile) print_profile(m);
   if (flags.compare_with_cpu) return compare_with_cpu_executor(m, method_name, flags, options);
   return 0;
+}
+
+// The fixes above keep exceptions away from untrusted data; this is the last resort, so that
+// nothing escapes as an abort (exit 134): any exception is one line and exit 1.
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {
+    fprintf(stderr, "error: %s\n", e.what());
+  } catch (...) {
+    fprintf(stderr, "error: unknown exception\n");
+  }
+  return 1;
 }

@@ -2,13 +2,16 @@
 // output files, bundled mode, single-dash flags, and one-line errors.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 #include <string>
 
 #include "common/conformance.h"
+#include "run_stats.h"
 
 namespace {
 
@@ -17,8 +20,9 @@ struct RunResult {
   std::string out;  // stdout and stderr together
 };
 
-RunResult run(const std::string& args) {
-  std::string cmd = std::string(VKRT_EXECUTOR_RUNNER) + " " + args + " 2>&1";
+// Runs a shell command line, stdout and stderr together.
+RunResult run_shell(const std::string& command) {
+  std::string cmd = command + " 2>&1";
   RunResult r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -29,6 +33,8 @@ RunResult run(const std::string& args) {
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
+
+RunResult run(const std::string& args) { return run_shell(std::string(VKRT_EXECUTOR_RUNNER) + " " + args); }
 
 std::string tmp(const std::string& name) { return ::testing::TempDir() + "vkrt_runner_" + name; }
 
@@ -182,6 +188,175 @@ TEST(ExecutorRunner, ProfileTable) {
   RunResult r = run(path + " --profile --num_executions 2");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("aten::add.out"), std::string::npos) << r.out;
+}
+
+// Bad input exits 1 with exactly one "error:" line: no abort (exit 134, "terminate called").
+void expect_one_line_error(const RunResult& r, const std::string& what) {
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find(what), std::string::npos) << r.out;
+  size_t lines = 0;
+  for (size_t at = r.out.find("error:"); at != std::string::npos; at = r.out.find("error:", at + 1)) ++lines;
+  EXPECT_EQ(lines, 1u) << r.out;
+  EXPECT_EQ(r.out.find("terminate called"), std::string::npos) << r.out;
+}
+
+// A .npy file (format major.0) with the given header dict text and data bytes.
+void write_npy(const std::string& path, const std::string& dict, const std::string& data, int major = 1,
+               size_t header_len_override = 0) {
+  std::string header = dict;
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  size_t len = header_len_override ? header_len_override : header.size();
+  std::ofstream npy(path, std::ios::binary);
+  npy.write("\x93NUMPY", 6);
+  npy.put(char(major));
+  npy.put(0);
+  npy.put(char(len & 0xff));
+  npy.put(char(len >> 8));
+  if (major >= 2) {
+    npy.put(char(len >> 16));
+    npy.put(char(len >> 24));
+  }
+  npy << header << data;
+}
+
+std::string floats3() {
+  float x[3] = {5, 6, 7};
+  return std::string(reinterpret_cast<const char*>(x), 12);
+}
+
+TEST(ExecutorRunnerBadInput, InputsNamingADirectoryIsRefused) {
+  VKRT_REQUIRE_CONFORMANCE(path, kAdd);
+  std::string dir = tmp("input_dir");
+  mkdir(dir.c_str(), 0755);
+  expect_one_line_error(run(path + " --inputs " + dir), "is a directory");
+}
+
+// Only regular files are read, and only up to what the input needs: /dev/zero would otherwise
+// be read until memory runs out, and a huge (sparse) file is refused before any of it is read.
+TEST(ExecutorRunnerBadInput, InputsAreBoundedRegularFiles) {
+  VKRT_REQUIRE_CONFORMANCE(path, kAdd);
+  expect_one_line_error(run(path + " --inputs /dev/zero"), "/dev/zero is not a regular file");
+  std::string big = tmp("sparse.bin");
+  { std::ofstream(big, std::ios::binary); }
+  ASSERT_EQ(truncate(big.c_str(), off_t(1) << 30), 0);
+  expect_one_line_error(run(path + " --inputs " + big), "the file is 1073741824 bytes, more than the input's 12 bytes");
+  unlink(big.c_str());
+}
+
+TEST(ExecutorRunnerBadInput, NpyHeadersAreCheckedWithoutThrowing) {
+  VKRT_REQUIRE_CONFORMANCE(path, kAdd);
+  std::string f = tmp("bad.npy");
+  auto check = [&](const std::string& dict, const std::string& what, const std::string& data = floats3()) {
+    write_npy(f, dict, data);
+    SCOPED_TRACE(dict);
+    expect_one_line_error(run(path + " --inputs " + f), what);
+  };
+  check("{'descr': '<f4', 'fortran_order': False, 'shape': (x,), }", "a 'shape' dimension is not a number");
+  check("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999, 3), }",
+        "a 'shape' dimension is out of range");
+  check("{'descr': '<f4', 'fortran_order': False, 'shape': (3000000000,), }", "a 'shape' dimension is out of range");
+  check("{'descr': '<f4', 'fortran_order': False, 'shape': (-3,), }", "a 'shape' dimension is out of range");
+  check("{'descr': '<f4', 'fortran_order': False, 'shape': (3 }", "expected ',' or ')' in 'shape'");
+  check("{'descr': '<f4', 'fortran_order': False, 'shape': (2147483647, 2147483647, 2147483647), }",
+        ".npy data is 12 bytes, its shape needs more than 2^64");
+  check("{'descr': '<f4', 'fortran_order': False, 'shape': (2147483647, 2147483647), }",
+        ".npy data is 12 bytes, its shape needs 18446744056529682436");
+  check("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", ".npy data is 12 bytes, its shape needs 16");
+  check("{'descr': '<f4', 'fortran_order': maybe, 'shape': (3,), }", "'fortran_order' is neither True nor False");
+  check("{'descr': '<f4', 'fortran_order': True, 'shape': (3,), }", "Fortran-order arrays are not supported");
+  check("{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }", "dtype '<i4' does not match");
+  check("{'descr': '<f4', 'shape': (3,), }", "the header lacks");
+  check("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), 'extra': 1}", "unexpected header key 'extra'");
+  check("['<f4', False, (3,)]", "the header is not a dict");
+  check("{'descr': '<f4, 'fortran_order': False, 'shape': (3,), }", "malformed .npy header");
+
+  write_npy(f, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", floats3(), 1, 60000);
+  expect_one_line_error(run(path + " --inputs " + f), ".npy header runs past the end of the file");
+  write_npy(f, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", floats3(), 2, 0xfffffff0);
+  expect_one_line_error(run(path + " --inputs " + f), "too long");
+  write_npy(f, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", floats3(), 9);
+  expect_one_line_error(run(path + " --inputs " + f), "unsupported .npy version 9.0");
+
+  // Well-formed format 2.0 and 3.0 files still read.
+  for (int major : {2, 3}) {
+    write_npy(f, "{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (3,)}", floats3(), major);
+    RunResult r = run(path + " --inputs " + f);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find("[6., 7., 8.]"), std::string::npos) << r.out;
+  }
+}
+
+TEST(ExecutorRunnerBadInput, NumThreadsIsBounded) {
+  VKRT_REQUIRE_CONFORMANCE(path, kAdd);
+  expect_one_line_error(run(path + " --num_threads 100000"), "--num_threads 100000 is more than 1024");
+  RunResult r = run(path + " --num_threads 4");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
+TEST(ExecutorRunnerBadInput, NumExecutionsZeroIsRefused) {
+  VKRT_REQUIRE_CONFORMANCE(path, kAdd);
+  RunResult r = run(path + " --num_executions 0");
+  expect_one_line_error(r, "--num_executions 0");
+  EXPECT_EQ(r.out.find("OutputX"), std::string::npos) << r.out;
+}
+
+// Timings are kept in a bounded sample: past RunStats::kSampleSize runs the percentiles come
+// from a uniform sample and the runner says so.
+TEST(ExecutorRunnerBadInput, RunStatisticsUseBoundedMemory) {
+  vkrt::runner::RunStats stats;
+  for (int i = 0; i < 1000000; ++i) stats.add(double(i % 1000));
+  EXPECT_EQ(stats.count(), 1000000u);
+  EXPECT_EQ(stats.sample_size(), vkrt::runner::RunStats::kSampleSize);
+  EXPECT_TRUE(stats.sampled());
+  EXPECT_EQ(stats.first(), 0.0);
+  EXPECT_EQ(stats.min(), 0.0);
+  EXPECT_NEAR(stats.mean(), 499.5, 1e-6);
+  EXPECT_NEAR(stats.percentile(0.5), 500, 25);
+  EXPECT_NEAR(stats.percentile(0.9), 900, 25);
+
+  VKRT_REQUIRE_CONFORMANCE(path, kAdd);
+  RunResult r = run(path + " --num_executions 20000 --print_output none");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("Executions: 20000; "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(p50 and p90 from a sample of 10000 runs)"), std::string::npos) << r.out;
+}
+
+// A write that fails (a full disk: /dev/full behind a symlink; a file-size limit) is an error
+// naming the file and the reason, and no truncated output file is left behind.
+TEST(ExecutorRunnerBadInput, FailedOutputWritesAreErrors) {
+  VKRT_REQUIRE_CONFORMANCE(path, kAdd);
+  RunResult r;
+  if (access("/dev/full", W_OK) == 0) {  // absent in some containers
+    std::string base = tmp("full");
+    unlink((base + "-0.bin").c_str());
+    ASSERT_EQ(symlink("/dev/full", (base + "-0.bin").c_str()), 0);
+    r = run(path + " --output_file " + base);
+    expect_one_line_error(r, "cannot write " + base + "-0.bin: No space left on device");
+    EXPECT_EQ(r.out.find("Wrote output"), std::string::npos) << r.out;
+    unlink((base + "-0.bin").c_str());
+  }
+
+  // RLIMIT_FSIZE 0 (SIGXFSZ ignored): the write fails with EFBIG after the file was created.
+  std::string limited = tmp("limited");
+  unlink((limited + "-0.bin").c_str());
+  r = run_shell("sh -c \"trap '' XFSZ; ulimit -f 0; exec " + std::string(VKRT_EXECUTOR_RUNNER) + " " + path +
+                " --output_file " + limited + "\"");
+  expect_one_line_error(r, "cannot write " + limited + "-0.bin: File too large");
+  struct stat st {};
+  EXPECT_NE(lstat((limited + "-0.bin").c_str(), &st), 0) << "a truncated output file was left behind";
+}
+
+// Every command-line error is one line and exit 1 (CLI11's own codes are 104 to 109); --help
+// still exits 0.
+TEST(ExecutorRunnerBadInput, CommandLineErrorsExitOne) {
+  for (const char* args : {"--bogus", "--num_executions abc", "--num_executions -1", "--print_output xyz",
+                           "--inputs", "--num_threads 1.5"}) {
+    SCOPED_TRACE(args);
+    expect_one_line_error(run(std::string("x.pte ") + args), "error: ");
+  }
+  EXPECT_EQ(run("--help").exit_code, 0);
+  EXPECT_EQ(run("-h").exit_code, 0);
 }
 
 }  // namespace
