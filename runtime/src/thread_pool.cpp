@@ -1,5 +1,7 @@
 #include "vkrt/thread_pool.h"
 
+#include <exception>
+
 #include <chrono>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -46,7 +48,14 @@ void polite_pause(int spins, Clock::time_point start) {
 }  // namespace
 
 ThreadPool::ThreadPool(int num_threads) {
-  for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  // A worker the system cannot start (EAGAIN under a thread or memory limit) is left out: the
+  // pool runs with the workers it has (num_threads() says how many) instead of letting
+  // std::system_error escape, which would destroy running threads and abort the process.
+  try {
+    workers_.reserve(size_t(num_threads > 1 ? num_threads - 1 : 0));
+    for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  } catch (const std::exception&) {
+  }
 }
 
 ThreadPool::~ThreadPool() {
