@@ -32,63 +32,6 @@ inline Result<Shape> size_list_arg(const KernelArgs& a, size_t i, std::string_vi
 }
 
 // The largest finite value of a floating dtype.
-inline double float_dtype_max(ScalarType t) {
-  switch (t) {
-    case ScalarType::Half: return 65504.0;
-    case ScalarType::BFloat16: return 3.3895313892515355e38;
-    case ScalarType::Float: return double(std::numeric_limits<float>::max());
-    default: return std::numeric_limits<double>::max();
-  }
-}
-
-// False when ExecuTorch's check_overflow_scalar_cast (c10::overflows) refuses to convert `s`
-// to dtype `t`: bool values and bool targets always convert; a floating value converts to a
-// floating dtype when it is NaN, infinite or within the finite range, to an integral dtype
-// when it is within [min, max] (never NaN or infinite); an integral value converts when within
-// [min, max], and to uint8 also when in [-255, -1] (two's complement wrap, as c10 allows).
-inline bool scalar_fits(const Scalar& s, ScalarType t) {
-  if (t == ScalarType::Bool || s.kind == Scalar::Kind::Bool) return true;
-  if (is_float_dtype(t)) {
-    const double m = float_dtype_max(t);
-    const double v = s.kind == Scalar::Kind::Double ? s.d : double(s.i);
-    if (std::isnan(v) || std::isinf(v)) return s.kind == Scalar::Kind::Double;
-    return v >= -m && v <= m;
-  }
-  int64_t lo = 0, hi = 0;
-  switch (t) {
-    case ScalarType::Byte: lo = 0; hi = 255; break;
-    case ScalarType::Char: lo = -128; hi = 127; break;
-    case ScalarType::Short: lo = -32768; hi = 32767; break;
-    case ScalarType::Int: lo = std::numeric_limits<int32_t>::min(); hi = std::numeric_limits<int32_t>::max(); break;
-    default: lo = std::numeric_limits<int64_t>::min(); hi = std::numeric_limits<int64_t>::max(); break;
-  }
-  if (s.kind == Scalar::Kind::Double) {
-    if (std::isnan(s.d)) return false;
-    return s.d >= double(lo) && s.d <= double(hi);
-  }
-  if (t == ScalarType::Byte && s.i < 0) return s.i >= -255;
-  return s.i >= lo && s.i <= hi;
-}
-
-inline std::string scalar_string(const Scalar& s) {
-  switch (s.kind) {
-    case Scalar::Kind::Int: return std::to_string(s.i);
-    case Scalar::Kind::Bool: return s.b ? "true" : "false";
-    case Scalar::Kind::Double: break;
-  }
-  if (std::isnan(s.d)) return "nan";
-  if (std::isinf(s.d)) return s.d > 0 ? "inf" : "-inf";
-  return std::to_string(s.d);
-}
-
-// InvalidArgument (naming argument i) unless `s` converts to dtype `t` without overflow.
-inline Status check_scalar_fits(const KernelArgs& a, size_t i, std::string_view name, const Scalar& s,
-                                ScalarType t) {
-  if (scalar_fits(s, t)) return Status::ok();
-  return a.error(i, name, "value " + scalar_string(s) + " cannot be converted to " +
-                              scalar_type_name(t) + " without overflow");
-}
-
 // Writes `v` (in compute type C) to every element of `out`. Every element is written, so the
 // memory order does not matter (a tensor's elements are dense in any dim order).
 template <typename C>

@@ -24,31 +24,6 @@ using namespace index_family;
 
 enum class DimMode { Gather, ScatterSrc, ScatterValue, ScatterAdd };
 
-// Upstream's check_overflow_scalar_cast: the value must be representable in the dtype
-// (unsigned types accept [-max, max] and wrap, like c10::overflows); floating dtypes accept
-// inf and NaN but no finite value beyond their range.
-bool scalar_fits(const Scalar& v, ScalarType t) {
-  if (t == ScalarType::Bool || v.is_bool()) return true;
-  if (is_float_dtype(t)) {
-    const double d = v.to_double();
-    if (!std::isfinite(d)) return true;
-    const double mx = t == ScalarType::Half ? 65504.0
-                      : t == ScalarType::Double ? std::numeric_limits<double>::max()
-                                                : double(std::numeric_limits<float>::max());
-    return d >= -mx && d <= mx;
-  }
-  int64_t lo = 0, hi = 0;
-  switch (t) {
-    case ScalarType::Byte: lo = -255; hi = 255; break;
-    case ScalarType::Char: lo = INT8_MIN; hi = INT8_MAX; break;
-    case ScalarType::Short: lo = INT16_MIN; hi = INT16_MAX; break;
-    case ScalarType::Int: lo = INT32_MIN; hi = INT32_MAX; break;
-    default: lo = INT64_MIN; hi = INT64_MAX; break;
-  }
-  if (v.kind == Scalar::Kind::Int) return v.i >= lo && v.i <= hi;
-  const double d = v.d;
-  return !std::isnan(d) && d >= double(lo) && d <= double(hi);
-}
 
 // The gather/scatter family: checks (upstream's check_gather_args / check_scatter_add_args)
 // then one walk over `index`.
@@ -73,7 +48,7 @@ Status dim_index_kernel(const char* name, DimMode mode, std::span<EValue* const>
   VKRT_RETURN_IF_ERROR(expect_same_dtype(a, out_i, "out", *out, *self, "self"));
   VKRT_ASSIGN_OR_RETURN(int dim, dim_arg(a, 1, "dim", self->rank()));
   VKRT_RETURN_IF_ERROR(expect_index_dtype(a, 2, "index", *index, false));
-  if (mode == DimMode::ScatterValue && !scalar_fits(value, self->dtype())) {
+  if (mode == DimMode::ScatterValue && scalar_overflows(value, self->dtype())) {
     return a.error(3, "value", std::string("value ") + std::to_string(value.to_double()) +
                                    " does not fit dtype " + scalar_type_name(self->dtype()));
   }

@@ -1,6 +1,8 @@
 #include "op_util.h"
 
 #include <array>
+#include <cmath>
+#include <limits>
 
 namespace vkrt::portable {
 
@@ -122,6 +124,47 @@ Status check_dim_order_arg(const KernelArgs& a, size_t i, std::string_view name,
     }
   }
   return Status::ok();
+}
+
+bool scalar_overflows(const Scalar& s, ScalarType t) {
+  if (s.is_bool() || t == ScalarType::Bool) return false;
+  double lo = 0, hi = 0;
+  switch (t) {
+    case ScalarType::Byte: lo = 0; hi = 255; break;
+    case ScalarType::Char: lo = -128; hi = 127; break;
+    case ScalarType::Short: lo = -32768; hi = 32767; break;
+    case ScalarType::Int: lo = -2147483648.0; hi = 2147483647.0; break;
+    case ScalarType::Long: lo = -9223372036854775808.0; hi = 9223372036854775807.0; break;
+    case ScalarType::Half: lo = -65504.0; hi = 65504.0; break;
+    case ScalarType::BFloat16: lo = -3.3895313892515355e38; hi = 3.3895313892515355e38; break;
+    case ScalarType::Float: lo = -double(std::numeric_limits<float>::max()); hi = -lo; break;
+    default: return false;  // float64
+  }
+  if (s.is_floating()) {
+    if (is_float_dtype(t)) return std::isfinite(s.d) && (s.d < lo || s.d > hi);
+    return std::isnan(s.d) || s.d < lo || s.d > hi;
+  }
+  const int64_t i = s.i;
+  if (t == ScalarType::Long) return false;
+  if (t == ScalarType::Byte) return i > 255 || i < -255;  // negatives wrap, as c10 allows
+  return double(i) < lo || double(i) > hi;
+}
+
+std::string scalar_string(const Scalar& s) {
+  switch (s.kind) {
+    case Scalar::Kind::Int: return std::to_string(s.i);
+    case Scalar::Kind::Bool: return s.b ? "true" : "false";
+    case Scalar::Kind::Double: break;
+  }
+  if (std::isnan(s.d)) return "nan";
+  if (std::isinf(s.d)) return s.d > 0 ? "inf" : "-inf";
+  return std::to_string(s.d);
+}
+
+Status check_scalar_fits(const KernelArgs& a, size_t i, std::string_view name, const Scalar& s, ScalarType t) {
+  if (!scalar_overflows(s, t)) return Status::ok();
+  return a.error(i, name, "value " + scalar_string(s) + " cannot be converted to " + scalar_type_name(t) +
+                              " without overflow");
 }
 
 }  // namespace vkrt::portable

@@ -66,6 +66,16 @@ Status resize_output(const KernelArgs& a, size_t i, std::string_view name, Tenso
 Result<Scalar> scalar_arg(const KernelArgs& a, size_t i, std::string_view name);
 // A `Scalar?` argument: nullopt for None.
 Result<std::optional<Scalar>> optional_scalar_arg(const KernelArgs& a, size_t i, std::string_view name);
+// ExecuTorch's check_overflow_scalar_cast (c10::overflows) for a Scalar converted to dtype `t`:
+// floating dtypes take inf and NaN but no finite value beyond their range; integral dtypes take
+// no NaN and no value beyond their range, except that uint8 takes the negative integers that
+// wrap (-1 -> 255, down to -255); bool takes anything, and a bool Scalar goes anywhere.
+bool scalar_overflows(const Scalar& s, ScalarType t);
+// "3", "-2.5", "nan", "true".
+std::string scalar_string(const Scalar& s);
+// InvalidArgument (naming argument i) when `s` overflows dtype `t`.
+Status check_scalar_fits(const KernelArgs& a, size_t i, std::string_view name, const Scalar& s, ScalarType t);
+
 // An `int?` argument: nullopt for None.
 Result<std::optional<int64_t>> optional_int_arg(const KernelArgs& a, size_t i, std::string_view name);
 

@@ -68,34 +68,6 @@ inline C round_to_dtype(C v, ScalarType t) {
   return v;
 }
 
-// c10::overflows for a Scalar converted to dtype `t`: floating dtypes take inf and NaN but no
-// finite value beyond their range; integral dtypes take no NaN and no value beyond their
-// range, except that an unsigned dtype takes negative integers that wrap (-1 -> 255); bool
-// takes anything.
-inline bool scalar_overflows(const Scalar& s, ScalarType t) {
-  if (s.is_bool() || t == ScalarType::Bool) return false;
-  double lo = 0, hi = 0;
-  switch (t) {
-    case ScalarType::Byte: lo = 0; hi = 255; break;
-    case ScalarType::Char: lo = -128; hi = 127; break;
-    case ScalarType::Short: lo = -32768; hi = 32767; break;
-    case ScalarType::Int: lo = -2147483648.0; hi = 2147483647.0; break;
-    case ScalarType::Long: lo = -9223372036854775808.0; hi = 9223372036854775807.0; break;
-    case ScalarType::Half: lo = -65504.0; hi = 65504.0; break;
-    case ScalarType::BFloat16: lo = -3.3895313892515355e38; hi = 3.3895313892515355e38; break;
-    case ScalarType::Float: lo = -double(std::numeric_limits<float>::max()); hi = -lo; break;
-    default: return false;  // float64
-  }
-  if (s.is_floating()) {
-    if (is_float_dtype(t)) return std::isfinite(s.d) && (s.d < lo || s.d > hi);
-    return std::isnan(s.d) || s.d < lo || s.d > hi;
-  }
-  const int64_t i = s.i;
-  if (t == ScalarType::Long) return false;
-  if (t == ScalarType::Byte) return i > 255 || i < -255;  // negatives wrap, as c10 allows
-  return double(i) < lo || double(i) > hi;
-}
-
 // The Scalar as compute type C for a tensor of dtype `t` (check_overflow_scalar_cast): nullopt
 // when it overflows `t`; rounded to t's precision otherwise.
 template <typename C>
