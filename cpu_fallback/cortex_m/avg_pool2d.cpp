@@ -189,12 +189,16 @@ namespace {
 //   shift, [scratch], out) + return: 11 arguments (10 without scratch). zero_point, multiplier
 // and shift are ignored (input and output share qparams, §2); ceil_mode only changes the
 // output size, which `out` must have (checked as upstream does).
-Status quantized_avg_pool2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
-  const KernelArgs args("cortex_m::quantized_avg_pool2d.out", argv);
+constexpr char kAvgPoolOp[] = "cortex_m::quantized_avg_pool2d.out";
+
+Result<PoolCall> parse_avg_pool_call(const KernelArgs& args) {
   VKRT_RETURN_IF_ERROR(args.expect_count(10, 11));
   const size_t out_index = args.size() - 2;
-  VKRT_ASSIGN_OR_RETURN(Tensor * input, args.tensor(0, "input"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(out_index, "out"));
+  PoolCall c;
+  VKRT_ASSIGN_OR_RETURN(c.input, args.tensor(0, "input"));
+  VKRT_ASSIGN_OR_RETURN(c.out, args.tensor(out_index, "out"));
+  const Tensor* input = c.input;
+  const Tensor* out = c.out;
   VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", *input, {ScalarType::Char, ScalarType::Short}));
   VKRT_RETURN_IF_ERROR(expect_dtype(args, out_index, "out", *out, {input->dtype()}));
   VKRT_ASSIGN_OR_RETURN(Nhwc in, nhwc_of(args, 0, "input", *input));
@@ -224,14 +228,23 @@ Status quantized_avg_pool2d_out(KernelContext& ctx, std::span<EValue* const> arg
                                             " does not match the pooling parameters' " + std::to_string(want_h) + "x" +
                                             std::to_string(want_w));
   const bool s16 = input->dtype() == ScalarType::Short;
-  PoolParams p;
+  PoolParams& p = c.p;
   p.batches = in.n, p.in_h = in.h, p.in_w = in.w, p.channels = in.c, p.out_h = o.h, p.out_w = o.w;
   p.kernel_h = kernel[0], p.kernel_w = kernel[1], p.stride_h = stride[0], p.stride_w = stride[1];
   p.pad_h = padding[0], p.pad_w = padding[1];
   p.activation_min = s16 ? -32768 : -128, p.activation_max = s16 ? 32767 : 127;
   if (Status s = check_pool(p, s16); !s.is_ok()) return args.op_error(s.code(), s.message());
-  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *input));
-  VKRT_RETURN_IF_ERROR(expect_data(args, out_index, "out", *out));
+  return c;
+}
+
+Status quantized_avg_pool2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args(kAvgPoolOp, argv);
+  VKRT_ASSIGN_OR_RETURN(PoolCall c, prepared_or_parse(ctx, args, parse_avg_pool_call));
+  VKRT_RETURN_IF_ERROR(pool_data(args, c));
+  const PoolParams& p = c.p;
+  const Tensor* input = c.input;
+  Tensor* out = c.out;
+  const bool s16 = input->dtype() == ScalarType::Short;
   ContextRunner runner(ctx);
   const Exec exec = make_exec(ctx, runner, avg_pool2d_scratch_bytes(p, runner.num_threads()));
   Status s = s16 ? avg_pool2d_s16(p, input->data_as<int16_t>(), out->data_as<int16_t>(), exec)
@@ -242,6 +255,6 @@ Status quantized_avg_pool2d_out(KernelContext& ctx, std::span<EValue* const> arg
 
 }  // namespace
 
-VKRT_REGISTER_KERNEL("cortex_m::quantized_avg_pool2d.out", quantized_avg_pool2d_out);
+VKRT_REGISTER_KERNEL_WITH_PREPARE(kAvgPoolOp, quantized_avg_pool2d_out, (prepare_parsed<kAvgPoolOp, parse_avg_pool_call>));
 
 }  // namespace vkrt::cortex_m

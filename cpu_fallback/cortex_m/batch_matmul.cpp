@@ -79,13 +79,25 @@ namespace {
 
 // quantized_batch_matmul(lhs, lhs_zero_point, rhs_transposed, rhs_zero_point, output_zero_point,
 //   output_multiplier, output_shift, [scratch], out) + return: 10 arguments (9 without scratch).
-Status quantized_batch_matmul_out(KernelContext& ctx, std::span<EValue* const> argv) {
-  const KernelArgs args("cortex_m::quantized_batch_matmul.out", argv);
+constexpr char kBatchMatmulOp[] = "cortex_m::quantized_batch_matmul.out";
+
+struct BatchMatmulCall {
+  BatchMatmulParams p;
+  Tensor* lhs = nullptr;
+  Tensor* rhs = nullptr;
+  Tensor* out = nullptr;
+};
+
+Result<BatchMatmulCall> parse_batch_matmul_call(const KernelArgs& args) {
   VKRT_RETURN_IF_ERROR(args.expect_count(9, 10));
   const size_t out_index = args.size() - 2;
-  VKRT_ASSIGN_OR_RETURN(Tensor * lhs, args.tensor(0, "lhs"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * rhs, args.tensor(2, "rhs_transposed"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(out_index, "out"));
+  BatchMatmulCall c;
+  VKRT_ASSIGN_OR_RETURN(c.lhs, args.tensor(0, "lhs"));
+  VKRT_ASSIGN_OR_RETURN(c.rhs, args.tensor(2, "rhs_transposed"));
+  VKRT_ASSIGN_OR_RETURN(c.out, args.tensor(out_index, "out"));
+  const Tensor* lhs = c.lhs;
+  const Tensor* rhs = c.rhs;
+  Tensor* out = c.out;
   VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "lhs", *lhs, {ScalarType::Char, ScalarType::Short}));
   const bool s16 = lhs->dtype() == ScalarType::Short;
   VKRT_RETURN_IF_ERROR(expect_dtype(args, 2, "rhs_transposed", *rhs, {lhs->dtype()}));
@@ -93,7 +105,7 @@ Status quantized_batch_matmul_out(KernelContext& ctx, std::span<EValue* const> a
   if (lhs->rank() != 3 || !lhs->is_default_dim_order()) return args.error(0, "lhs", "expected a contiguous 3-D tensor");
   if (rhs->rank() != 3 || !rhs->is_default_dim_order())
     return args.error(2, "rhs_transposed", "expected a contiguous 3-D tensor");
-  BatchMatmulParams p;
+  BatchMatmulParams& p = c.p;
   p.batches = lhs->size(0), p.rows = lhs->size(1), p.depth = lhs->size(2), p.cols = rhs->size(1);
   if (rhs->size(0) != p.batches || rhs->size(2) != p.depth)
     return args.error(2, "rhs_transposed", "expected [" + std::to_string(p.batches) + ", N, " + std::to_string(p.depth) + "]");
@@ -106,10 +118,21 @@ Status quantized_batch_matmul_out(KernelContext& ctx, std::span<EValue* const> a
   if (Status s = check_batch_matmul(p, s16); !s.is_ok()) return args.op_error(s.code(), s.message());
   if (!out->is_default_dim_order()) return args.error(out_index, "out", "expected contiguous memory");
   const int32_t sizes[3] = {p.batches, p.rows, p.cols};
-  VKRT_RETURN_IF_ERROR(prepare_output(args, out_index, *out, sizes));
-  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "lhs", *lhs));
-  VKRT_RETURN_IF_ERROR(expect_data(args, 2, "rhs_transposed", *rhs));
-  if (s16) {
+  VKRT_RETURN_IF_ERROR(output_sizes(args, out_index, *out, sizes));
+  return c;
+}
+
+Status quantized_batch_matmul_out(KernelContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args(kBatchMatmulOp, argv);
+  VKRT_ASSIGN_OR_RETURN(BatchMatmulCall c, prepared_or_parse(ctx, args, parse_batch_matmul_call));
+  VKRT_RETURN_IF_ERROR(output_memory(args, args.size() - 2, *c.out));
+  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "lhs", *c.lhs));
+  VKRT_RETURN_IF_ERROR(expect_data(args, 2, "rhs_transposed", *c.rhs));
+  const BatchMatmulParams& p = c.p;
+  const Tensor* lhs = c.lhs;
+  const Tensor* rhs = c.rhs;
+  Tensor* out = c.out;
+  if (lhs->dtype() == ScalarType::Short) {
     batch_matmul_s16(p, lhs->data_as<int16_t>(), rhs->data_as<int16_t>(), out->data_as<int16_t>());
     return Status::ok();
   }
@@ -121,6 +144,7 @@ Status quantized_batch_matmul_out(KernelContext& ctx, std::span<EValue* const> a
 
 }  // namespace
 
-VKRT_REGISTER_KERNEL("cortex_m::quantized_batch_matmul.out", quantized_batch_matmul_out);
+VKRT_REGISTER_KERNEL_WITH_PREPARE(kBatchMatmulOp, quantized_batch_matmul_out,
+                                  (prepare_parsed<kBatchMatmulOp, parse_batch_matmul_call>));
 
 }  // namespace vkrt::cortex_m

@@ -310,7 +310,7 @@ Result<ConvCall> parse_conv_call(const KernelArgs& args) {
 Status quantized_conv2d_prepare(KernelPrepareContext& ctx, std::span<EValue* const> argv) {
   const KernelArgs args(kConvOp, argv);
   VKRT_ASSIGN_OR_RETURN(PreparedCall<ConvCall> * prepared,
-                        prepare_call(ctx, argv, parse_conv_call(args), {1, 2, 8, 9}));
+                        prepare_call(ctx, args, parse_conv_call, {1, 2, 8, 9}));
   if (prepared == nullptr) return Status::ok();
   const ConvCall& c = prepared->call;
   if (c.s16 || c.weight->data() == nullptr) return Status::ok();

@@ -241,7 +241,7 @@ void depthwise_conv2d_s16(const DepthwiseConv2dParams& p, const int16_t* input, 
 
 namespace {
 
-constexpr const char* kDepthwiseOp = "cortex_m::quantized_depthwise_conv2d.out";
+constexpr char kDepthwiseOp[] = "cortex_m::quantized_depthwise_conv2d.out";
 
 // A depthwise call with every argument checked.
 struct DepthwiseCall {
@@ -303,17 +303,9 @@ Result<DepthwiseCall> parse_depthwise_call(const KernelArgs& args) {
   return c;
 }
 
-// Load time: the call is parsed once (prepare_call).
-Status quantized_depthwise_conv2d_prepare(KernelPrepareContext& ctx, std::span<EValue* const> argv) {
-  const KernelArgs args(kDepthwiseOp, argv);
-  return prepare_call(ctx, argv, parse_depthwise_call(args), {1, 2, 9, 10}).status();
-}
-
 Status quantized_depthwise_conv2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
   const KernelArgs args(kDepthwiseOp, argv);
-  const void* unused_packing = nullptr;
-  VKRT_ASSIGN_OR_RETURN(DepthwiseCall c,
-                        prepared_or_parse<DepthwiseCall>(ctx, args, parse_depthwise_call, &unused_packing));
+  VKRT_ASSIGN_OR_RETURN(DepthwiseCall c, prepared_or_parse(ctx, args, parse_depthwise_call));
   const DepthwiseConv2dParams& p = c.p;
   VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *c.input));
   VKRT_RETURN_IF_ERROR(expect_data(args, 1, "weight", *c.weight));
@@ -334,6 +326,8 @@ Status quantized_depthwise_conv2d_out(KernelContext& ctx, std::span<EValue* cons
 
 }  // namespace
 
-VKRT_REGISTER_KERNEL_WITH_PREPARE(kDepthwiseOp, quantized_depthwise_conv2d_out, quantized_depthwise_conv2d_prepare);
+// Load time: the call is parsed once (prepare_call).
+VKRT_REGISTER_KERNEL_WITH_PREPARE(kDepthwiseOp, quantized_depthwise_conv2d_out,
+                                  (prepare_parsed<kDepthwiseOp, parse_depthwise_call, 1, 2, 9, 10>));
 
 }  // namespace vkrt::cortex_m

@@ -99,23 +99,30 @@ Result<Tensor*> optional_bias(const KernelArgs& args, size_t index, std::string_
   return t;
 }
 
-Status prepare_output(const KernelArgs& args, size_t index, Tensor& out, std::span<const int32_t> sizes) {
+Status output_sizes(const KernelArgs& args, size_t index, Tensor& out, std::span<const int32_t> sizes) {
   const auto have = out.sizes();
   bool same = have.size() == sizes.size();
   for (size_t i = 0; same && i < sizes.size(); ++i) same = have[i] == sizes[i];
   if (!same && have.size() == sizes.size() && out.dynamism() != ShapeDynamism::Static) {
     same = out.resize(sizes).is_ok();
   }
-  if (same) {
-    if (out.nbytes() > out.capacity_bytes() || (out.numel() > 0 && out.data() == nullptr)) {
-      return args.error(index, "out", "tensor has no memory for its " + std::to_string(out.nbytes()) + " bytes");
-    }
-    return Status::ok();
-  }
+  if (same) return Status::ok();
   std::string want = "[";
   for (size_t i = 0; i < sizes.size(); ++i) want += (i ? "," : "") + std::to_string(sizes[i]);
   want += "]";
   return args.error(index, "out", "expected sizes " + want);
+}
+
+Status output_memory(const KernelArgs& args, size_t index, const Tensor& out) {
+  if (out.nbytes() > out.capacity_bytes() || (out.numel() > 0 && out.data() == nullptr)) {
+    return args.error(index, "out", "tensor has no memory for its " + std::to_string(out.nbytes()) + " bytes");
+  }
+  return Status::ok();
+}
+
+Status prepare_output(const KernelArgs& args, size_t index, Tensor& out, std::span<const int32_t> sizes) {
+  VKRT_RETURN_IF_ERROR(output_sizes(args, index, out, sizes));
+  return output_memory(args, index, out);
 }
 
 Status expect_data(const KernelArgs& args, size_t index, std::string_view name, const Tensor& t) {
@@ -149,9 +156,9 @@ Result<std::span<uint8_t>> packing_memory(KernelPrepareContext& ctx, const Kerne
   return std::span<uint8_t>(static_cast<uint8_t*>(memory), bytes);
 }
 
-bool all_shapes_static(std::span<EValue* const> argv) {
-  for (const EValue* v : argv)
-    if (v != nullptr && v->is_tensor() && v->to_tensor().dynamism() != ShapeDynamism::Static) return false;
+bool all_shapes_static(const KernelArgs& args) {
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args.at(i).is_tensor() && args.at(i).to_tensor().dynamism() != ShapeDynamism::Static) return false;
   return true;
 }
 

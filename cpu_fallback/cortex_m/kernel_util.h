@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <new>
 #include <span>
+#include <type_traits>
 #include <string_view>
 
 #include "cortex_m/exec.h"
@@ -43,6 +44,11 @@ Result<Tensor*> optional_bias(const KernelArgs& args, size_t index, std::string_
                               int64_t count, bool allow_int64);
 // The out tensor: resized to `sizes` when needed (dynamic tensors), then checked to have them.
 Status prepare_output(const KernelArgs& args, size_t index, Tensor& out, std::span<const int32_t> sizes);
+// prepare_output's two halves: the sizes (a parse-time check; a DYNAMIC_BOUND out is resized,
+// and such calls are parsed at execute) and the memory (an execute-time check: an output's
+// memory may be set after load, set_output_data_ptr).
+Status output_sizes(const KernelArgs& args, size_t index, Tensor& out, std::span<const int32_t> sizes);
+Status output_memory(const KernelArgs& args, size_t index, const Tensor& out);
 
 // InvalidArgument unless a tensor with elements has data covering its sizes.
 Status expect_data(const KernelArgs& args, size_t index, std::string_view name, const Tensor& t);
@@ -67,11 +73,13 @@ Exec make_exec(KernelContext& ctx, ContextRunner& runner, size_t scratch_bytes);
 Result<std::span<uint8_t>> packing_memory(KernelPrepareContext& ctx, const KernelArgs& args, size_t bytes);
 
 // Load checks, execute trusts (TFLite Micro's Prepare). A kernel's prepare step parses its call
-// once. When every tensor argument has a static shape, a parse error is final and fails the
-// load (the method names the instruction); a call with DYNAMIC_BOUND tensors is checked at
-// execute, against the shapes it then has. When, in addition, the parameter tensors the call
-// reads at parse time (weights, bias, requantization tables: `params`) are program constants,
-// the parsed call is kept with the method and execute uses it without parsing again.
+// once: a `parse(const KernelArgs&) -> Result<Call>` holding every check that does not need
+// activation data. When every tensor argument has a static shape and the parameter tensors the
+// parse reads (weights, bias, requantization tables: `params`) are program constants, the call
+// is parsed at load: an error is final and fails the load (the method names the instruction),
+// and the parsed call is kept with the method, so execute uses it without parsing again. A call
+// with DYNAMIC_BOUND tensors or non-constant parameters is parsed at execute, against the shapes
+// and values it then has.
 template <typename Call>
 struct PreparedCall {
   Call call;
@@ -79,26 +87,42 @@ struct PreparedCall {
 };
 
 // True when every Tensor argument has a static shape.
-bool all_shapes_static(std::span<EValue* const> argv);
+bool all_shapes_static(const KernelArgs& args);
 
-// The shared prepare step: returns the PreparedCall kept with the method (its `packed` still
-// null), or null when the call must be parsed at execute.
-template <typename Call>
-Result<PreparedCall<Call>*> prepare_call(KernelPrepareContext& ctx, std::span<EValue* const> argv,
-                                         Result<Call> parsed, std::initializer_list<size_t> params) {
-  bool fixed = all_shapes_static(argv);
-  if (!parsed.ok()) {
-    if (fixed) return parsed.status();
-    return static_cast<PreparedCall<Call>*>(nullptr);
-  }
+namespace detail {
+template <typename R>
+struct ResultValue;
+template <typename T>
+struct ResultValue<Result<T>> {
+  using type = T;
+};
+}  // namespace detail
+// The Call a parse function returns.
+template <typename Parse>
+using CallOf = typename detail::ResultValue<std::invoke_result_t<Parse, const KernelArgs&>>::type;
+
+// The shared prepare step: the PreparedCall kept with the method (its `packed` still null), or
+// null when the call is parsed at execute.
+template <typename Parse, typename Call = CallOf<Parse>>
+Result<PreparedCall<Call>*> prepare_call(KernelPrepareContext& ctx, const KernelArgs& args, Parse parse,
+                                         std::initializer_list<size_t> params) {
+  bool fixed = all_shapes_static(args);
   for (size_t i : params)
-    if (i < argv.size() && !argv[i]->is_none() && !ctx.is_constant(argv[i])) fixed = false;
+    if (i < args.size() && !args.is_none(i) && !ctx.is_constant(&args.at(i))) fixed = false;
   if (!fixed) return static_cast<PreparedCall<Call>*>(nullptr);
+  VKRT_ASSIGN_OR_RETURN(Call call, parse(args));
   void* memory = ctx.allocate_persistent(sizeof(PreparedCall<Call>), alignof(PreparedCall<Call>));
   if (memory == nullptr) return Status(Error::MemoryAllocationFailed, "cannot allocate the prepared call");
-  auto* prepared = new (memory) PreparedCall<Call>{std::move(parsed).value(), nullptr};
+  auto* prepared = new (memory) PreparedCall<Call>{std::move(call), nullptr};
   ctx.set_state(prepared);
   return prepared;
+}
+
+// The prepare step of a kernel with nothing to pack, registered as
+// VKRT_REGISTER_KERNEL_WITH_PREPARE(kOp, fn, (prepare_parsed<kOp, parse_x, params...>)).
+template <const char* Op, auto Parse, size_t... Params>
+Status prepare_parsed(KernelPrepareContext& ctx, std::span<EValue* const> argv) {
+  return prepare_call(ctx, KernelArgs(Op, argv), Parse, {Params...}).status();
 }
 
 // Execute's side: the call prepared at load, or `parse(args)` now.
@@ -111,6 +135,11 @@ Result<Call> prepared_or_parse(const KernelContext& ctx, const KernelArgs& args,
   }
   *packed = nullptr;
   return parse(args);
+}
+template <typename Parse, typename Call = CallOf<Parse>>
+Result<Call> prepared_or_parse(const KernelContext& ctx, const KernelArgs& args, Parse parse) {
+  const void* packed = nullptr;
+  return prepared_or_parse<Call>(ctx, args, parse, &packed);
 }
 
 }  // namespace vkrt::cortex_m

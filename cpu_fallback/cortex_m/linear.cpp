@@ -179,7 +179,7 @@ Result<LinearCall> parse_linear_call(const KernelArgs& args) {
 Status quantized_linear_prepare(KernelPrepareContext& ctx, std::span<EValue* const> argv) {
   const KernelArgs args(kLinearOp, argv);
   VKRT_ASSIGN_OR_RETURN(PreparedCall<LinearCall> * prepared,
-                        prepare_call(ctx, argv, parse_linear_call(args), {1, 2, 3}));
+                        prepare_call(ctx, args, parse_linear_call, {1, 2, 3}));
   if (prepared == nullptr) return Status::ok();
   const LinearCall& c = prepared->call;
   if (c.s16 || c.weights->data() == nullptr) return Status::ok();

@@ -51,12 +51,16 @@ namespace {
 // quantized_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, input_zero_point,
 //   output_zero_point, activation_min, activation_max, out) + return: 12 arguments.
 // The AOT pass only emits it with dilation 1 and equal zero points (§2); anything else is rejected.
-Status quantized_max_pool2d_out(KernelContext&, std::span<EValue* const> argv) {
-  const KernelArgs args("cortex_m::quantized_max_pool2d.out", argv);
+constexpr char kMaxPoolOp[] = "cortex_m::quantized_max_pool2d.out";
+
+Result<PoolCall> parse_max_pool_call(const KernelArgs& args) {
   VKRT_RETURN_IF_ERROR(args.expect_count(12, 12));
   const size_t out_index = 10;
-  VKRT_ASSIGN_OR_RETURN(Tensor * input, args.tensor(0, "input"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(out_index, "out"));
+  PoolCall c;
+  VKRT_ASSIGN_OR_RETURN(c.input, args.tensor(0, "input"));
+  VKRT_ASSIGN_OR_RETURN(c.out, args.tensor(out_index, "out"));
+  const Tensor* input = c.input;
+  const Tensor* out = c.out;
   VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", *input, {ScalarType::Char, ScalarType::Short}));
   VKRT_RETURN_IF_ERROR(expect_dtype(args, out_index, "out", *out, {input->dtype()}));
   VKRT_ASSIGN_OR_RETURN(Nhwc in, nhwc_of(args, 0, "input", *input));
@@ -71,7 +75,7 @@ Status quantized_max_pool2d_out(KernelContext&, std::span<EValue* const> argv) {
   VKRT_ASSIGN_OR_RETURN(int64_t out_zp, args.int_value(7, "output_zero_point"));
   if (in_zp != out_zp) return args.error(7, "output_zero_point", "must equal input_zero_point");
   const bool s16 = input->dtype() == ScalarType::Short;
-  PoolParams p;
+  PoolParams& p = c.p;
   VKRT_ASSIGN_OR_RETURN(p.activation_min, int_arg(args, 8, "activation_min"));
   VKRT_ASSIGN_OR_RETURN(p.activation_max, int_arg(args, 9, "activation_max"));
   if (o.n != in.n || o.c != in.c) return args.error(out_index, "out", "batch/channels do not match input");
@@ -79,8 +83,17 @@ Status quantized_max_pool2d_out(KernelContext&, std::span<EValue* const> argv) {
   p.kernel_h = kernel[0], p.kernel_w = kernel[1], p.stride_h = stride[0], p.stride_w = stride[1];
   p.pad_h = padding[0], p.pad_w = padding[1];
   if (Status s = check_pool(p, s16); !s.is_ok()) return args.op_error(s.code(), s.message());
-  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *input));
-  VKRT_RETURN_IF_ERROR(expect_data(args, out_index, "out", *out));
+  return c;
+}
+
+Status quantized_max_pool2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args(kMaxPoolOp, argv);
+  VKRT_ASSIGN_OR_RETURN(PoolCall c, prepared_or_parse(ctx, args, parse_max_pool_call));
+  VKRT_RETURN_IF_ERROR(pool_data(args, c));
+  const PoolParams& p = c.p;
+  const Tensor* input = c.input;
+  Tensor* out = c.out;
+  const bool s16 = input->dtype() == ScalarType::Short;
   Status s = s16 ? max_pool2d_s16(p, input->data_as<int16_t>(), out->data_as<int16_t>())
                  : max_pool2d_s8(p, input->data_as<int8_t>(), out->data_as<int8_t>());
   if (!s.is_ok()) return args.op_error(s.code(), s.message());
@@ -89,6 +102,6 @@ Status quantized_max_pool2d_out(KernelContext&, std::span<EValue* const> argv) {
 
 }  // namespace
 
-VKRT_REGISTER_KERNEL("cortex_m::quantized_max_pool2d.out", quantized_max_pool2d_out);
+VKRT_REGISTER_KERNEL_WITH_PREPARE(kMaxPoolOp, quantized_max_pool2d_out, (prepare_parsed<kMaxPoolOp, parse_max_pool_call>));
 
 }  // namespace vkrt::cortex_m

@@ -23,15 +23,25 @@ void pad_s8(const PadParams& p, const int8_t* input, int8_t* output) {
 namespace {
 
 // pad(input, pre_pad[4], post_pad[4], pad_value, out) + return: 6 arguments.
-Status pad_out(KernelContext&, std::span<EValue* const> argv) {
-  const KernelArgs args("cortex_m::pad.out", argv);
+constexpr char kPadOp[] = "cortex_m::pad.out";
+
+struct PadCall {
+  PadParams p;
+  Tensor* input = nullptr;
+  Tensor* out = nullptr;
+};
+
+Result<PadCall> parse_pad_call(const KernelArgs& args) {
   VKRT_RETURN_IF_ERROR(args.expect_count(6, 6));
-  VKRT_ASSIGN_OR_RETURN(Tensor * input, args.tensor(0, "input"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(4, "out"));
+  PadCall c;
+  VKRT_ASSIGN_OR_RETURN(c.input, args.tensor(0, "input"));
+  VKRT_ASSIGN_OR_RETURN(c.out, args.tensor(4, "out"));
+  const Tensor* input = c.input;
+  const Tensor* out = c.out;
   VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", *input, {ScalarType::Char}));
   VKRT_RETURN_IF_ERROR(expect_dtype(args, 4, "out", *out, {ScalarType::Char}));
   if (input->rank() > 4) return args.error(0, "input", "rank above 4");
-  PadParams p;
+  PadParams& p = c.p;
   VKRT_RETURN_IF_ERROR(int_list_arg(args, 1, "pre_pad", p.pre, 0, INT32_MAX / 4));
   VKRT_RETURN_IF_ERROR(int_list_arg(args, 2, "post_pad", p.post, 0, INT32_MAX / 4));
   VKRT_ASSIGN_OR_RETURN(int32_t value, int_arg(args, 3, "pad_value", -128, 127));
@@ -48,14 +58,20 @@ Status pad_out(KernelContext&, std::span<EValue* const> argv) {
                                       ", expected pre + input + post = " +
                                       std::to_string(int64_t(p.pre[d]) + p.in_dims[d] + p.post[d]));
   }
-  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *input));
-  VKRT_RETURN_IF_ERROR(expect_data(args, 4, "out", *out));
-  pad_s8(p, input->data_as<int8_t>(), out->data_as<int8_t>());
+  return c;
+}
+
+Status pad_out(KernelContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args(kPadOp, argv);
+  VKRT_ASSIGN_OR_RETURN(PadCall c, prepared_or_parse(ctx, args, parse_pad_call));
+  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *c.input));
+  VKRT_RETURN_IF_ERROR(expect_data(args, 4, "out", *c.out));
+  pad_s8(c.p, c.input->data_as<int8_t>(), c.out->data_as<int8_t>());
   return Status::ok();
 }
 
 }  // namespace
 
-VKRT_REGISTER_KERNEL("cortex_m::pad.out", pad_out);
+VKRT_REGISTER_KERNEL_WITH_PREPARE(kPadOp, pad_out, (prepare_parsed<kPadOp, parse_pad_call>));
 
 }  // namespace vkrt::cortex_m

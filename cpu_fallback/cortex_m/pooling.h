@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cortex_m/kernel_util.h"
 #include "vkrt/error.h"
 
 namespace vkrt::cortex_m {
@@ -39,6 +40,17 @@ inline void pool_window(int64_t o, int32_t stride, int32_t pad, int32_t kernel, 
   if (e < b) e = b;
   *begin = int32_t(b);
   *end = int32_t(e);
+}
+
+// A parsed avg/max pool call (PreparedCall), and execute's check of its tensors' data.
+struct PoolCall {
+  PoolParams p;
+  Tensor* input = nullptr;
+  Tensor* out = nullptr;
+};
+inline Status pool_data(const KernelArgs& args, const PoolCall& c) {
+  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *c.input));
+  return expect_data(args, args.size() - 2, "out", *c.out);
 }
 
 }  // namespace vkrt::cortex_m

@@ -34,18 +34,16 @@ namespace {
 
 // quantized_add(self, self_zero_point, self_multiplier, self_shift, other, other_zero_point,
 //   other_multiplier, other_shift, output_zero_point, output_multiplier, output_shift,
-//   activation_min, activation_max, out) + return: 15 arguments.
-Status quantized_add_out(KernelContext&, std::span<EValue* const> argv) {
-  const KernelArgs args("cortex_m::quantized_add.out", argv);
+//   activation_min, activation_max, out) + return: 15 arguments. Parsed at load (prepare_call).
+constexpr char kAddOp[] = "cortex_m::quantized_add.out";
+using AddCall = BinaryCall<AddParams>;
+
+Result<AddCall> parse_add_call(const KernelArgs& args) {
   VKRT_RETURN_IF_ERROR(args.expect_count(15, 15));
-  VKRT_ASSIGN_OR_RETURN(Tensor * self, args.tensor(0, "self"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * other, args.tensor(4, "other"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(13, "out"));
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "self", *self, {ScalarType::Char, ScalarType::Short}));
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, 4, "other", *other, {self->dtype()}));
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, 13, "out", *out, {self->dtype()}));
-  const bool s16 = self->dtype() == ScalarType::Short;
-  AddParams p;
+  AddCall c;
+  VKRT_RETURN_IF_ERROR(binary_tensors(args, 0, 4, 13, &c.self, &c.other, &c.out));
+  const bool s16 = c.s16();
+  AddParams& p = c.p;
   VKRT_ASSIGN_OR_RETURN(int32_t zp1, int_arg(args, 1, "self_zero_point", -65536, 65536));
   VKRT_ASSIGN_OR_RETURN(p.input1_multiplier, int_arg(args, 2, "self_multiplier"));
   VKRT_ASSIGN_OR_RETURN(p.input1_shift, int_arg(args, 3, "self_shift", -31, 30));
@@ -60,18 +58,23 @@ Status quantized_add_out(KernelContext&, std::span<EValue* const> argv) {
   p.input1_offset = -zp1;
   p.input2_offset = -zp2;
   p.left_shift = s16 ? 15 : 20;
-  VKRT_ASSIGN_OR_RETURN(ChannelBroadcast shape, channel_broadcast(args, 0, *self, 4, *other, 13, *out));
-  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "self", *self));
-  VKRT_RETURN_IF_ERROR(expect_data(args, 4, "other", *other));
-  if (s16)
-    add_s16(p, shape, self->data_as<int16_t>(), other->data_as<int16_t>(), out->data_as<int16_t>());
+  VKRT_ASSIGN_OR_RETURN(c.shape, channel_broadcast(args, 0, *c.self, 4, *c.other, 13, *c.out));
+  return c;
+}
+
+Status quantized_add_out(KernelContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args(kAddOp, argv);
+  VKRT_ASSIGN_OR_RETURN(AddCall c, prepared_or_parse(ctx, args, parse_add_call));
+  VKRT_RETURN_IF_ERROR(binary_data(args, 0, 4, 13, *c.self, *c.other, *c.out));
+  if (c.s16())
+    add_s16(c.p, c.shape, c.self->data_as<int16_t>(), c.other->data_as<int16_t>(), c.out->data_as<int16_t>());
   else
-    add_s8(p, shape, self->data_as<int8_t>(), other->data_as<int8_t>(), out->data_as<int8_t>());
+    add_s8(c.p, c.shape, c.self->data_as<int8_t>(), c.other->data_as<int8_t>(), c.out->data_as<int8_t>());
   return Status::ok();
 }
 
 }  // namespace
 
-VKRT_REGISTER_KERNEL("cortex_m::quantized_add.out", quantized_add_out);
+VKRT_REGISTER_KERNEL_WITH_PREPARE(kAddOp, quantized_add_out, (prepare_parsed<kAddOp, parse_add_call>));
 
 }  // namespace vkrt::cortex_m

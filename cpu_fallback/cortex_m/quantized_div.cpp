@@ -37,16 +37,14 @@ namespace {
 
 // quantized_div(self, self_zero_point, other, other_zero_point, output_zero_point,
 //   output_scale (Double), out) + return: 8 arguments.
-Status quantized_div_out(KernelContext&, std::span<EValue* const> argv) {
-  const KernelArgs args("cortex_m::quantized_div.out", argv);
+constexpr char kDivOp[] = "cortex_m::quantized_div.out";
+using DivCall = BinaryCall<DivParams>;
+
+Result<DivCall> parse_div_call(const KernelArgs& args) {
   VKRT_RETURN_IF_ERROR(args.expect_count(8, 8));
-  VKRT_ASSIGN_OR_RETURN(Tensor * self, args.tensor(0, "self"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * other, args.tensor(2, "other"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(6, "out"));
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "self", *self, {ScalarType::Char, ScalarType::Short}));
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, 2, "other", *other, {self->dtype()}));
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, 6, "out", *out, {self->dtype()}));
-  DivParams p;
+  DivCall c;
+  VKRT_RETURN_IF_ERROR(binary_tensors(args, 0, 2, 6, &c.self, &c.other, &c.out));
+  DivParams& p = c.p;
   VKRT_ASSIGN_OR_RETURN(p.input1_zero_point, int_arg(args, 1, "self_zero_point", -65536, 65536));
   VKRT_ASSIGN_OR_RETURN(p.input2_zero_point, int_arg(args, 3, "other_zero_point", -65536, 65536));
   VKRT_ASSIGN_OR_RETURN(p.output_zero_point, int_arg(args, 4, "output_zero_point", -65536, 65536));
@@ -54,18 +52,23 @@ Status quantized_div_out(KernelContext&, std::span<EValue* const> argv) {
   if (!std::isfinite(scale) || std::fabs(scale) > double(std::numeric_limits<float>::max()))
     return args.error(5, "output_scale", "must be a finite float32 value");
   p.output_scale = float(scale);
-  VKRT_ASSIGN_OR_RETURN(ChannelBroadcast shape, channel_broadcast(args, 0, *self, 2, *other, 6, *out));
-  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "self", *self));
-  VKRT_RETURN_IF_ERROR(expect_data(args, 2, "other", *other));
-  if (self->dtype() == ScalarType::Short)
-    div_s16(p, shape, self->data_as<int16_t>(), other->data_as<int16_t>(), out->data_as<int16_t>());
+  VKRT_ASSIGN_OR_RETURN(c.shape, channel_broadcast(args, 0, *c.self, 2, *c.other, 6, *c.out));
+  return c;
+}
+
+Status quantized_div_out(KernelContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args(kDivOp, argv);
+  VKRT_ASSIGN_OR_RETURN(DivCall c, prepared_or_parse(ctx, args, parse_div_call));
+  VKRT_RETURN_IF_ERROR(binary_data(args, 0, 2, 6, *c.self, *c.other, *c.out));
+  if (c.s16())
+    div_s16(c.p, c.shape, c.self->data_as<int16_t>(), c.other->data_as<int16_t>(), c.out->data_as<int16_t>());
   else
-    div_s8(p, shape, self->data_as<int8_t>(), other->data_as<int8_t>(), out->data_as<int8_t>());
+    div_s8(c.p, c.shape, c.self->data_as<int8_t>(), c.other->data_as<int8_t>(), c.out->data_as<int8_t>());
   return Status::ok();
 }
 
 }  // namespace
 
-VKRT_REGISTER_KERNEL("cortex_m::quantized_div.out", quantized_div_out);
+VKRT_REGISTER_KERNEL_WITH_PREPARE(kDivOp, quantized_div_out, (prepare_parsed<kDivOp, parse_div_call>));
 
 }  // namespace vkrt::cortex_m

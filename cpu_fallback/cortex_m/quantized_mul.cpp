@@ -30,17 +30,15 @@ namespace {
 
 // quantized_mul(self, self_zero_point, other, other_zero_point, output_zero_point,
 //   output_multiplier, output_shift, out) + return: 9 arguments.
-Status quantized_mul_out(KernelContext&, std::span<EValue* const> argv) {
-  const KernelArgs args("cortex_m::quantized_mul.out", argv);
+constexpr char kMulOp[] = "cortex_m::quantized_mul.out";
+using MulCall = BinaryCall<MulParams>;
+
+Result<MulCall> parse_mul_call(const KernelArgs& args) {
   VKRT_RETURN_IF_ERROR(args.expect_count(9, 9));
-  VKRT_ASSIGN_OR_RETURN(Tensor * self, args.tensor(0, "self"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * other, args.tensor(2, "other"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(7, "out"));
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "self", *self, {ScalarType::Char, ScalarType::Short}));
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, 2, "other", *other, {self->dtype()}));
-  VKRT_RETURN_IF_ERROR(expect_dtype(args, 7, "out", *out, {self->dtype()}));
-  const bool s16 = self->dtype() == ScalarType::Short;
-  MulParams p;
+  MulCall c;
+  VKRT_RETURN_IF_ERROR(binary_tensors(args, 0, 2, 7, &c.self, &c.other, &c.out));
+  const bool s16 = c.s16();
+  MulParams& p = c.p;
   VKRT_ASSIGN_OR_RETURN(int32_t zp1, int_arg(args, 1, "self_zero_point", -65536, 65536));
   VKRT_ASSIGN_OR_RETURN(int32_t zp2, int_arg(args, 3, "other_zero_point", -65536, 65536));
   VKRT_ASSIGN_OR_RETURN(p.output_offset, int_arg(args, 4, "output_zero_point", -65536, 65536));
@@ -50,18 +48,23 @@ Status quantized_mul_out(KernelContext&, std::span<EValue* const> argv) {
   p.input2_offset = -zp2;
   p.activation_min = s16 ? -32768 : -128;
   p.activation_max = s16 ? 32767 : 127;
-  VKRT_ASSIGN_OR_RETURN(ChannelBroadcast shape, channel_broadcast(args, 0, *self, 2, *other, 7, *out));
-  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "self", *self));
-  VKRT_RETURN_IF_ERROR(expect_data(args, 2, "other", *other));
-  if (s16)
-    mul_s16(p, shape, self->data_as<int16_t>(), other->data_as<int16_t>(), out->data_as<int16_t>());
+  VKRT_ASSIGN_OR_RETURN(c.shape, channel_broadcast(args, 0, *c.self, 2, *c.other, 7, *c.out));
+  return c;
+}
+
+Status quantized_mul_out(KernelContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args(kMulOp, argv);
+  VKRT_ASSIGN_OR_RETURN(MulCall c, prepared_or_parse(ctx, args, parse_mul_call));
+  VKRT_RETURN_IF_ERROR(binary_data(args, 0, 2, 7, *c.self, *c.other, *c.out));
+  if (c.s16())
+    mul_s16(c.p, c.shape, c.self->data_as<int16_t>(), c.other->data_as<int16_t>(), c.out->data_as<int16_t>());
   else
-    mul_s8(p, shape, self->data_as<int8_t>(), other->data_as<int8_t>(), out->data_as<int8_t>());
+    mul_s8(c.p, c.shape, c.self->data_as<int8_t>(), c.other->data_as<int8_t>(), c.out->data_as<int8_t>());
   return Status::ok();
 }
 
 }  // namespace
 
-VKRT_REGISTER_KERNEL("cortex_m::quantized_mul.out", quantized_mul_out);
+VKRT_REGISTER_KERNEL_WITH_PREPARE(kMulOp, quantized_mul_out, (prepare_parsed<kMulOp, parse_mul_call>));
 
 }  // namespace vkrt::cortex_m

@@ -114,11 +114,21 @@ namespace {
 //   diff_min, out) + return: 9 arguments. dim must be the last (innermost) dimension; the output
 // zero point must be −128 (int8 out) or −32768 (int16 out); input_zero_point is validated and
 // otherwise unused (the algorithm works on x − max).
-Status softmax_out(KernelContext&, std::span<EValue* const> argv) {
-  const KernelArgs args("cortex_m::softmax.out", argv);
+constexpr char kSoftmaxOp[] = "cortex_m::softmax.out";
+
+struct SoftmaxCall {
+  SoftmaxParams p;
+  Tensor* input = nullptr;
+  Tensor* out = nullptr;
+};
+
+Result<SoftmaxCall> parse_softmax_call(const KernelArgs& args) {
   VKRT_RETURN_IF_ERROR(args.expect_count(9, 9));
-  VKRT_ASSIGN_OR_RETURN(Tensor * input, args.tensor(0, "input"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(7, "out"));
+  SoftmaxCall c;
+  VKRT_ASSIGN_OR_RETURN(c.input, args.tensor(0, "input"));
+  VKRT_ASSIGN_OR_RETURN(c.out, args.tensor(7, "out"));
+  Tensor* input = c.input;
+  Tensor* out = c.out;
   VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", *input, {ScalarType::Char}));
   VKRT_RETURN_IF_ERROR(expect_dtype(args, 7, "out", *out, {ScalarType::Char, ScalarType::Short}));
   const bool s16 = out->dtype() == ScalarType::Short;
@@ -131,25 +141,32 @@ Status softmax_out(KernelContext&, std::span<EValue* const> argv) {
   VKRT_RETURN_IF_ERROR(int_arg(args, 2, "input_zero_point", -128, 127).status());
   VKRT_ASSIGN_OR_RETURN(int32_t out_zp, int_arg(args, 3, "output_zero_point"));
   if (out_zp != (s16 ? -32768 : -128)) return args.error(3, "output_zero_point", s16 ? "must be -32768" : "must be -128");
-  SoftmaxParams p;
+  SoftmaxParams& p = c.p;
   VKRT_ASSIGN_OR_RETURN(p.input_multiplier, int_arg(args, 4, "input_multiplier"));
   VKRT_ASSIGN_OR_RETURN(p.input_left_shift, int_arg(args, 5, "input_shift", 0, 31));
   VKRT_ASSIGN_OR_RETURN(p.diff_min, int_arg(args, 6, "diff_min", INT32_MIN, 0));
-  VKRT_RETURN_IF_ERROR(prepare_output(args, 7, *out, input->sizes()));
+  VKRT_RETURN_IF_ERROR(output_sizes(args, 7, *out, input->sizes()));
   if (!out->same_layout(*input) && out->dim_order()[out->rank() - 1] != out->rank() - 1)
     return args.error(7, "out", "expected the input's memory order");
-  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *input));
   p.row_size = input->size(input->rank() - 1);
   p.rows = p.row_size ? input->numel() / p.row_size : 0;
-  if (s16)
-    softmax_s8_s16(p, input->data_as<int8_t>(), out->data_as<int16_t>());
+  return c;
+}
+
+Status softmax_out(KernelContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args(kSoftmaxOp, argv);
+  VKRT_ASSIGN_OR_RETURN(SoftmaxCall c, prepared_or_parse(ctx, args, parse_softmax_call));
+  VKRT_RETURN_IF_ERROR(output_memory(args, 7, *c.out));
+  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *c.input));
+  if (c.out->dtype() == ScalarType::Short)
+    softmax_s8_s16(c.p, c.input->data_as<int8_t>(), c.out->data_as<int16_t>());
   else
-    softmax_s8(p, input->data_as<int8_t>(), out->data_as<int8_t>());
+    softmax_s8(c.p, c.input->data_as<int8_t>(), c.out->data_as<int8_t>());
   return Status::ok();
 }
 
 }  // namespace
 
-VKRT_REGISTER_KERNEL("cortex_m::softmax.out", softmax_out);
+VKRT_REGISTER_KERNEL_WITH_PREPARE(kSoftmaxOp, softmax_out, (prepare_parsed<kSoftmaxOp, parse_softmax_call>));
 
 }  // namespace vkrt::cortex_m

@@ -24,11 +24,21 @@ void transpose_bytes(const TransposeParams& p, size_t element_size, const void* 
 namespace {
 
 // transpose(input, perm[], out) + return: 4 arguments.
-Status transpose_out(KernelContext&, std::span<EValue* const> argv) {
-  const KernelArgs args("cortex_m::transpose.out", argv);
+constexpr char kTransposeOp[] = "cortex_m::transpose.out";
+
+struct TransposeCall {
+  TransposeParams p;
+  Tensor* input = nullptr;
+  Tensor* out = nullptr;
+};
+
+Result<TransposeCall> parse_transpose_call(const KernelArgs& args) {
   VKRT_RETURN_IF_ERROR(args.expect_count(4, 4));
-  VKRT_ASSIGN_OR_RETURN(Tensor * input, args.tensor(0, "input"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(2, "out"));
+  TransposeCall c;
+  VKRT_ASSIGN_OR_RETURN(c.input, args.tensor(0, "input"));
+  VKRT_ASSIGN_OR_RETURN(c.out, args.tensor(2, "out"));
+  const Tensor* input = c.input;
+  Tensor* out = c.out;
   VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", *input, {ScalarType::Char, ScalarType::Short}));
   VKRT_RETURN_IF_ERROR(expect_dtype(args, 2, "out", *out, {input->dtype()}));
   const int rank = input->rank();
@@ -44,9 +54,8 @@ Status transpose_out(KernelContext&, std::span<EValue* const> argv) {
   }
   int32_t sizes[4];
   for (int d = 0; d < rank; ++d) sizes[d] = input->size(int(perm[d]));
-  VKRT_RETURN_IF_ERROR(prepare_output(args, 2, *out, std::span<const int32_t>(sizes, rank)));
-  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *input));
-  TransposeParams p;
+  VKRT_RETURN_IF_ERROR(output_sizes(args, 2, *out, std::span<const int32_t>(sizes, rank)));
+  TransposeParams& p = c.p;
   p.rank = rank;
   for (int d = 0; d < rank; ++d) {
     const int k = 4 - rank + d;
@@ -54,12 +63,20 @@ Status transpose_out(KernelContext&, std::span<EValue* const> argv) {
     p.out_strides[k] = out->strides()[d];
     p.in_strides[k] = input->strides()[perm[d]];
   }
-  transpose_bytes(p, input->element_size(), input->data(), out->data());
+  return c;
+}
+
+Status transpose_out(KernelContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args(kTransposeOp, argv);
+  VKRT_ASSIGN_OR_RETURN(TransposeCall c, prepared_or_parse(ctx, args, parse_transpose_call));
+  VKRT_RETURN_IF_ERROR(output_memory(args, 2, *c.out));
+  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *c.input));
+  transpose_bytes(c.p, c.input->element_size(), c.input->data(), c.out->data());
   return Status::ok();
 }
 
 }  // namespace
 
-VKRT_REGISTER_KERNEL("cortex_m::transpose.out", transpose_out);
+VKRT_REGISTER_KERNEL_WITH_PREPARE(kTransposeOp, transpose_out, (prepare_parsed<kTransposeOp, parse_transpose_call>));
 
 }  // namespace vkrt::cortex_m

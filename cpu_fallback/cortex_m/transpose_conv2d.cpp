@@ -66,14 +66,29 @@ namespace {
 // quantized_transpose_conv2d(input, weight, bias?, stride, padding, output_padding, dilation,
 //   input_offset, output_offset, requantize_multipliers, requantize_shifts, activation_min,
 //   activation_max, [scratch, output_scratch], out) + return: 17 arguments (15 without scratch).
-Status quantized_transpose_conv2d_out(KernelContext&, std::span<EValue* const> argv) {
-  const KernelArgs args("cortex_m::quantized_transpose_conv2d.out", argv);
+constexpr char kTransposeConvOp[] = "cortex_m::quantized_transpose_conv2d.out";
+
+struct TransposeConvCall {
+  TransposeConv2dParams p;
+  Tensor* input = nullptr;
+  Tensor* weight = nullptr;
+  Tensor* bias = nullptr;
+  Tensor* out = nullptr;
+  const int32_t* mult = nullptr;
+  const int32_t* shift = nullptr;
+};
+
+Result<TransposeConvCall> parse_transpose_conv_call(const KernelArgs& args) {
   VKRT_RETURN_IF_ERROR(args.expect_count(15, 17));
   if (args.size() == 16) return args.op_error(Error::InvalidArgument, "expected 15 or 17 arguments, got 16");
   const size_t out_index = args.size() - 2;
-  VKRT_ASSIGN_OR_RETURN(Tensor * input, args.tensor(0, "input"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * weight, args.tensor(1, "weight"));
-  VKRT_ASSIGN_OR_RETURN(Tensor * out, args.tensor(out_index, "out"));
+  TransposeConvCall c;
+  VKRT_ASSIGN_OR_RETURN(c.input, args.tensor(0, "input"));
+  VKRT_ASSIGN_OR_RETURN(c.weight, args.tensor(1, "weight"));
+  VKRT_ASSIGN_OR_RETURN(c.out, args.tensor(out_index, "out"));
+  const Tensor* input = c.input;
+  const Tensor* weight = c.weight;
+  const Tensor* out = c.out;
   VKRT_RETURN_IF_ERROR(expect_dtype(args, 0, "input", *input, {ScalarType::Char}));
   VKRT_RETURN_IF_ERROR(expect_dtype(args, 1, "weight", *weight, {ScalarType::Char}));
   VKRT_RETURN_IF_ERROR(expect_dtype(args, out_index, "out", *out, {ScalarType::Char}));
@@ -86,7 +101,7 @@ Status quantized_transpose_conv2d_out(KernelContext&, std::span<EValue* const> a
   VKRT_RETURN_IF_ERROR(int_list_arg(args, 4, "padding", padding, 0, INT32_MAX));
   VKRT_RETURN_IF_ERROR(int_list_arg(args, 5, "output_padding", output_padding, 0, 0));
   VKRT_RETURN_IF_ERROR(int_list_arg(args, 6, "dilation", dilation, 1, 1));
-  TransposeConv2dParams p;
+  TransposeConv2dParams& p = c.p;
   VKRT_ASSIGN_OR_RETURN(p.input_offset, int_arg(args, 7, "input_offset", -65536, 65536));
   VKRT_ASSIGN_OR_RETURN(p.output_offset, int_arg(args, 8, "output_offset", -65536, 65536));
   VKRT_ASSIGN_OR_RETURN(p.activation_min, int_arg(args, 11, "activation_min"));
@@ -98,21 +113,29 @@ Status quantized_transpose_conv2d_out(KernelContext&, std::span<EValue* const> a
   p.stride_h = stride[0], p.stride_w = stride[1], p.pad_h = padding[0], p.pad_w = padding[1];
   if (o.n != in.n || o.c != p.out_ch) return args.error(out_index, "out", "batch/channels do not match");
   if (Status s = check_transpose_conv2d(p); !s.is_ok()) return args.op_error(s.code(), s.message());
-  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *input));
-  VKRT_RETURN_IF_ERROR(expect_data(args, 1, "weight", *weight));
-  VKRT_RETURN_IF_ERROR(expect_data(args, out_index, "out", *out));
-  VKRT_ASSIGN_OR_RETURN(Tensor * bias, optional_bias(args, 2, "bias", p.out_ch, false));
-  VKRT_ASSIGN_OR_RETURN(const int32_t* mult, channel_params(args, 9, "requantize_multipliers", p.out_ch));
-  VKRT_ASSIGN_OR_RETURN(const int32_t* shift, channel_params(args, 10, "requantize_shifts", p.out_ch));
-  for (int32_t c = 0; c < p.out_ch; ++c)
-    VKRT_RETURN_IF_ERROR(expect_range(args, 10, "requantize_shifts", shift[c], -31, 30));
-  transpose_conv2d_s8(p, input->data_as<int8_t>(), weight->data_as<int8_t>(), bias ? bias->data_as<int32_t>() : nullptr,
-                      mult, shift, out->data_as<int8_t>());
+  VKRT_ASSIGN_OR_RETURN(c.bias, optional_bias(args, 2, "bias", p.out_ch, false));
+  VKRT_ASSIGN_OR_RETURN(c.mult, channel_params(args, 9, "requantize_multipliers", p.out_ch));
+  VKRT_ASSIGN_OR_RETURN(c.shift, channel_params(args, 10, "requantize_shifts", p.out_ch));
+  for (int32_t ch = 0; ch < p.out_ch; ++ch)
+    VKRT_RETURN_IF_ERROR(expect_range(args, 10, "requantize_shifts", c.shift[ch], -31, 30));
+  return c;
+}
+
+Status quantized_transpose_conv2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
+  const KernelArgs args(kTransposeConvOp, argv);
+  VKRT_ASSIGN_OR_RETURN(TransposeConvCall c, prepared_or_parse(ctx, args, parse_transpose_conv_call));
+  VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *c.input));
+  VKRT_RETURN_IF_ERROR(expect_data(args, 1, "weight", *c.weight));
+  VKRT_RETURN_IF_ERROR(expect_data(args, args.size() - 2, "out", *c.out));
+  transpose_conv2d_s8(c.p, c.input->data_as<int8_t>(), c.weight->data_as<int8_t>(),
+                      c.bias ? c.bias->data_as<int32_t>() : nullptr, c.mult, c.shift, c.out->data_as<int8_t>());
   return Status::ok();
 }
 
 }  // namespace
 
-VKRT_REGISTER_KERNEL("cortex_m::quantized_transpose_conv2d.out", quantized_transpose_conv2d_out);
+// Load time: the call is parsed once (its bias and requantization tables must be constants to keep it).
+VKRT_REGISTER_KERNEL_WITH_PREPARE(kTransposeConvOp, quantized_transpose_conv2d_out,
+                                  (prepare_parsed<kTransposeConvOp, parse_transpose_conv_call, 2, 9, 10>));
 
 }  // namespace vkrt::cortex_m
