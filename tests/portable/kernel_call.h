@@ -90,12 +90,20 @@ class KernelCall {
     if (!args.empty()) args.push_back(args.back());
     return run_raw(args);
   }
+  // Gives the calls a temp pool of `bytes` (KernelContext::allocate_temp; none by default), as
+  // a method's LoadOptions::temp_pool_bytes does: the cortex_m kernels take their workspace
+  // from it (and a failed allocate_temp builds an error message on the heap).
+  void set_temp_pool(size_t bytes) {
+    temp_pool_.reset(new uint8_t[bytes > 0 ? bytes : 1]);
+    temp_pool_bytes_ = bytes;
+  }
+
   // Runs the kernel on exactly `args`. A successful call must not touch the heap (errors
   // may: their messages are strings).
   Status run_raw(const std::vector<EValue*>& args) {
     KernelFunction fn = KernelRegistry::global().find(name_);
     if (fn == nullptr) return Status(Error::OperatorMissing, "kernel " + name_ + " is not registered");
-    TempAllocator temp;
+    TempAllocator temp(temp_pool_.get(), temp_pool_bytes_);
     KernelContext ctx(&temp, nullptr);
     const long before = g_heap_allocations.load();
     Status status = fn(ctx, std::span<EValue* const>(args.data(), args.size()));
@@ -117,6 +125,8 @@ class KernelCall {
   std::deque<std::string> strings_;
   std::deque<std::vector<double>> double_lists_;
   std::deque<BoolArray> bool_lists_;
+  std::unique_ptr<uint8_t[]> temp_pool_;
+  size_t temp_pool_bytes_ = 0;
 };
 
 // The elements of a tensor value in memory order.

@@ -1,6 +1,7 @@
 // The portable kernels against PyTorch: runs every case gen_cases.py wrote (at build time,
 // with Debian's python3-torch) through the registered kernel, and checks that the suite
-// covers every operator of ExecuTorch's portable and quantized yaml files.
+// covers every operator of ExecuTorch's portable, quantized and Cortex-M (cortex_m::*) yaml
+// files. cortex_m calls get a 4 MiB temp pool, as a method would give them.
 //
 // Case file format (one directive a line, tokens separated by spaces):
 //   case <op> <family>/<label>
@@ -223,6 +224,8 @@ std::vector<Outcome> run_cases(const std::string& path, std::string& file_error)
       current = Outcome{};
       in >> current.op >> current.label;
       call = std::make_unique<KernelCall>(current.op);
+      // The cortex_m kernels take workspace from the temp pool (their optimized paths).
+      if (current.op.rfind("cortex_m::", 0) == 0) call->set_temp_pool(size_t(4) << 20);
       parser = std::make_unique<CaseParser>(*call);
       args.clear();
       expectations.clear();
