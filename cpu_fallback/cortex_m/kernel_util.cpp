@@ -142,8 +142,9 @@ Exec make_exec(KernelContext& ctx, ContextRunner& runner, size_t scratch_bytes) 
   Exec exec;
   exec.runner = &runner;
   if (scratch_bytes > 0) {
-    Result<void*> mem = ctx.allocate_temp(scratch_bytes, 64);
-    if (mem.ok()) exec.scratch = {static_cast<uint8_t*>(*mem), scratch_bytes};
+    // Without room in the temp pool the kernels take their scratch-free path; asking with
+    // try_allocate_temp keeps that path free of heap allocations (no error message is built).
+    if (void* mem = ctx.try_allocate_temp(scratch_bytes, 64)) exec.scratch = {static_cast<uint8_t*>(mem), scratch_bytes};
   }
   return exec;
 }

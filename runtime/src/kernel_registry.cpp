@@ -16,8 +16,12 @@ void* TempAllocator::allocate(size_t bytes, size_t alignment) {
   return base_ + offset;
 }
 
+void* KernelContext::try_allocate_temp(size_t bytes, size_t alignment) {
+  return temp_ ? temp_->allocate(bytes, alignment) : nullptr;
+}
+
 Result<void*> KernelContext::allocate_temp(size_t bytes, size_t alignment) {
-  void* p = temp_ ? temp_->allocate(bytes, alignment) : nullptr;
+  void* p = try_allocate_temp(bytes, alignment);
   if (!p)
     return make_error(Error::MemoryAllocationFailed, "temp pool exhausted: asked for ", bytes,
                       " bytes, pool is ", temp_ ? temp_->capacity() : 0,

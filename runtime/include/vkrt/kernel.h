@@ -59,6 +59,9 @@ class KernelContext {
   // Scratch memory valid until the kernel returns. MemoryAllocationFailed when the method's
   // temp pool (LoadOptions::temp_pool_bytes) is too small.
   Result<void*> allocate_temp(size_t bytes, size_t alignment = 16);
+  // The same, null when the pool is too small, without building an error (no heap allocation):
+  // for kernels that have a path without the scratch.
+  void* try_allocate_temp(size_t bytes, size_t alignment = 16);
 
   // Runs task(0..count-1); serially when no runner is attached.
   void parallel_for(int count, const std::function<void(int)>& task) const;
