@@ -3,6 +3,10 @@
 // unfused (VgfBackend.fuse_elementwise=0) and on the CPU executor (the TOSA reference kernels):
 // integer results bit-exact, fp32 within the tolerances of docs/vulkan-executor.md; dispatch
 // counts; the fallback when a chain's shader does not compile.
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -427,6 +431,70 @@ TEST(SpirvDiskCache, RoundTripsAndRejectsForeignCorruptAndInvalidFiles) {
   // Names that are not plain identifiers never become paths.
   EXPECT_EQ(cache.path("../escape"), "");
   EXPECT_EQ(SpirvDiskCache("").path("fused_ew_1"), "");
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 20: the chain cache reader opened whatever was at the path and read up to 64 MiB before
+// looking at it. Now a FIFO (which blocked the open forever), a directory or an oversized sparse
+// file is a miss, decided before anything is read; and a failed store (RLIMIT_FSIZE in a child,
+// as a full disk) leaves the previous file readable and no temporary file behind.
+TEST(SpirvDiskCache, NonRegularOversizedFilesAndFailedStoresAreHarmless) {
+  const std::string source = "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n";
+  auto words = compile_glsl_compute(source, "tiny");
+  ASSERT_TRUE(words.ok()) << words.status().message();
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("vkrt-spv-bad-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  SpirvDiskCache cache(dir.string());
+  auto load_in_child = [&](const std::string& name) {  // exit 0 = a prompt miss
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::alarm(20);
+      ::_exit(cache.load(name, source) ? 1 : 0);
+    }
+    int wstatus = 0;
+    ::waitpid(pid, &wstatus, 0);
+    return WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0;
+  };
+  ASSERT_EQ(::mkfifo(cache.path("fifo").c_str(), 0600), 0);
+  EXPECT_TRUE(load_in_child("fifo")) << "a FIFO at the path blocked or was read";
+  std::filesystem::create_directory(cache.path("dir"));
+  EXPECT_TRUE(load_in_child("dir"));
+
+  // A sparse 1 GiB file with a good file's header: refused from its size, not read.
+  cache.store("big", source, *words);
+  ASSERT_TRUE(cache.load("big", source));
+  std::filesystem::resize_file(cache.path("big"), uint64_t(1) << 30);
+  struct rusage ru {};
+  ::getrusage(RUSAGE_SELF, &ru);
+  const long before = ru.ru_maxrss;
+  EXPECT_FALSE(cache.load("big", source));
+  ::getrusage(RUSAGE_SELF, &ru);
+  EXPECT_LT(ru.ru_maxrss - before, 16 * 1024) << "the oversized file was read";
+
+  // A store that fails part way leaves the old entry.
+  cache.store("kept", source, *words);
+  std::vector<uint32_t> longer(*words);
+  longer.resize(words->size() + 4096, 0);
+  const uint64_t old_size = std::filesystem::file_size(cache.path("kept"));
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl {old_size + 8, old_size + 8};
+    ::setrlimit(RLIMIT_FSIZE, &rl);
+    cache.store("kept", source, longer);
+    ::_exit(0);
+  }
+  int wstatus = 0;
+  ASSERT_EQ(::waitpid(pid, &wstatus, 0), pid);
+  auto kept = cache.load("kept", source);
+  ASSERT_TRUE(kept) << "a failed store replaced the good file";
+  EXPECT_EQ(*kept, *words);
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << e.path();
+  }
   std::filesystem::remove_all(dir);
 }
 

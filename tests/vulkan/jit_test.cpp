@@ -5,6 +5,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
 #include "vgf/vulkan/buffer.h"
 #include "vgf/vulkan/device_select.h"
 #include "vgf/vulkan/graph_plan.h"
@@ -658,6 +662,113 @@ TEST(VulkanPipelineCache, WarmInitLoadsTheFileAndCorruptFilesAreIgnored) {
     f.write(reinterpret_cast<const char*>(foreign_file.data()), std::streamsize(foreign_file.size()));
   }
   EXPECT_EQ(prepare_with_cache(blk.graph, dir.str()).cache, CacheLoadResult::RejectedForeign);
+}
+
+// The cache file's name for the first device, learned by letting a prepare write it.
+std::string learn_cache_file(const vgf::Graph& g, const std::string& dir) {
+  prepare_with_cache(g, dir);
+  std::string path;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) path = e.path().string();
+  return path;
+}
+
+long max_rss_kib() {
+  struct rusage ru {};
+  ::getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+// Issue 20: a directory where the cache file should be aborted init (an ios_failure from reading
+// it). The cache is an optimisation: init goes on without it and says so on stderr.
+TEST(VulkanPipelineCache, ADirectoryAtTheCacheFilePathIsIgnoredWithANotice) {
+  VKRT_REQUIRE_VULKAN();
+  TempDir dir;
+  Block blk = make_block(8, false);
+  const std::string path = learn_cache_file(blk.graph, dir.str());
+  ASSERT_FALSE(path.empty());
+  std::filesystem::remove(path);
+  std::filesystem::create_directory(path);
+  ::testing::internal::CaptureStderr();
+  auto stats = prepare_with_cache(blk.graph, dir.str());
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(stats.cache, CacheLoadResult::RejectedCorrupt);
+  EXPECT_EQ(stats.dispatch_count, 3u);
+  EXPECT_NE(err.find(path), std::string::npos) << err;
+  EXPECT_TRUE(std::filesystem::is_directory(path));  // the save failed cleanly, nothing renamed
+  for (const auto& e : std::filesystem::directory_iterator(dir.str())) {
+    EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << e.path();
+  }
+}
+
+// Issue 20: a large sparse cache file was read whole (4 GiB resident) before it was checked. Now
+// one over the cap is refused from its size, and one whose header disagrees with its size is
+// refused from the header, neither read.
+TEST(VulkanPipelineCache, OversizedOrMislabelledFilesAreRefusedUnread) {
+  VKRT_REQUIRE_VULKAN();
+  TempDir dir;
+  Block blk = make_block(8, false);
+  const std::string path = learn_cache_file(blk.graph, dir.str());
+  ASSERT_FALSE(path.empty());
+  std::vector<char> header(52);
+  {
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(in.read(header.data(), 52));
+  }
+  for (uint64_t size : {uint64_t(512) << 20, uint64_t(200) << 20}) {
+    {  // a sparse file: our header as written (claiming the old payload size), then holes
+      std::ofstream f(path, std::ios::binary | std::ios::trunc);
+      f.write(header.data(), std::streamsize(header.size()));
+    }
+    std::filesystem::resize_file(path, size);
+    const long before = max_rss_kib();
+    ::testing::internal::CaptureStderr();
+    auto stats = prepare_with_cache(blk.graph, dir.str());
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(stats.cache, CacheLoadResult::RejectedCorrupt) << size;
+    EXPECT_LT(max_rss_kib() - before, 64 * 1024) << "a " << size << "-byte file was read";
+    if (size > kMaxCacheFileBytes) {
+      EXPECT_NE(err.find(path), std::string::npos) << err;
+    }
+    EXPECT_LT(std::filesystem::file_size(path), uint64_t(1) << 20);  // rewritten by the save
+  }
+}
+
+// Issue 20: the save checked the stream before flush and close, so a full disk renamed a short
+// file into place. Now a failed write (here RLIMIT_FSIZE in a child, as a full disk) is an
+// error, leaves the old file as it was, and leaves no temporary file behind.
+TEST(VulkanPipelineCacheFile, FailedWritesLeaveTheOldFileAndNoTemporary) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.str());
+  const std::string path = dir.str() + "/cache.bin";
+  const std::vector<uint8_t> old_bytes(40, 7), new_bytes(1000, 9);
+  ASSERT_TRUE(write_file_atomically(path, old_bytes).is_ok());
+  for (uint8_t limit : {uint8_t(0), uint8_t(100)}) {  // nothing written; a short write or flush
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::signal(SIGXFSZ, SIG_IGN);
+      struct rlimit rl {limit, limit};
+      ::setrlimit(RLIMIT_FSIZE, &rl);
+      Status s = write_file_atomically(path, new_bytes);
+      ::_exit(!s.is_ok() && s.code() == Error::AccessFailed ? 0 : 1);
+    }
+    int wstatus = 0;
+    ASSERT_EQ(::waitpid(pid, &wstatus, 0), pid);
+    EXPECT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) << "the write did not report its failure";
+    std::ifstream in(path, std::ios::binary);
+    std::vector<uint8_t> now((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(now, old_bytes) << "limit " << int(limit);
+    size_t entries = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir.str())) {
+      ++entries;
+      EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << e.path();
+    }
+    EXPECT_EQ(entries, 1u);
+  }
+  // A parent that is a regular file (ENOTDIR): an error, not an exception.
+  Status s = write_file_atomically(path + "/below/cache.bin", new_bytes);
+  EXPECT_FALSE(s.is_ok());
+  EXPECT_EQ(s.code(), Error::AccessFailed);
 }
 
 TEST(VulkanPipelineCache, OffMeansNoFile) {

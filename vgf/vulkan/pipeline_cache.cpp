@@ -1,10 +1,13 @@
 #include "vgf/vulkan/pipeline_cache.h"
 
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace vkrt::vulkan {
@@ -26,6 +29,31 @@ uint64_t read_u64(const uint8_t* p) {
   uint64_t v;
   std::memcpy(&v, p, 8);
   return v;
+}
+
+// Reads exactly `n` bytes at the current offset; false on error or early end of file.
+bool read_exact(int fd, uint8_t* p, size_t n) {
+  while (n > 0) {
+    const size_t chunk = n < (size_t(1) << 20) ? n : (size_t(1) << 20);
+    const ssize_t got = ::read(fd, p, chunk);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    p += got;
+    n -= size_t(got);
+  }
+  return true;
+}
+
+bool write_all(int fd, const uint8_t* p, size_t n) {
+  while (n > 0) {
+    const size_t chunk = n < (size_t(1) << 20) ? n : (size_t(1) << 20);
+    const ssize_t put = ::write(fd, p, chunk);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) return false;
+    p += put;
+    n -= size_t(put);
+  }
+  return true;
 }
 
 std::string hex(std::span<const uint8_t> bytes) {
@@ -128,13 +156,36 @@ Result<std::unique_ptr<PipelineCache>> PipelineCache::open(const std::shared_ptr
     char version[16];
     std::snprintf(version, sizeof(version), "%08x", info.driver_version);
     cache->path_ = dir + "/vkrt-pipelines-" + hex(info.device_uuid) + "-" + version + ".bin";
-    std::ifstream in(cache->path_, std::ios::binary);
-    if (!in) {
-      cache->load_result_ = CacheLoadResult::NoFile;
-    } else {
-      file.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-      cache->load_result_ = validate_cache_file(file, info, &payload);
-      if (cache->load_result_ != CacheLoadResult::Loaded) payload = {};
+    // Header first (magic, device, payload size against the file size), payload only then.
+    auto header_ok = [&info](std::span<const uint8_t> header, uint64_t file_size) {
+      if (header.size() < kHeaderBytes || std::memcmp(header.data(), kMagic, 8) != 0) return false;
+      if (std::memcmp(header.data() + 8, info.device_uuid.data(), VK_UUID_SIZE) != 0) return false;
+      return read_u64(header.data() + 36) == file_size - kHeaderBytes;
+    };
+    const CacheFileRead read =
+        read_cache_file(cache->path_, kMaxCacheFileBytes, kHeaderBytes, header_ok, &file);
+    switch (read) {
+      case CacheFileRead::NoFile: cache->load_result_ = CacheLoadResult::NoFile; break;
+      case CacheFileRead::Ok:
+        cache->load_result_ = validate_cache_file(file, info, &payload);
+        if (cache->load_result_ != CacheLoadResult::Loaded) payload = {};
+        break;
+      case CacheFileRead::Invalid:
+        // Validated from the header alone (no payload read): the same verdict a full read gives.
+        cache->load_result_ = validate_cache_file(file, info, &payload);
+        if (cache->load_result_ == CacheLoadResult::Loaded) cache->load_result_ = CacheLoadResult::RejectedCorrupt;
+        payload = {};
+        break;
+      case CacheFileRead::NotRegular:
+      case CacheFileRead::TooLarge:
+      case CacheFileRead::IoError:
+        std::fprintf(stderr, "vkrt: vulkan: pipeline cache %s is %s; continuing without it\n",
+                     cache->path_.c_str(),
+                     read == CacheFileRead::NotRegular ? "not a regular file"
+                     : read == CacheFileRead::TooLarge ? "larger than the 256 MiB cap"
+                                                       : "unreadable");
+        cache->load_result_ = CacheLoadResult::RejectedCorrupt;
+        break;
     }
   }
   VkPipelineCacheCreateInfo pci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
@@ -166,20 +217,64 @@ uint64_t fnv1a(std::span<const uint8_t> bytes) {
   return h;
 }
 
+CacheFileRead read_cache_file_impl(const std::string& path, uint64_t max_bytes, size_t header_bytes,
+                                   bool (*header_ok)(void*, std::span<const uint8_t>, uint64_t),
+                                   void* ctx, std::vector<uint8_t>* out) {
+  out->clear();
+  // O_NONBLOCK: opening a FIFO for reading must not wait for a writer.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return errno == ENOENT || errno == ENOTDIR ? CacheFileRead::NoFile : CacheFileRead::IoError;
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return CacheFileRead::IoError;
+  if (!S_ISREG(st.st_mode)) return CacheFileRead::NotRegular;
+  const uint64_t size = uint64_t(st.st_size);
+  if (size > max_bytes) return CacheFileRead::TooLarge;
+  const size_t head = size < header_bytes ? size_t(size) : header_bytes;
+  out->resize(head);
+  if (!read_exact(fd, out->data(), head)) {
+    out->clear();
+    return CacheFileRead::IoError;
+  }
+  if (!header_ok(ctx, *out, size)) return CacheFileRead::Invalid;
+  out->resize(size_t(size));
+  if (!read_exact(fd, out->data() + head, size_t(size) - head)) {
+    out->clear();
+    return CacheFileRead::IoError;
+  }
+  return CacheFileRead::Ok;
+}
+
 Status write_file_atomically(const std::string& path, std::span<const uint8_t> bytes) {
+  static std::atomic<unsigned> counter{0};
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return make_error(Error::AccessFailed, "cannot write ", tmp);
-    out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-    if (!out) return make_error(Error::AccessFailed, "cannot write ", tmp);
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd < 0) return make_error(Error::AccessFailed, "cannot create ", tmp, ": ", std::strerror(errno));
+  const char* failed = nullptr;
+  int err = 0;
+  if (!write_all(fd, bytes.data(), bytes.size())) {
+    failed = "write";
+  } else if (::fsync(fd) != 0) {
+    failed = "fsync";
   }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    return make_error(Error::AccessFailed, "cannot rename ", tmp, " to ", path);
+  if (failed) err = errno;
+  if (::close(fd) != 0 && !failed) {
+    failed = "close";
+    err = errno;
+  }
+  if (failed) {
+    ::unlink(tmp.c_str());
+    return make_error(Error::AccessFailed, "cannot ", failed, " ", tmp, ": ", err ? std::strerror(err) : "short write");
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    err = errno;
+    ::unlink(tmp.c_str());
+    return make_error(Error::AccessFailed, "cannot rename ", tmp, " to ", path, ": ", std::strerror(err));
   }
   return Status::ok();
 }

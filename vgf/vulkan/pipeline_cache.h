@@ -7,6 +7,9 @@
 // Cache": length, version ONE, vendorID, deviceID, pipelineCacheUUID) are checked against the
 // device; a corrupt, truncated or foreign file is ignored (an empty cache is used) and
 // overwritten at the next save. Saving writes a temporary file and renames it (atomic).
+// The file is untrusted: it must be a regular file of at most kMaxCacheFileBytes, and the header
+// is read and checked (bounded reads) before the payload is; anything else at the path (a
+// directory, a FIFO, an oversized file) is ignored with a one-line notice on stderr.
 //
 // Directory: option "VgfBackend.pipeline_cache_dir", else $VKRT_VULKAN_CACHE_DIR, else
 // $XDG_CACHE_HOME/vkrt, else $HOME/.cache/vkrt; "off" disables persistence.
@@ -18,12 +21,16 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "vgf/vulkan/context.h"
 #include "vkrt/error.h"
 
 namespace vkrt::vulkan {
+
+// The largest cache file read (driver pipeline caches are a few MiB at most).
+inline constexpr uint64_t kMaxCacheFileBytes = uint64_t(256) << 20;
 
 // Why a cache file was (not) used; for tests and the benchmark's cold/warm report.
 enum class CacheLoadResult { Disabled, NoFile, Loaded, RejectedCorrupt, RejectedForeign };
@@ -65,7 +72,29 @@ std::string default_pipeline_cache_dir();
 // FNV-1a 64 of `bytes` (the cache files' checksum).
 uint64_t fnv1a(std::span<const uint8_t> bytes);
 // Writes a temporary file next to `path` and renames it over `path` (readers never see half a
-// file); creates the directory. AccessFailed on I/O errors.
+// file); creates the directory. Every write, the fsync and the close are checked; on any failure
+// the temporary file is removed, `path` is left as it was, and AccessFailed is returned.
 Status write_file_atomically(const std::string& path, std::span<const uint8_t> bytes);
+
+// How reading an untrusted cache file went.
+enum class CacheFileRead { Ok, NoFile, NotRegular, TooLarge, Invalid, IoError };
+// Opens `path` without blocking (a FIFO never stalls), requires a regular file of at most
+// `max_bytes`, reads the first `header_bytes` (fewer when the file is shorter) and passes them
+// and the file size to `header_ok`; only when it accepts them is the rest read, with bounded
+// reads, into `out` (the whole file). Never throws.
+template <typename F>
+CacheFileRead read_cache_file(const std::string& path, uint64_t max_bytes, size_t header_bytes,
+                              F&& header_ok, std::vector<uint8_t>* out);
+CacheFileRead read_cache_file_impl(const std::string& path, uint64_t max_bytes, size_t header_bytes,
+                                   bool (*header_ok)(void*, std::span<const uint8_t>, uint64_t),
+                                   void* ctx, std::vector<uint8_t>* out);
+template <typename F>
+CacheFileRead read_cache_file(const std::string& path, uint64_t max_bytes, size_t header_bytes,
+                              F&& header_ok, std::vector<uint8_t>* out) {
+  return read_cache_file_impl(
+      path, max_bytes, header_bytes,
+      [](void* c, std::span<const uint8_t> h, uint64_t size) { return (*static_cast<std::remove_reference_t<F>*>(c))(h, size); },
+      &header_ok, out);
+}
 
 }  // namespace vkrt::vulkan

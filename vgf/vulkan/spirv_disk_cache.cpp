@@ -1,8 +1,6 @@
 #include "vgf/vulkan/spirv_disk_cache.h"
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "vgf/vulkan/glsl_compiler.h"
 #include "vgf/vulkan/pipeline_cache.h"
@@ -41,15 +39,16 @@ std::string SpirvDiskCache::path(std::string_view name) const {
 std::optional<std::vector<uint32_t>> SpirvDiskCache::load(std::string_view name, std::string_view source) const {
   const std::string file = path(name);
   if (file.empty()) return std::nullopt;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
+  // Header first (magic, sizes against the file size), then the rest; never more than the cap.
   std::vector<uint8_t> bytes;
-  char chunk[4096];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    bytes.insert(bytes.end(), chunk, chunk + in.gcount());
-    if (bytes.size() > kMaxFileBytes) return std::nullopt;
-  }
-  if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, 8) != 0) return std::nullopt;
+  auto header_ok = [](std::span<const uint8_t> header, uint64_t file_size) {
+    if (header.size() < kHeaderBytes || std::memcmp(header.data(), kMagic, 8) != 0) return false;
+    uint32_t source_bytes, word_count;
+    std::memcpy(&source_bytes, header.data() + 16, 4);
+    std::memcpy(&word_count, header.data() + 20, 4);
+    return word_count != 0 && file_size == kHeaderBytes + uint64_t(source_bytes) + 4 * uint64_t(word_count);
+  };
+  if (read_cache_file(file, kMaxFileBytes, kHeaderBytes, header_ok, &bytes) != CacheFileRead::Ok) return std::nullopt;
   const uint64_t checksum = read_at<uint64_t>(bytes, 8);
   const uint64_t source_bytes = read_at<uint32_t>(bytes, 16);
   const uint64_t word_count = read_at<uint32_t>(bytes, 20);
