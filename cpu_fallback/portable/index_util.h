@@ -95,14 +95,6 @@ inline Status check_index_range(const KernelArgs& a, size_t i, std::string_view 
   return Status::ok();
 }
 
-// InvalidArgument unless `t` (argument i) has the same dtype as `ref` (argument named ref_name).
-inline Status expect_same_dtype(const KernelArgs& a, size_t i, std::string_view name, const Tensor& t,
-                                const Tensor& ref, std::string_view ref_name) {
-  if (t.dtype() == ref.dtype()) return Status::ok();
-  return a.error(i, name, std::string("expected dtype ") + scalar_type_name(ref.dtype()) + " (that of " +
-                              std::string(ref_name) + "), got " + scalar_type_name(t.dtype()));
-}
-
 // Copies self into out (same shape; layouts may differ) unless they are the same tensor.
 inline void copy_into(const Tensor& self, Tensor& out) {
   if (self.data() == out.data() && self.same_layout(out)) return;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -89,5 +90,72 @@ bool wrap_dim(int64_t dim, int rank, int& wrapped);
 // permutation of length rank and equal `out`'s dim order (the exporter sets the out tensor's
 // dim order from it).
 Status check_dim_order_arg(const KernelArgs& a, size_t i, std::string_view name, const Tensor& out);
+
+// ----- dtype checks shared by the families ------------------------------------------------
+
+// Dtype sets named after ExecuTorch's ET_SWITCH_* macros.
+enum class DtypeSet {
+  RealHBBF16,  // every supported dtype
+  RealHBF16,   // all but bool
+  FloatHBF16,  // float16, bfloat16, float32, float64
+  Float,       // float32, float64
+  IntB,        // uint8..int64 and bool
+};
+
+inline bool in_dtype_set(ScalarType t, DtypeSet s) {
+  switch (s) {
+    case DtypeSet::RealHBBF16: return is_supported_dtype(t);
+    case DtypeSet::RealHBF16: return is_supported_dtype(t) && t != ScalarType::Bool;
+    case DtypeSet::FloatHBF16: return is_float_dtype(t);
+    case DtypeSet::Float: return t == ScalarType::Float || t == ScalarType::Double;
+    case DtypeSet::IntB: return is_int_dtype(t) || t == ScalarType::Bool;
+  }
+  return false;
+}
+
+inline const char* dtype_set_name(DtypeSet s) {
+  switch (s) {
+    case DtypeSet::RealHBBF16: return "a supported dtype";
+    case DtypeSet::RealHBF16: return "an integral or floating dtype (not bool)";
+    case DtypeSet::FloatHBF16: return "a floating dtype (float16, bfloat16, float32, float64)";
+    case DtypeSet::Float: return "float32 or float64";
+    case DtypeSet::IntB: return "an integral dtype or bool";
+  }
+  return "?";
+}
+
+// InvalidArgument unless `t` (argument i) has a dtype of `s`.
+inline Status expect_dtype_in(const KernelArgs& a, size_t i, std::string_view name, const Tensor& t,
+                              DtypeSet s) {
+  if (in_dtype_set(t.dtype(), s)) return Status::ok();
+  return a.error(i, name, std::string("expected ") + dtype_set_name(s) + ", got " +
+                              scalar_type_name(t.dtype()));
+}
+
+// InvalidArgument unless `t` has one of the dtypes in `allowed`.
+inline Status expect_dtype_in(const KernelArgs& a, size_t i, std::string_view name, const Tensor& t,
+                              std::initializer_list<ScalarType> allowed, std::string_view what) {
+  for (ScalarType s : allowed) {
+    if (t.dtype() == s) return Status::ok();
+  }
+  return a.error(i, name, std::string("expected dtype ") + std::string(what) + ", got " +
+                              scalar_type_name(t.dtype()));
+}
+
+// InvalidArgument unless `dtype` (argument i, `ScalarType?`) is None or equals out's dtype.
+inline Status check_dtype_matches_out(const KernelArgs& a, size_t i, std::string_view name,
+                                      const std::optional<int64_t>& dtype, const Tensor& out) {
+  if (!dtype || *dtype == int64_t(out.dtype())) return Status::ok();
+  return a.error(i, name, "dtype " + std::to_string(*dtype) + " differs from out dtype " +
+                              scalar_type_name(out.dtype()));
+}
+
+// InvalidArgument unless `t` (argument i) has the same dtype as `ref` (argument named ref_name).
+inline Status expect_same_dtype(const KernelArgs& a, size_t i, std::string_view name, const Tensor& t,
+                                const Tensor& ref, std::string_view ref_name) {
+  if (t.dtype() == ref.dtype()) return Status::ok();
+  return a.error(i, name, std::string("expected dtype ") + scalar_type_name(ref.dtype()) + " (that of " +
+                              std::string(ref_name) + "), got " + scalar_type_name(t.dtype()));
+}
 
 }  // namespace vkrt::portable

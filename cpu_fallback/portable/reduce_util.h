@@ -154,22 +154,4 @@ inline bool is_nan(C v) {
   else return false;
 }
 
-// InvalidArgument unless `t` has one of the dtypes in `allowed`.
-inline Status expect_dtype_in(const KernelArgs& a, size_t i, std::string_view name, const Tensor& t,
-                              std::initializer_list<ScalarType> allowed, std::string_view what) {
-  for (ScalarType s : allowed) {
-    if (t.dtype() == s) return Status::ok();
-  }
-  return a.error(i, name, std::string("expected dtype ") + std::string(what) + ", got " +
-                              scalar_type_name(t.dtype()));
-}
-
-// InvalidArgument unless `dtype` (argument i, `ScalarType?`) is None or equals out's dtype.
-inline Status check_dtype_matches_out(const KernelArgs& a, size_t i, std::string_view name,
-                                      const std::optional<int64_t>& dtype, const Tensor& out) {
-  if (!dtype || *dtype == int64_t(out.dtype())) return Status::ok();
-  return a.error(i, name, "dtype " + std::to_string(*dtype) + " differs from out dtype " +
-                              scalar_type_name(out.dtype()));
-}
-
 }  // namespace vkrt::portable

@@ -20,45 +20,6 @@
 
 namespace vkrt::portable {
 
-// Dtype sets named after ExecuTorch's ET_SWITCH_* macros.
-enum class DtypeSet {
-  RealHBBF16,  // every supported dtype
-  RealHBF16,   // all but bool
-  FloatHBF16,  // float16, bfloat16, float32, float64
-  Float,       // float32, float64
-  IntB,        // uint8..int64 and bool
-};
-
-inline bool in_dtype_set(ScalarType t, DtypeSet s) {
-  switch (s) {
-    case DtypeSet::RealHBBF16: return is_supported_dtype(t);
-    case DtypeSet::RealHBF16: return is_supported_dtype(t) && t != ScalarType::Bool;
-    case DtypeSet::FloatHBF16: return is_float_dtype(t);
-    case DtypeSet::Float: return t == ScalarType::Float || t == ScalarType::Double;
-    case DtypeSet::IntB: return is_int_dtype(t) || t == ScalarType::Bool;
-  }
-  return false;
-}
-
-inline const char* dtype_set_name(DtypeSet s) {
-  switch (s) {
-    case DtypeSet::RealHBBF16: return "a supported dtype";
-    case DtypeSet::RealHBF16: return "an integral or floating dtype (not bool)";
-    case DtypeSet::FloatHBF16: return "a floating dtype (float16, bfloat16, float32, float64)";
-    case DtypeSet::Float: return "float32 or float64";
-    case DtypeSet::IntB: return "an integral dtype or bool";
-  }
-  return "?";
-}
-
-// InvalidArgument unless `t` (argument i) has a dtype of `s`.
-inline Status expect_dtype_in(const KernelArgs& a, size_t i, std::string_view name, const Tensor& t,
-                              DtypeSet s) {
-  if (in_dtype_set(t.dtype(), s)) return Status::ok();
-  return a.error(i, name, std::string("expected ") + dtype_set_name(s) + ", got " +
-                              scalar_type_name(t.dtype()));
-}
-
 // `v` rounded to the precision of dtype `t` (float16/bfloat16 round through their 16 bits;
 // other dtypes are already exact in C).
 template <typename C>
