@@ -42,6 +42,9 @@ struct DriverCapabilities {
   size_t sram_bytes = 0;          // on-chip SRAM the driver binds to region 2 itself (DRM sram_size)
   bool has_cycle_counter = false;
   int pmu_event_slots = 0;        // PMU event counters per inference (0 = none)
+  // False for drivers that accept and check everything but run nothing (the recording
+  // driver): users are told that the outputs are not computed.
+  bool computes_outputs = true;
 };
 
 // Memory the NPU can address, mapped for the CPU. Owned by whoever created it; destroyed before

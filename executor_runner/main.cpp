@@ -22,6 +22,7 @@
 #include "vkrt/bundled_program.h"
 #include "vkrt/evalue_format.h"
 #include "vkrt/kernel.h"
+#include "vkrt/memory_budget.h"
 #include "vkrt/module.h"
 #include "vkrt/output_compare.h"
 
@@ -53,10 +54,16 @@ struct Flags {
   bool list = false;
   bool compare_with_cpu = false;
   size_t temp_pool_bytes = 1 << 20;
+  std::string memory_budget;  // byte count ("512M"); empty: half of physical memory
 };
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// What the user must know about the results (a driver that computes nothing), where they are printed.
+void print_notices(const Method& m) {
+  for (const std::string& notice : m.notices()) fprintf(stderr, "warning: %s\n", notice.c_str());
 }
 
 // Prints "error: ..." and returns the process exit code 1.
@@ -380,6 +387,10 @@ int run_main(int argc, char** argv) {
   app.add_option("--ethosu_driver", flags.ethosu_driver, "Ethos-U driver: ethosu-char | drm-accel | recording");
   app.add_option("--temp_pool_bytes", flags.temp_pool_bytes, "Scratch memory for kernels and delegates")
       ->capture_default_str();
+  app.add_option("--memory_budget", flags.memory_budget,
+                 "Most memory the method may allocate for what the file asks (planned buffers, temp pool,\n"
+                 "kernel state, delegate and driver buffers), in bytes or with a K, M, G or T suffix;\n"
+                 "a program asking for more fails at load. Default: half of physical memory");
   app.add_flag("--profile", flags.profile,
                "Print a per-instruction time table after the runs, with each delegate's own steps\n"
                "(VgfBackend: GPU time per Vulkan dispatch of the last run, with its shader variant, or\n"
@@ -418,6 +429,18 @@ int run_main(int argc, char** argv) {
   options.data_path = flags.data_path;
   options.num_threads = std::max(1, flags.num_threads);
   options.temp_pool_bytes = flags.temp_pool_bytes;
+  if (!flags.memory_budget.empty()) {
+    auto budget = parse_byte_count(flags.memory_budget, "--memory_budget");
+    if (!budget.ok()) {
+      fprintf(stderr, "error: %s\n", budget.status().message().c_str());
+      return 1;
+    }
+    if (*budget == 0) {
+      fprintf(stderr, "error: --memory_budget 0: a method needs some memory\n");
+      return 1;
+    }
+    options.memory_budget_bytes = *budget;
+  }
   for (const auto& kv : flags.backend_options) {
     auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) {
@@ -466,8 +489,10 @@ int run_main(int argc, char** argv) {
   for (size_t i = 0; i < m.meta().planned_buffer_sizes.size(); ++i)
     fprintf(stderr, "Setting up planned buffer %zu, size %lld.\n", i,
             static_cast<long long>(m.meta().planned_buffer_sizes[i]));
-  fprintf(stderr, "Model loaded in %.3f ms (delegate init %.3f ms).\n", ms_between(t_load, Clock::now()),
-          m.load_stats().delegate_init_ms);
+  fprintf(stderr, "Model loaded in %.3f ms (delegate init %.3f ms); %llu of %llu bytes of the memory budget used.\n",
+          ms_between(t_load, Clock::now()), m.load_stats().delegate_init_ms,
+          static_cast<unsigned long long>(m.load_stats().budgeted_bytes),
+          static_cast<unsigned long long>(m.load_stats().memory_budget_bytes));
   m.set_profiling(flags.profile);
 
   if (bundled && flags.compare_with_cpu) {
@@ -495,6 +520,7 @@ int run_main(int argc, char** argv) {
              cmp->pass ? "" : " — ", cmp->message.c_str());
       failed += cmp->pass ? 0 : 1;
     }
+    print_notices(m);
     print_outputs(m, flags.print_output);
     printf("%zu passed, %zu failed\n", suite->test_cases.size() - failed, failed);
     return failed ? 1 : 0;
@@ -512,6 +538,7 @@ int run_main(int argc, char** argv) {
     if (!s.is_ok()) return fail("execution of method " + method_name + " failed", s);
   }
   fprintf(stderr, "Model executed successfully %u time(s).\n", flags.num_executions);
+  print_notices(m);
   print_timing(runs);
   fprintf(stderr, "%zu outputs:\n", m.num_outputs());
   print_outputs(m, flags.print_output);

@@ -197,6 +197,15 @@ Result<std::unique_ptr<DelegateHandle>> EthosUBackend::init(BackendInitContext& 
 
   auto sizes = region_sizes(*d, *settings, caps);
   if (!sizes.ok()) return context(sizes.status());
+  // The payload sets these sizes (a scratch_size of 4 GiB is one u32): count them all against
+  // the method's budget before the driver allocates anything.
+  for (int r = 0; r < kMaxRegions; ++r) {
+    const size_t bytes = (*sizes)[size_t(r)];
+    if (bytes == 0) continue;
+    const std::string what = name_ + " region " + std::to_string(r) + " (" + region_name(r) + ")";
+    if (Status s = ctx.memory_budget->reserve(round_up(bytes, kNpuBufferAlignment), what); !s.is_ok())
+      return context(std::move(s));
+  }
   for (int r = 0; r < kMaxRegions; ++r) {
     size_t bytes = (*sizes)[size_t(r)];
     if (bytes == 0) continue;
@@ -212,6 +221,9 @@ Result<std::unique_ptr<DelegateHandle>> EthosUBackend::init(BackendInitContext& 
   auto net = d->driver->create_network(network);
   if (!net.ok()) return context(net.status());
   d->network = std::move(net).value();
+  if (!caps.computes_outputs)
+    ctx.notices->push_back(name_ + ": driver '" + caps.driver + "' does not run the NPU; the delegate's outputs " +
+                           "are not computed (they hold what the driver wrote: zeros unless a test set them)");
   return std::unique_ptr<DelegateHandle>(std::move(d));
 }
 

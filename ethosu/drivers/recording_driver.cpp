@@ -1,6 +1,8 @@
 // Recording driver (see recording_driver.h).
 #include "ethosu/drivers/recording_driver.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -12,9 +14,14 @@ namespace {
 class RecordingBuffer final : public DriverBuffer {
  public:
   explicit RecordingBuffer(size_t size) : size_(size) {
-    // Over-allocate to a 16-byte multiple so aligned_alloc accepts the size.
-    data_ = static_cast<uint8_t*>(std::aligned_alloc(kNpuBufferAlignment, round16(size)));
-    if (data_) std::memset(data_, 0, round16(size));
+    // calloc: zero-filled, and a large buffer stays untouched zero pages until written, so a
+    // stream's big scratch costs no memory the network does not use. glibc's calloc aligns to
+    // max_align_t (16 on x86-64 and aarch64); checked rather than assumed.
+    data_ = static_cast<uint8_t*>(std::calloc(round16(size), 1));
+    if (data_ && reinterpret_cast<uintptr_t>(data_) % kNpuBufferAlignment != 0) {
+      std::free(data_);
+      data_ = nullptr;
+    }
   }
   ~RecordingBuffer() override { std::free(data_); }
   bool ok() const { return data_ != nullptr; }
@@ -72,10 +79,12 @@ void RecordingDriverState::reset() {
   capabilities.accepts_cop2 = true;
   capabilities.has_cycle_counter = true;
   capabilities.pmu_event_slots = 4;
+  capabilities.computes_outputs = false;
   output_writes.clear();
   invoke_status = Status::ok();
   cycle_count = 1234;
   invocations.clear();
+  invocation_count = 0;
   buffer_sizes.clear();
   networks_created = 0;
   drivers_opened = 0;
@@ -149,17 +158,22 @@ Status RecordingDriver::invoke(DriverNetwork& network, const RegionTable& region
   }
   if (net->stream) VKRT_RETURN_IF_ERROR(check_against_payload(*net->stream, regions));
   std::lock_guard lock(state_.mutex);
-  RecordedInvocation record;
-  record.cmd_data.assign(net->cmd_data.begin(), net->cmd_data.end());
-  for (int i = 0; i < kMaxRegions; ++i) {
-    const RegionBinding& r = regions[size_t(i)];
-    if (!r.buffer) continue;
-    auto bytes = r.buffer->data().first(r.size);
-    record.regions[size_t(i)].assign(bytes.begin(), bytes.end());
-    record.bound[size_t(i)] = true;
+  // Bounded: a runner executing a big stream many times must not keep a copy of every run.
+  ++state_.invocation_count;
+  if (state_.invocations.size() < kMaxRecordedInvocations) {
+    RecordedInvocation record;
+    record.cmd_data.assign(net->cmd_data.begin(), net->cmd_data.end());
+    for (int i = 0; i < kMaxRegions; ++i) {
+      const RegionBinding& r = regions[size_t(i)];
+      if (!r.buffer) continue;
+      auto bytes = r.buffer->data().first(std::min(r.size, kMaxRecordedRegionBytes));
+      record.regions[size_t(i)].assign(bytes.begin(), bytes.end());
+      record.region_sizes[size_t(i)] = r.size;
+      record.bound[size_t(i)] = true;
+    }
+    record.options = options;
+    state_.invocations.push_back(std::move(record));
   }
-  record.options = options;
-  state_.invocations.push_back(std::move(record));
   for (const auto& w : state_.output_writes) {
     VKRT_CHECK_OR_RETURN(w.region >= 0 && w.region < kMaxRegions && regions[size_t(w.region)].buffer,
                          InvalidArgument, "recording driver: output write to unbound region ", w.region);

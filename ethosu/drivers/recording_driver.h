@@ -17,9 +17,17 @@ namespace vkrt::ethosu {
 
 inline constexpr const char* kRecordingDriverName = "recording";
 
+// Records are bounded so that a runner executing a large stream many times stays small: the
+// first kMaxRecordedInvocations invocations are kept, each region's first
+// kMaxRecordedRegionBytes bytes.
+inline constexpr size_t kMaxRecordedInvocations = 16;
+inline constexpr size_t kMaxRecordedRegionBytes = size_t(16) << 20;
+
 struct RecordedInvocation {
   std::vector<uint8_t> cmd_data;                           // the network's payload
-  std::array<std::vector<uint8_t>, kMaxRegions> regions;   // contents of each bound region (size bytes)
+  // Contents of each bound region (its first min(size, kMaxRecordedRegionBytes) bytes).
+  std::array<std::vector<uint8_t>, kMaxRegions> regions;
+  std::array<size_t, kMaxRegions> region_sizes{};          // each bound region's size
   std::array<bool, kMaxRegions> bound{};
   InvokeOptions options;
 };
@@ -43,7 +51,8 @@ class RecordingDriverState {
   uint64_t cycle_count = 1234;                     // reported when the cycle counter is enabled
 
   // Records.
-  std::vector<RecordedInvocation> invocations;
+  std::vector<RecordedInvocation> invocations;  // the first kMaxRecordedInvocations
+  uint64_t invocation_count = 0;               // all of them
   std::vector<size_t> buffer_sizes;  // every create_buffer request, in order
   int networks_created = 0;
   int drivers_opened = 0;

@@ -41,6 +41,12 @@ inline constexpr int kRegionInputs = 3;   // --separate-io-regions only
 inline constexpr int kRegionOutputs = 4;  // --separate-io-regions only
 inline constexpr int kMaxRegions = 8;
 
+// "weights", "scratch", "fast scratch", "inputs", "outputs", or "unused" for 5..7 (messages).
+inline constexpr const char* region_name(int region) {
+  constexpr const char* kNames[] = {"weights", "scratch", "fast scratch", "inputs", "outputs"};
+  return region >= 0 && region <= kRegionOutputs ? kNames[region] : "unused";
+}
+
 // One block as framed in the payload (before external keys are resolved).
 struct VelaBlock {
   std::string_view name;              // points into the payload

@@ -10,7 +10,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace vkrt;
   LoadOptions opts;
-  opts.max_planned_bytes = 1 << 20;
+  opts.memory_budget_bytes = 16 << 20;
   opts.temp_pool_bytes = 1 << 16;
   std::span<const uint8_t> bytes(data, size);
   std::unique_ptr<BundledProgram> bundled;

@@ -2,6 +2,7 @@
 // initialised delegates. Built once by MethodImpl::load; execute() only runs it.
 #pragma once
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,13 +50,14 @@ class MethodImpl {
   TempAllocator temp;
   bool profiling = false;
   std::vector<Method::InstructionProfile> profile;
+  std::vector<std::string> notices;  // Method::notices()
 
  private:
   Status parse_values(const LoadOptions& options);
   Status parse_tensor(size_t index, const fb::Tensor& t, Tensor& out);
   Status place_tensor_data(size_t index, const fb::Tensor& t, Tensor& out);
   Status check_lists();
-  Status plan_buffers(const LoadOptions& options);
+  Status plan_buffers();
   Status resolve_instructions();
   Status prepare_kernels();
   void mark_constant(size_t index);
@@ -71,7 +73,13 @@ class MethodImpl {
   std::vector<std::vector<EValue*>> pointer_lists_;   // list items and instruction args
   std::vector<std::vector<double>> double_lists_;
   std::vector<std::unique_ptr<bool[]>> bool_lists_;
-  std::vector<std::unique_ptr<uint8_t[]>> planned_buffers_;
+  // Every allocation the file sizes is counted here first (vkrt/memory_budget.h).
+  MemoryBudget budget_{0};
+  // calloc'd: zero-filled without touching pages until the program uses them.
+  struct FreeDeleter {
+    void operator()(void* p) const { std::free(p); }
+  };
+  std::vector<std::unique_ptr<uint8_t, FreeDeleter>> planned_buffers_;
   std::vector<size_t> planned_sizes_;
   std::unique_ptr<uint8_t[]> temp_pool_;
   std::vector<InstructionEntry> instructions_;

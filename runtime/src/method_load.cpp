@@ -59,7 +59,8 @@ Result<std::unique_ptr<MethodImpl>> MethodImpl::load(const Program& program, con
     return make_error(missing_backends.empty() ? Error::OperatorMissing : Error::NotFound, ctx, ": ", backends_part,
                       !backends_part.empty() && !ops_part.empty() ? "; " : "", ops_part);
 
-  Status s = m->plan_buffers(options);
+  m->budget_ = MemoryBudget(options.memory_budget_bytes ? options.memory_budget_bytes : default_memory_budget_bytes());
+  Status s = m->plan_buffers();
   if (s.is_ok()) s = m->parse_values(options);
   if (s.is_ok()) s = m->check_lists();
   if (s.is_ok()) s = m->resolve_instructions();
@@ -73,6 +74,8 @@ Result<std::unique_ptr<MethodImpl>> MethodImpl::load(const Program& program, con
     if (m->values[size_t(m->inputs[i])].is_none()) m->input_is_set[i] = true;
   }
 
+  s = m->budget_.reserve(options.temp_pool_bytes, "the temp pool (LoadOptions::temp_pool_bytes)");
+  if (!s.is_ok()) return std::move(s).with_context(ctx);
   m->temp_pool_.reset(new (std::nothrow) uint8_t[options.temp_pool_bytes + 64]);
   if (!m->temp_pool_ && options.temp_pool_bytes)
     return make_error(Error::MemoryAllocationFailed, ctx, ": cannot allocate the ", options.temp_pool_bytes,
@@ -87,18 +90,23 @@ Result<std::unique_ptr<MethodImpl>> MethodImpl::load(const Program& program, con
   if (!s.is_ok()) return std::move(s).with_context(ctx);
   m->stats.delegate_init_ms = ms_since(t_delegates);
   m->stats.total_ms = ms_since(t0);
+  m->stats.budgeted_bytes = m->budget_.used();
+  m->stats.memory_budget_bytes = m->budget_.limit();
   m->profile.resize(m->instructions_.size());
   for (size_t i = 0; i < m->instructions_.size(); ++i) m->profile[i].name = m->instructions_[i].name;
   return m;
 }
 
-Status MethodImpl::plan_buffers(const LoadOptions& options) {
+Status MethodImpl::plan_buffers() {
+  // Every size is counted before any buffer is allocated: a file asking for too much fails
+  // without having taken anything.
+  for (size_t i = 0; i < meta.planned_buffer_sizes.size(); ++i)
+    VKRT_RETURN_IF_ERROR(budget_.reserve(uint64_t(meta.planned_buffer_sizes[i]), "planned buffer " + std::to_string(i)));
   for (int64_t size : meta.planned_buffer_sizes) {
-    if (uint64_t(size) > options.max_planned_bytes)
-      return make_error(Error::MemoryAllocationFailed, "planned buffer ", planned_buffers_.size(), " of ", size,
-                        " bytes exceeds LoadOptions::max_planned_bytes (", options.max_planned_bytes, ")");
-    // Zeroed so that runs are deterministic even for values a program reads before writing.
-    std::unique_ptr<uint8_t[]> buf(new (std::nothrow) uint8_t[size_t(size) + kPlannedAlignment]());
+    // Zeroed so that runs are deterministic even for values a program reads before writing;
+    // calloc maps large buffers as untouched zero pages, so memory becomes resident only
+    // where the program writes.
+    std::unique_ptr<uint8_t, FreeDeleter> buf(static_cast<uint8_t*>(std::calloc(size_t(size) + kPlannedAlignment, 1)));
     if (!buf)
       return make_error(Error::MemoryAllocationFailed, "cannot allocate planned buffer ", planned_buffers_.size(),
                         " (", size, " bytes)");
@@ -399,11 +407,15 @@ namespace {
 class MethodPrepareContext final : public KernelPrepareContext {
  public:
   MethodPrepareContext(std::span<const EValue> values, const std::vector<bool>& constant,
-                       std::vector<std::unique_ptr<uint8_t[]>>& memory, int threads)
-      : values_(values), constant_(constant), memory_(memory), threads_(threads) {}
+                       std::vector<std::unique_ptr<uint8_t[]>>& memory, MemoryBudget& budget, int threads)
+      : values_(values), constant_(constant), memory_(memory), budget_(budget), threads_(threads) {}
 
   void* allocate_persistent(size_t bytes, size_t alignment) override {
     if (alignment == 0 || (alignment & (alignment - 1)) != 0 || bytes > (size_t(1) << 40)) return nullptr;
+    if (Status s = budget_.reserve(bytes, "prepared kernel state"); !s.is_ok()) {
+      budget_failure_ = std::move(s);
+      return nullptr;
+    }
     std::unique_ptr<uint8_t[]> block(new (std::nothrow) uint8_t[bytes + alignment]);
     if (!block) return nullptr;
     const uintptr_t start = (reinterpret_cast<uintptr_t>(block.get()) + alignment - 1) & ~uintptr_t(alignment - 1);
@@ -418,11 +430,16 @@ class MethodPrepareContext final : public KernelPrepareContext {
   }
   int num_threads() const override { return threads_; }
   size_t bytes() const { return bytes_; }
+  // The budget's refusal when allocate_persistent returned nullptr for it (else ok): a more
+  // useful error than the kernel's own "cannot allocate".
+  const Status& budget_failure() const { return budget_failure_; }
 
  private:
   std::span<const EValue> values_;
   const std::vector<bool>& constant_;
   std::vector<std::unique_ptr<uint8_t[]>>& memory_;
+  MemoryBudget& budget_;
+  Status budget_failure_;
   int threads_;
   size_t bytes_ = 0;
 };
@@ -438,7 +455,8 @@ Status MethodImpl::prepare_kernels() {
   for (const InstructionEntry& in : instructions_)
     if (in.kind == InstructionEntry::Kind::Move && size_t(in.b) < constant_values_.size())
       constant_values_[size_t(in.b)] = false;
-  MethodPrepareContext pctx(values, constant_values_, kernel_state_memory_, threads_ ? threads_->num_threads() : 1);
+  MethodPrepareContext pctx(values, constant_values_, kernel_state_memory_, budget_,
+                            threads_ ? threads_->num_threads() : 1);
   for (size_t i = 0; i < instructions_.size(); ++i) {
     InstructionEntry& in = instructions_[i];
     if (in.kind != InstructionEntry::Kind::Kernel || in.kernel == nullptr) continue;
@@ -446,6 +464,7 @@ Status MethodImpl::prepare_kernels() {
     if (prepare == nullptr) continue;
     pctx.set_state(nullptr);
     Status s = prepare(pctx, in.args);
+    if (!s.is_ok() && !pctx.budget_failure().is_ok()) s = pctx.budget_failure();
     if (!s.is_ok()) return std::move(s).with_context("preparing instruction " + std::to_string(i) + " (" + in.name + ")");
     in.kernel_state = pctx.state();
     if (in.kernel_state) ++stats.prepared_instructions;
@@ -477,6 +496,8 @@ Status MethodImpl::init_delegates(const LoadOptions& options) {
     ctx.method_name = meta.name;
     ctx.named_data = &program_->named_data();
     ctx.options = &options.backend_options;
+    ctx.memory_budget = &budget_;
+    ctx.notices = &notices;
     for (const auto& instr : instructions_) {
       if (instr.kind == InstructionEntry::Kind::Delegate && instr.delegate == i) {
         ctx.call_args = instr.args;

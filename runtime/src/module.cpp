@@ -22,6 +22,7 @@ Status Method::set_output_data_ptr(size_t index, void* data, size_t nbytes) {
   return impl_->set_output_data_ptr(index, data, nbytes);
 }
 const MethodLoadStats& Method::load_stats() const { return impl_->stats; }
+const std::vector<std::string>& Method::notices() const { return impl_->notices; }
 size_t Method::temp_high_water() const { return impl_->temp.high_water(); }
 void Method::set_profiling(bool enabled) {
   impl_->profiling = enabled;

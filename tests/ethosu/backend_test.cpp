@@ -56,6 +56,8 @@ struct BackendFixture : ::testing::Test {
     ctx.method_name = "forward";
     ctx.named_data = &named;
     ctx.options = &options;
+    ctx.memory_budget = &budget;
+    ctx.notices = &notices;
     return backend->init(ctx, payload_copy, specs);
   }
   Status execute(DelegateHandle& h, std::vector<EValue*> args) {
@@ -66,6 +68,8 @@ struct BackendFixture : ::testing::Test {
   Backend* backend = nullptr;
   NoNamedData named;
   BackendOptions options;
+  MemoryBudget budget{uint64_t(1) << 30};
+  std::vector<std::string> notices;
   std::vector<uint8_t> payload_copy;
 };
 

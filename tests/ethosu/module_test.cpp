@@ -208,5 +208,60 @@ TEST(EthosUModule, NoDeviceFailsAtLoadWithTheDevicePathsTried) {
   EXPECT_NE(method.status().message().find("/dev/accel/accel3"), std::string::npos);
 }
 
+// A Vela stream is 1 KB whatever scratch_size it names: 0xffff96e0 bytes (4 GiB) must fail at
+// load against the budget, before the driver allocates anything.
+TEST(EthosUModule, ScratchSizeBeyondTheMemoryBudgetFailsAtLoad) {
+  auto contents = testing::sample_contents();
+  contents.scratch_size = 0xffff96e0u;
+  auto bytes = build_program("EthosUBackend", write_vela_bin_stream(contents), {});
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  EXPECT_LT(bytes->size(), 4096u);
+  recording_driver_state().reset();
+  LoadOptions options = recording_options();
+  options.memory_budget_bytes = uint64_t(1) << 30;
+  auto module = Module::load_from_buffer(*bytes, options);
+  ASSERT_TRUE(module.ok()) << module.status().to_string();
+  auto method = (*module)->load_method("forward");
+  ASSERT_FALSE(method.ok());
+  EXPECT_EQ(method.error(), Error::MemoryAllocationFailed);
+  EXPECT_NE(method.status().message().find("region 1 (scratch) needs 4294940384 bytes"), std::string::npos)
+      << method.status().to_string();
+  EXPECT_TRUE(recording_driver_state().buffer_sizes.empty()) << "the driver allocated before the budget check";
+}
+
+// The recording driver computes nothing: the method says so (the runner prints it), and a long
+// run keeps a bounded record.
+TEST(EthosUModule, RecordingDriverSaysOutputsAreNotComputedAndRecordsBoundedly) {
+  auto bytes = build_program("EthosUBackend", write_vela_bin_stream(testing::sample_contents()), {});
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  auto& state = recording_driver_state();
+  state.reset();
+  auto module = Module::load_from_buffer(*bytes, recording_options());
+  ASSERT_TRUE(module.ok()) << module.status().to_string();
+  auto method = (*module)->load_method("forward");
+  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  ASSERT_EQ((*method)->notices().size(), 1u);
+  EXPECT_NE((*method)->notices()[0].find("outputs are not computed"), std::string::npos) << (*method)->notices()[0];
+  for (size_t i = 0; i < (*method)->num_inputs(); ++i) ASSERT_TRUE((*method)->set_input(i, (*method)->input(i)).is_ok());
+  const size_t runs = kMaxRecordedInvocations + 4;
+  for (size_t i = 0; i < runs; ++i) ASSERT_TRUE((*method)->execute().is_ok());
+  EXPECT_EQ(state.invocation_count, runs);
+  EXPECT_EQ(state.invocations.size(), kMaxRecordedInvocations);
+}
+
+// A driver that runs the network adds no notice.
+TEST(EthosUModule, ComputingDriverAddsNoNotice) {
+  auto bytes = build_program("EthosUBackend", write_vela_bin_stream(testing::sample_contents()), {});
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  recording_driver_state().reset();
+  recording_driver_state().capabilities.computes_outputs = true;  // as a device driver reports
+  auto module = Module::load_from_buffer(*bytes, recording_options());
+  ASSERT_TRUE(module.ok()) << module.status().to_string();
+  auto method = (*module)->load_method("forward");
+  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  EXPECT_TRUE((*method)->notices().empty());
+  recording_driver_state().reset();
+}
+
 }  // namespace
 }  // namespace vkrt::ethosu

@@ -359,4 +359,27 @@ TEST(ExecutorRunnerBadInput, CommandLineErrorsExitOne) {
   EXPECT_EQ(run("-h").exit_code, 0);
 }
 
+// --memory_budget bounds what a file may make the runtime allocate; the load says how much of
+// it the method took.
+TEST(ExecutorRunnerBadInput, MemoryBudgetFlag) {
+  VKRT_REQUIRE_CONFORMANCE(path, kAdd);
+  RunResult r = run(path + " --memory_budget 64M");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("bytes of the memory budget used"), std::string::npos) << r.out;
+  expect_one_line_error(run(path + " --memory_budget 1K"), "but the memory budget has");
+  expect_one_line_error(run(path + " --memory_budget 12X"), "--memory_budget: '12X' is not a byte count");
+  expect_one_line_error(run(path + " --memory_budget 0"), "--memory_budget 0");
+}
+
+// A driver that computes nothing (the recording driver) must not pass for a real run.
+TEST(ExecutorRunnerBadInput, RecordingDriverSaysOutputsAreNotComputed) {
+  VKRT_REQUIRE_CONFORMANCE(path, "pte/Arm-Examples_CMSIS-Executorch__ai_layer_engine_model_ethos_u_minimal_example.pte");
+  RunResult r = run(path + " --ethosu_driver recording");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("warning: EthosUBackend: driver 'recording' does not run the NPU; the delegate's outputs are "
+                       "not computed"),
+            std::string::npos)
+      << r.out;
+}
+
 }  // namespace

@@ -28,7 +28,7 @@ std::vector<std::string> program_files() {
 // errors: the point is that nothing crashes.
 void exercise(std::span<const uint8_t> bytes) {
   LoadOptions opts;
-  opts.max_planned_bytes = 1 << 20;  // mutated sizes must not exhaust the machine
+  opts.memory_budget_bytes = 16 << 20;  // mutated sizes must not exhaust the machine
   opts.temp_pool_bytes = 1 << 16;
   auto module = Module::load_from_buffer(bytes, opts);
   if (!module.ok()) {

@@ -12,6 +12,7 @@
 #include "vgf/cpu/cpu_executor.h"
 #include "vgf/executor.h"
 #include "vgf/format/vgf_file.h"
+#include "vgf/graph_vgf_writer.h"
 #include "vgf/segment_graph.h"
 #include "vgf/spirv/spirv_graph_reader.h"
 #include "vkrt/backend.h"
@@ -143,7 +144,9 @@ Result<std::unique_ptr<DelegateHandle>> init_delegate(Backend& backend, const st
   EmptyNamedData named;
   BackendOptions options;
   options.set("VgfBackend.executor", executor);
-  BackendInitContext init{"forward", &named, &options, {}};
+  MemoryBudget budget(uint64_t(1) << 30);
+  std::vector<std::string> notices;
+  BackendInitContext init{"forward", &named, &options, {}, &budget, &notices};
   return backend.init(init, vgf, {});
 }
 
@@ -263,11 +266,48 @@ TEST(VgfEndToEnd, ComputeSegmentIsRejectedClearly) {
   Backend* backend = vgf_backend();
   EmptyNamedData named;
   BackendOptions options;
-  BackendInitContext init{"forward", &named, &options, {}};
+  MemoryBudget budget(uint64_t(1) << 30);
+  std::vector<std::string> notices;
+  BackendInitContext init{"forward", &named, &options, {}, &budget, &notices};
   auto handle = backend->init(init, *bytes, {});
   ASSERT_FALSE(handle.ok());
   EXPECT_EQ(handle.error(), Error::NotSupported);
   EXPECT_NE(handle.status().message().find("COMPUTE"), std::string::npos) << handle.status().to_string();
+}
+
+// A VGF is a few KB whatever shapes it declares: a graph whose intermediate tensor would take
+// 16 GiB fails at delegate init against the budget, before any executor allocates it.
+TEST(VgfEndToEnd, IntermediatesPastTheMemoryBudgetFailAtInit) {
+  Graph g;
+  auto add_tensor = [&](const char* name) {
+    TensorInfo info;
+    info.name = name;
+    info.dtype = DType::Int32;
+    info.shape = {65536, 65536};
+    return g.add_tensor(std::move(info));
+  };
+  const TensorId x = add_tensor("x"), t = add_tensor("t"), y = add_tensor("y");
+  g.inputs.push_back({x, "x", 0, 0});
+  g.ops.push_back(Op{OpKind::ADD, {x, x}, {t}, NoAttr{}, "add0"});
+  g.ops.push_back(Op{OpKind::ADD, {t, t}, {y}, NoAttr{}, "add1"});
+  g.outputs.push_back({y, "y", 1, 0});
+  auto vgf = write_graph_vgf(g);
+  ASSERT_TRUE(vgf.ok()) << vgf.status().to_string();
+  EXPECT_LT(vgf->size(), 16384u);
+
+  Backend* backend = vgf_backend();
+  EmptyNamedData named;
+  BackendOptions options;
+  options.set("VgfBackend.executor", "cpu");
+  MemoryBudget budget(uint64_t(1) << 30);
+  std::vector<std::string> notices;
+  BackendInitContext init{"forward", &named, &options, {}, &budget, &notices};
+  auto handle = backend->init(init, *vgf, {});
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(handle.error(), Error::MemoryAllocationFailed);
+  EXPECT_NE(handle.status().message().find("intermediate tensors needs 17179869184 bytes (16.0 GiB)"),
+            std::string::npos)
+      << handle.status().to_string();
 }
 
 }  // namespace

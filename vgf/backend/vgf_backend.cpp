@@ -53,6 +53,26 @@ Result<std::unique_ptr<GraphExecutor>> prepare_executor(const Graph& graph, std:
   return exec;
 }
 
+// Bytes of the graph's intermediate tensors at their declared shapes: what an executor
+// allocates for them at prepare, at most (both executors size intermediates by these shapes;
+// dynamic ones are sized at run, from inputs the caller sized). Saturates on overflow.
+uint64_t intermediate_bytes(const Graph& graph) {
+  std::vector<bool> io(graph.tensors.size(), false);
+  for (const GraphIO& x : graph.inputs) io[x.tensor] = true;
+  for (const GraphIO& x : graph.outputs) io[x.tensor] = true;
+  uint64_t total = 0;
+  for (size_t t = 0; t < graph.tensors.size(); ++t) {
+    const TensorInfo& info = graph.tensors[t];
+    if (info.is_constant || io[t] || !info.is_static()) continue;
+    const int64_t count = info.element_count();
+    uint64_t bytes = 0;
+    if (count < 0 || __builtin_mul_overflow(uint64_t(count), uint64_t(dtype_storage_bytes(info.dtype)), &bytes) ||
+        __builtin_add_overflow(total, bytes, &total))
+      return UINT64_MAX;
+  }
+  return total;
+}
+
 Status check_arg(const VgfFile& file, uint32_t mrt, const Tensor& t, const char* what, size_t index) {
   const VgfResource& r = file.resources[mrt];
   DType dt = dtype_from_vk_format(r.vk_format);
@@ -100,6 +120,8 @@ class VgfBackend final : public Backend {
       for (const GraphIO& io : run->graph.outputs) run->output_mrt.push_back(io.mrt_index);
       run->inputs.resize(run->input_mrt.size());
       run->outputs.resize(run->output_mrt.size());
+      VKRT_RETURN_IF_ERROR(ctx.memory_budget->reserve(intermediate_bytes(run->graph),
+                                                      "VgfBackend segment '" + seg.name + "' intermediate tensors"));
       auto exec = prepare_executor(run->graph, option, ctx.options, seg.name);
       if (!exec.ok()) return Status(exec.status()).with_context("VgfBackend segment '" + seg.name + "'");
       run->executor = std::move(exec).value();
@@ -120,8 +142,10 @@ class VgfBackend final : public Backend {
       }
       if (sizes.empty()) sizes.push_back(1);
       DType dt = dtype_from_vk_format(r.vk_format);
-      size_t bytes = dtype_storage_bytes(dt);
-      for (int32_t s : sizes) bytes *= size_t(s);
+      uint64_t bytes = dtype_storage_bytes(dt);
+      for (int32_t s : sizes)
+        if (__builtin_mul_overflow(bytes, uint64_t(s), &bytes)) bytes = UINT64_MAX;
+      VKRT_RETURN_IF_ERROR(ctx.memory_budget->reserve(bytes, "VgfBackend intermediate resource " + std::to_string(m)));
       d->intermediate_buffers[m].reset(new (std::nothrow) uint8_t[bytes ? bytes : 1]);
       VKRT_CHECK_OR_RETURN(d->intermediate_buffers[m] != nullptr, MemoryAllocationFailed,
                            "VgfBackend: intermediate resource ", m);

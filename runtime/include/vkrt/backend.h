@@ -17,6 +17,7 @@
 #include "vkrt/error.h"
 #include "vkrt/evalue.h"
 #include "vkrt/kernel.h"
+#include "vkrt/memory_budget.h"
 
 namespace vkrt {
 
@@ -55,6 +56,12 @@ struct BackendInitContext {
   // Argument values of the first DelegateCall that uses this delegate (inputs then outputs),
   // with their load-time shapes; empty if the delegate is never called.
   std::span<EValue* const> call_args;
+  // The method's memory budget (vkrt/memory_budget.h); never null during init. Reserve every
+  // buffer whose size the payload sets before allocating it.
+  MemoryBudget* memory_budget = nullptr;
+  // Lines the user must see with this method's results (Method::notices()), e.g. that a driver
+  // does not compute outputs. Never null during init.
+  std::vector<std::string>* notices = nullptr;
 };
 
 struct BackendExecuteContext {

@@ -33,9 +33,11 @@ struct LoadOptions {
   size_t temp_pool_bytes = 1 << 20;
   // Threads for CPU kernels that parallelise (1 = run on the calling thread).
   int num_threads = 1;
-  // Upper bound on each planned buffer a program may ask for; larger requests fail the load
-  // with MemoryAllocationFailed instead of exhausting the machine.
-  uint64_t max_planned_bytes = uint64_t(64) << 30;
+  // Memory each loaded method may allocate for what the file asks: planned buffers, the temp
+  // pool, kernels' prepared state, delegate and driver buffers (vkrt/memory_budget.h). A file
+  // asking for more fails load_method with MemoryAllocationFailed naming the buffer and its
+  // size. 0: default_memory_budget_bytes(), half of physical memory.
+  uint64_t memory_budget_bytes = 0;
   // Options passed to every backend ("VgfBackend.executor" = "cpu", ...).
   BackendOptions backend_options;
 };
@@ -70,6 +72,9 @@ struct MethodLoadStats {
   // prepared, and the memory their state holds.
   size_t prepared_instructions = 0;
   size_t prepared_bytes = 0;
+  // Bytes counted against the memory budget, and the budget.
+  uint64_t budgeted_bytes = 0;
+  uint64_t memory_budget_bytes = 0;
 };
 
 class Program;
@@ -99,6 +104,10 @@ class Method {
   Status set_output_data_ptr(size_t index, void* data, size_t nbytes);
 
   const MethodLoadStats& load_stats() const;
+  // Things a user must be told about this method's results, one line each, from its delegates
+  // (e.g. "EthosUBackend: driver 'recording' does not run the NPU; delegate 0's outputs are not
+  // computed"). Empty for a method whose outputs are all computed.
+  const std::vector<std::string>& notices() const;
   // Bytes of the temp pool used at most so far.
   size_t temp_high_water() const;
 
