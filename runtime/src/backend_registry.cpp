@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "api_boundary.h"
 #include "vkrt/backend.h"
 
 namespace vkrt {
@@ -32,11 +33,13 @@ BackendRegistry& BackendRegistry::global() {
 }
 
 Status BackendRegistry::add(std::string_view name, std::shared_ptr<Backend> backend) {
-  if (!backend) return make_error(Error::InvalidArgument, "backend ", name, " is null");
-  if (find(name))
-    return make_error(Error::RegistrationAlreadyRegistered, "backend ", name, " is already registered");
-  entries_.emplace_back(std::string(name), std::move(backend));
-  return Status::ok();
+  return detail::guard_api("BackendRegistry::add", [&]() -> Status {
+    if (!backend) return make_error(Error::InvalidArgument, "backend ", name, " is null");
+    if (find(name))
+      return make_error(Error::RegistrationAlreadyRegistered, "backend ", name, " is already registered");
+    entries_.emplace_back(std::string(name), std::move(backend));
+    return Status::ok();
+  });
 }
 
 Backend* BackendRegistry::find(std::string_view name) const {

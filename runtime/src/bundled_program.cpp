@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "api_boundary.h"
 #include "bundled_program_generated.h"
 #include "file_data.h"
 
@@ -14,10 +15,12 @@ bool BundledProgram::is_bundled(std::span<const uint8_t> bytes) {
 }
 
 Result<std::unique_ptr<BundledProgram>> BundledProgram::load(const std::string& path) {
-  VKRT_ASSIGN_OR_RETURN(auto file, FileData::map(path));
-  VKRT_ASSIGN_OR_RETURN(auto bundled, parse(file->bytes()));
-  bundled->owner_ = file;
-  return bundled;
+  return detail::guard_api("BundledProgram::load", [&]() -> Result<std::unique_ptr<BundledProgram>> {
+    VKRT_ASSIGN_OR_RETURN(auto file, FileData::map(path));
+    VKRT_ASSIGN_OR_RETURN(auto bundled, parse(file->bytes()));
+    bundled->owner_ = file;
+    return bundled;
+  });
 }
 
 static Result<BundledValue> parse_value(const bp::Value* v, const char* role, size_t index) {
@@ -57,41 +60,43 @@ static Result<BundledValue> parse_value(const bp::Value* v, const char* role, si
 }
 
 Result<std::unique_ptr<BundledProgram>> BundledProgram::parse(std::span<const uint8_t> bytes) {
-  if (!is_bundled(bytes)) return make_error(Error::InvalidProgram, "not a bundled program (no 'BP08' identifier)");
-  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
-  if (!verifier.VerifyBuffer<bp::BundledProgram>("BP08"))
-    return make_error(Error::InvalidProgram, "bundled program FlatBuffer failed verification");
-  const auto* root = bp::GetBundledProgram(bytes.data());
-  std::unique_ptr<BundledProgram> out(new BundledProgram());
-  if (!root->program() || root->program()->size() == 0)
-    return make_error(Error::InvalidProgram, "bundled program holds no program");
-  out->program_ = {root->program()->data(), root->program()->size()};
-  if (const auto* suites = root->method_test_suites()) {
-    for (const auto* s : *suites) {
-      BundledTestSuite suite;
-      suite.method_name = s->method_name() ? s->method_name()->str() : "";
-      if (const auto* cases = s->test_cases()) {
-        for (const auto* c : *cases) {
-          BundledTestCase tc;
-          size_t i = 0;
-          if (c->inputs())
-            for (const auto* v : *c->inputs()) {
-              VKRT_ASSIGN_OR_RETURN(auto bv, parse_value(v, "input", i++));
-              tc.inputs.push_back(std::move(bv));
-            }
-          i = 0;
-          if (c->expected_outputs())
-            for (const auto* v : *c->expected_outputs()) {
-              VKRT_ASSIGN_OR_RETURN(auto bv, parse_value(v, "expected output", i++));
-              tc.expected_outputs.push_back(std::move(bv));
-            }
-          suite.test_cases.push_back(std::move(tc));
+  return detail::guard_api("BundledProgram::parse", [&]() -> Result<std::unique_ptr<BundledProgram>> {
+    if (!is_bundled(bytes)) return make_error(Error::InvalidProgram, "not a bundled program (no 'BP08' identifier)");
+    flatbuffers::Verifier verifier(bytes.data(), bytes.size());
+    if (!verifier.VerifyBuffer<bp::BundledProgram>("BP08"))
+      return make_error(Error::InvalidProgram, "bundled program FlatBuffer failed verification");
+    const auto* root = bp::GetBundledProgram(bytes.data());
+    std::unique_ptr<BundledProgram> out(new BundledProgram());
+    if (!root->program() || root->program()->size() == 0)
+      return make_error(Error::InvalidProgram, "bundled program holds no program");
+    out->program_ = {root->program()->data(), root->program()->size()};
+    if (const auto* suites = root->method_test_suites()) {
+      for (const auto* s : *suites) {
+        BundledTestSuite suite;
+        suite.method_name = s->method_name() ? s->method_name()->str() : "";
+        if (const auto* cases = s->test_cases()) {
+          for (const auto* c : *cases) {
+            BundledTestCase tc;
+            size_t i = 0;
+            if (c->inputs())
+              for (const auto* v : *c->inputs()) {
+                VKRT_ASSIGN_OR_RETURN(auto bv, parse_value(v, "input", i++));
+                tc.inputs.push_back(std::move(bv));
+              }
+            i = 0;
+            if (c->expected_outputs())
+              for (const auto* v : *c->expected_outputs()) {
+                VKRT_ASSIGN_OR_RETURN(auto bv, parse_value(v, "expected output", i++));
+                tc.expected_outputs.push_back(std::move(bv));
+              }
+            suite.test_cases.push_back(std::move(tc));
+          }
         }
+        out->suites_.push_back(std::move(suite));
       }
-      out->suites_.push_back(std::move(suite));
     }
-  }
-  return out;
+    return out;
+  });
 }
 
 const BundledTestSuite* BundledProgram::find_suite(const std::string& method) const {
@@ -101,63 +106,68 @@ const BundledTestSuite* BundledProgram::find_suite(const std::string& method) co
 }
 
 Status load_bundled_inputs(Method& method, const BundledTestCase& tc) {
-  if (tc.inputs.size() != method.num_inputs())
-    return make_error(Error::InvalidArgument, "test case has ", tc.inputs.size(), " inputs, method ",
-                      method.meta().name, " takes ", method.num_inputs());
-  for (size_t i = 0; i < tc.inputs.size(); ++i) {
-    const BundledValue& v = tc.inputs[i];
-    EValue ev;
-    Tensor t;
-    switch (v.tag) {
-      case Tag::Tensor: {
-        VKRT_ASSIGN_OR_RETURN(t, Tensor::make(v.dtype, v.sizes, v.dim_order, const_cast<uint8_t*>(v.data.data())));
-        ev = EValue::from_tensor(&t);
-        break;
+  return detail::guard_api("load_bundled_inputs", [&]() -> Status {
+    if (tc.inputs.size() != method.num_inputs())
+      return make_error(Error::InvalidArgument, "test case has ", tc.inputs.size(), " inputs, method ",
+                        method.meta().name, " takes ", method.num_inputs());
+    for (size_t i = 0; i < tc.inputs.size(); ++i) {
+      const BundledValue& v = tc.inputs[i];
+      EValue ev;
+      Tensor t;
+      switch (v.tag) {
+        case Tag::Tensor: {
+          VKRT_ASSIGN_OR_RETURN(t, Tensor::make(v.dtype, v.sizes, v.dim_order, const_cast<uint8_t*>(v.data.data())));
+          ev = EValue::from_tensor(&t);
+          break;
+        }
+        case Tag::Int: ev = EValue::from_int(v.int_value); break;
+        case Tag::Bool: ev = EValue::from_bool(v.bool_value); break;
+        case Tag::Double: ev = EValue::from_double(v.double_value); break;
+        default: break;
       }
-      case Tag::Int: ev = EValue::from_int(v.int_value); break;
-      case Tag::Bool: ev = EValue::from_bool(v.bool_value); break;
-      case Tag::Double: ev = EValue::from_double(v.double_value); break;
-      default: break;
+      // Planned inputs are copied; unplanned ones keep pointing into the .bpte, which outlives the run.
+      VKRT_RETURN_IF_ERROR(method.set_input(i, ev));
     }
-    // Planned inputs are copied; unplanned ones keep pointing into the .bpte, which outlives the run.
-    VKRT_RETURN_IF_ERROR(method.set_input(i, ev));
-  }
-  return Status::ok();
+    return Status::ok();
+  });
 }
 
 Result<BundledComparison> verify_bundled_outputs(const Method& method, const BundledTestCase& tc, double rtol,
                                                  double atol) {
-  if (tc.expected_outputs.size() != method.num_outputs())
-    return make_error(Error::InvalidArgument, "test case expects ", tc.expected_outputs.size(), " outputs, method has ",
-                      method.num_outputs());
-  OutputComparer comparer(rtol, atol);
-  for (size_t o = 0; o < tc.expected_outputs.size(); ++o) {
-    const BundledValue& want = tc.expected_outputs[o];
-    const EValue& got = method.output(o);
-    const std::string name = "output " + std::to_string(o);
-    switch (want.tag) {
-      case Tag::Int: comparer.compare_scalar(name, got, EValue::from_int(want.int_value)); continue;
-      case Tag::Bool: comparer.compare_scalar(name, got, EValue::from_bool(want.bool_value)); continue;
-      case Tag::Double: comparer.compare_scalar(name, got, EValue::from_double(want.double_value)); continue;
-      case Tag::Tensor: break;
-      default:
-        if (got.tag() != want.tag) comparer.fail(name + ": expected " + tag_name(want.tag) + ", got " + tag_name(got.tag()));
+  return detail::guard_api("verify_bundled_outputs", [&]() -> Result<BundledComparison> {
+    if (tc.expected_outputs.size() != method.num_outputs())
+      return make_error(Error::InvalidArgument, "test case expects ", tc.expected_outputs.size(),
+                        " outputs, method has ", method.num_outputs());
+    OutputComparer comparer(rtol, atol);
+    for (size_t o = 0; o < tc.expected_outputs.size(); ++o) {
+      const BundledValue& want = tc.expected_outputs[o];
+      const EValue& got = method.output(o);
+      const std::string name = "output " + std::to_string(o);
+      switch (want.tag) {
+        case Tag::Int: comparer.compare_scalar(name, got, EValue::from_int(want.int_value)); continue;
+        case Tag::Bool: comparer.compare_scalar(name, got, EValue::from_bool(want.bool_value)); continue;
+        case Tag::Double: comparer.compare_scalar(name, got, EValue::from_double(want.double_value)); continue;
+        case Tag::Tensor: break;
+        default:
+          if (got.tag() != want.tag)
+            comparer.fail(name + ": expected " + tag_name(want.tag) + ", got " + tag_name(got.tag()));
+          continue;
+      }
+      if (!got.is_tensor()) {
+        comparer.fail(name + ": expected Tensor, got " + tag_name(got.tag()));
         continue;
+      }
+      const Tensor& t = got.to_tensor();
+      bool same_sizes = t.rank() == int(want.sizes.size());
+      for (int d = 0; same_sizes && d < t.rank(); ++d) same_sizes = t.size(d) == want.sizes[size_t(d)];
+      if (t.dtype() != want.dtype || !same_sizes || t.nbytes() != want.data.size()) {
+        comparer.fail(name + ": dtype or sizes differ from the expected tensor");
+        continue;
+      }
+      comparer.compare_tensor(name, t.dtype(), t.numel(), t.data(), want.data.data());
     }
-    if (!got.is_tensor()) {
-      comparer.fail(name + ": expected Tensor, got " + tag_name(got.tag()));
-      continue;
-    }
-    const Tensor& t = got.to_tensor();
-    bool same_sizes = t.rank() == int(want.sizes.size());
-    for (int d = 0; same_sizes && d < t.rank(); ++d) same_sizes = t.size(d) == want.sizes[size_t(d)];
-    if (t.dtype() != want.dtype || !same_sizes || t.nbytes() != want.data.size()) {
-      comparer.fail(name + ": dtype or sizes differ from the expected tensor");
-      continue;
-    }
-    comparer.compare_tensor(name, t.dtype(), t.numel(), t.data(), want.data.data());
-  }
-  return comparer.result();
+    return comparer.result();
+  });
 }
 
 }  // namespace vkrt

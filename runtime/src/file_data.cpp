@@ -8,10 +8,14 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 namespace vkrt {
 
 Result<std::shared_ptr<FileData>> FileData::map(const std::string& path) {
+  // Allocated before the file is opened: std::bad_alloc from here on would leak the descriptor.
+  std::shared_ptr<FileData> fd_data(new FileData());
+  fd_data->name_ = path;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
@@ -23,8 +27,6 @@ Result<std::shared_ptr<FileData>> FileData::map(const std::string& path) {
     ::close(fd);
     return make_error(Error::AccessFailed, path, " is not a regular file");
   }
-  std::shared_ptr<FileData> fd_data(new FileData());
-  fd_data->name_ = path;
   fd_data->size_ = size_t(st.st_size);
   if (st.st_size > 0) {
     void* p = mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
@@ -48,6 +50,7 @@ std::shared_ptr<FileData> FileData::borrow(std::span<const uint8_t> bytes) {
     f->data_ = bytes.data();
   } else {
     auto* copy = static_cast<uint8_t*>(std::aligned_alloc(16, (bytes.size() + 15) / 16 * 16 + 16));
+    if (!copy) throw std::bad_alloc();  // the API boundary reports MemoryAllocationFailed
     memcpy(copy, bytes.data(), bytes.size());
     f->copy_ = std::unique_ptr<uint8_t[], void (*)(uint8_t*)>(copy, [](uint8_t* p) { std::free(p); });
     f->data_ = copy;

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "api_boundary.h"
 #include "vkrt/kernel.h"
 
 namespace vkrt {
@@ -43,13 +44,15 @@ KernelRegistry& KernelRegistry::global() {
 }
 
 Status KernelRegistry::add(std::string_view name, KernelFunction fn, KernelPrepareFunction prepare) {
-  auto it = std::lower_bound(entries_.begin(), entries_.end(), name,
-                             [](const KernelEntry& e, std::string_view n) { return e.name < n; });
-  if (it != entries_.end() && it->name == name)
-    return make_error(Error::RegistrationAlreadyRegistered, "kernel ", name, " is already registered");
-  if (!fn) return make_error(Error::InvalidArgument, "kernel ", name, " has no function");
-  entries_.insert(it, KernelEntry{std::string(name), fn, prepare});
-  return Status::ok();
+  return detail::guard_api("KernelRegistry::add", [&]() -> Status {
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), name,
+                               [](const KernelEntry& e, std::string_view n) { return e.name < n; });
+    if (it != entries_.end() && it->name == name)
+      return make_error(Error::RegistrationAlreadyRegistered, "kernel ", name, " is already registered");
+    if (!fn) return make_error(Error::InvalidArgument, "kernel ", name, " has no function");
+    entries_.insert(it, KernelEntry{std::string(name), fn, prepare});
+    return Status::ok();
+  });
 }
 
 const KernelEntry* KernelRegistry::entry(std::string_view name) const {

@@ -264,7 +264,8 @@ Status MethodImpl::parse_values(const LoadOptions&) {
       case fb::KernelTypes::BoolList: {
         const auto* items = ev->val_as_BoolList()->items();
         size_t count = items ? items->size() : 0;
-        bool_lists_.emplace_back(new bool[count + 1]);
+        auto bools = std::make_unique<bool[]>(count + 1);  // owned before the list can grow (and throw)
+        bool_lists_.push_back(std::move(bools));
         for (size_t k = 0; k < count; ++k) bool_lists_.back()[k] = items->Get(flatbuffers::uoffset_t(k)) != 0;
         values[i] = EValue::from_bool_list({bool_lists_.back().get(), count});
         break;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "api_boundary.h"
 #include "vkrt/half.h"
 #include "vkrt/module.h"
 
@@ -119,30 +120,32 @@ OutputComparison OutputComparer::result() const {
 
 Result<std::vector<OutputComparison>> compare_method_outputs(const Method& got, const Method& expected, double rtol,
                                                              double atol) {
-  if (got.num_outputs() != expected.num_outputs())
-    return make_error(Error::InvalidArgument, "the methods have ", got.num_outputs(), " and ", expected.num_outputs(),
-                      " outputs");
-  std::vector<OutputComparison> results;
-  for (size_t o = 0; o < got.num_outputs(); ++o) {
-    OutputComparer comparer(rtol, atol);
-    const std::string name = "output " + std::to_string(o);
-    const EValue& a = got.output(o);
-    const EValue& b = expected.output(o);
-    if (a.is_tensor() && b.is_tensor()) {
-      const Tensor& ta = a.to_tensor();
-      const Tensor& tb = b.to_tensor();
-      bool same_sizes = ta.rank() == tb.rank();
-      for (int d = 0; same_sizes && d < ta.rank(); ++d) same_sizes = ta.size(d) == tb.size(d);
-      if (ta.dtype() != tb.dtype() || !same_sizes)
-        comparer.fail(name + ": dtype or sizes differ");
-      else
-        comparer.compare_tensor(name, ta.dtype(), ta.numel(), ta.data(), tb.data());
-    } else {
-      comparer.compare_scalar(name, a, b);
+  return detail::guard_api("compare_method_outputs", [&]() -> Result<std::vector<OutputComparison>> {
+    if (got.num_outputs() != expected.num_outputs())
+      return make_error(Error::InvalidArgument, "the methods have ", got.num_outputs(), " and ", expected.num_outputs(),
+                        " outputs");
+    std::vector<OutputComparison> results;
+    for (size_t o = 0; o < got.num_outputs(); ++o) {
+      OutputComparer comparer(rtol, atol);
+      const std::string name = "output " + std::to_string(o);
+      const EValue& a = got.output(o);
+      const EValue& b = expected.output(o);
+      if (a.is_tensor() && b.is_tensor()) {
+        const Tensor& ta = a.to_tensor();
+        const Tensor& tb = b.to_tensor();
+        bool same_sizes = ta.rank() == tb.rank();
+        for (int d = 0; same_sizes && d < ta.rank(); ++d) same_sizes = ta.size(d) == tb.size(d);
+        if (ta.dtype() != tb.dtype() || !same_sizes)
+          comparer.fail(name + ": dtype or sizes differ");
+        else
+          comparer.compare_tensor(name, ta.dtype(), ta.numel(), ta.data(), tb.data());
+      } else {
+        comparer.compare_scalar(name, a, b);
+      }
+      results.push_back(comparer.result());
     }
-    results.push_back(comparer.result());
-  }
-  return results;
+    return results;
+  });
 }
 
 }  // namespace vkrt

@@ -29,6 +29,8 @@ Result<std::unique_ptr<Program>> Program::load(std::shared_ptr<FileData> file,
   if (!p->root_->execution_plan() || p->root_->execution_plan()->size() == 0)
     return make_error(Error::InvalidProgram, p->name(), ": program has no methods");
   VKRT_RETURN_IF_ERROR(p->index_segments());
+  for (const auto* plan : *p->root_->execution_plan())
+    p->method_names_.push_back(plan->name() ? plan->name()->str() : "");
 
   if (data_file) {
     VKRT_ASSIGN_OR_RETURN(p->external_, ExternalData::parse(data_file));
@@ -99,12 +101,6 @@ const fb::ExecutionPlan* Program::find_plan(std::string_view method) const {
     if (plan->name() && plan->name()->string_view() == method) return plan;
   }
   return nullptr;
-}
-
-std::vector<std::string> Program::method_names() const {
-  std::vector<std::string> names;
-  for (const auto* plan : *root_->execution_plan()) names.push_back(plan->name() ? plan->name()->str() : "");
-  return names;
 }
 
 Result<std::span<const uint8_t>> Program::segment(uint32_t index) const {

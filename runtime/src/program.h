@@ -59,7 +59,7 @@ class Program {
   size_t num_methods() const;
   // nullptr when absent.
   const fb::ExecutionPlan* find_plan(std::string_view method) const;
-  std::vector<std::string> method_names() const;
+  const std::vector<std::string>& method_names() const { return method_names_; }
 
   // Bytes of segment i (bounds-checked at load).
   Result<std::span<const uint8_t>> segment(uint32_t index) const;
@@ -85,6 +85,7 @@ class Program {
   std::span<const uint8_t> constant_segment_;  // empty when unused
   std::unique_ptr<ExternalData> external_;
   ProgramNamedData named_data_;
+  std::vector<std::string> method_names_;  // the execution plans' names, in order
 };
 
 }  // namespace vkrt

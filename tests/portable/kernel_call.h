@@ -12,12 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "allocation_counter.h"
+#include "common/allocation_counter.h"
 #include "vkrt/evalue.h"
 #include "vkrt/kernel.h"
 #include "vkrt/tensor.h"
 
 namespace vkrt::portable::testing {
+
+using vkrt::test_heap::g_heap_allocations;
 
 class KernelCall {
   // bool storage for BoolList values (std::vector<bool> has no contiguous bools).

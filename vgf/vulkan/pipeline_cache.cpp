@@ -1,6 +1,5 @@
 #include "vgf/vulkan/pipeline_cache.h"
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -249,15 +248,19 @@ CacheFileRead read_cache_file_impl(const std::string& path, uint64_t max_bytes, 
 }
 
 Status write_file_atomically(const std::string& path, std::span<const uint8_t> bytes) {
-  static std::atomic<unsigned> counter{0};
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+  // A name no other writer has (mkstemp creates it exclusively): processes sharing the directory
+  // may have equal pids when they live in different pid namespaces (containers sharing a cache
+  // volume), and two writers on one temporary file would rename a mix of both into place.
+  std::string tmp = path + ".tmpXXXXXX";
+  const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
   if (fd < 0) return make_error(Error::AccessFailed, "cannot create ", tmp, ": ", std::strerror(errno));
   const char* failed = nullptr;
   int err = 0;
-  if (!write_all(fd, bytes.data(), bytes.size())) {
+  if (::fchmod(fd, 0644) != 0) {  // mkstemp makes it 0600; the cache is as readable as before
+    failed = "chmod";
+  } else if (!write_all(fd, bytes.data(), bytes.size())) {
     failed = "write";
   } else if (::fsync(fd) != 0) {
     failed = "fsync";

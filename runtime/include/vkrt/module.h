@@ -10,6 +10,8 @@
 // Load does the work: the file is memory-mapped, verified, every table index and offset is
 // checked, memory is planned, delegates are initialised and kernels resolved. Execute trusts
 // that work and does not allocate.
+//
+// No exception leaves this API: running out of memory is Error::MemoryAllocationFailed.
 #pragma once
 
 #include <cstdint>
@@ -122,7 +124,7 @@ class Method {
     std::vector<DelegateProfileEntry> delegate_steps;
   };
   // One entry per instruction of the method, accumulated over the executions since enabled.
-  std::vector<InstructionProfile> profile() const;
+  const std::vector<InstructionProfile>& profile() const;
 
  private:
   friend class Module;
@@ -142,7 +144,8 @@ class Module {
                                                           std::span<const uint8_t> data_file = {});
   ~Module();
 
-  std::vector<std::string> method_names() const;
+  // Read once at load, so that asking allocates nothing.
+  const std::vector<std::string>& method_names() const;
   Result<MethodMeta> method_meta(std::string_view name) const;
   // Loads (once) and returns the method; later calls return the same object.
   Result<Method*> load_method(std::string_view name);
