@@ -229,11 +229,27 @@ Result<InputData> read_input_file(const std::string& path, const ValueInfo& expe
     got += size_t(n);
   }
   file.resize(got);
+  return parse_input_bytes(std::move(file), path, expected, index);
+}
+
+Result<InputData> parse_input_bytes(std::vector<uint8_t> file, const std::string& path, const ValueInfo& expected,
+                                    size_t index) {
   if (file.size() >= 6 && file[0] == 0x93 && memcmp(file.data() + 1, "NUMPY", 5) == 0)
     return parse_npy(std::move(file), path, expected, index);
   InputData out;
   out.bytes = std::move(file);
   return out;
+}
+
+Result<Tensor> input_tensor(const std::vector<int32_t>& npy_shape, bool is_npy, std::span<uint8_t> bytes,
+                            const ValueInfo& info, const std::string& path, size_t index) {
+  std::vector<int32_t> sizes = is_npy ? npy_shape : info.sizes;
+  if (is_npy && sizes.size() != info.sizes.size() && info.dynamism == ShapeDynamism::Static) sizes = info.sizes;
+  VKRT_ASSIGN_OR_RETURN(Tensor t, Tensor::make(info.dtype, sizes, info.dim_order, bytes.data()));
+  if (bytes.size() != t.nbytes())
+    return make_error(Error::InvalidArgument, "input ", index, " (", path, "): input size (", bytes.size(),
+                      ") and tensor size (", t.nbytes(), ") mismatch!");
+  return t;
 }
 
 }  // namespace vkrt::runner

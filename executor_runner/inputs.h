@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,18 @@ inline constexpr size_t kMaxNpyHeaderBytes = 1 << 20;
 // `expected.dtype`, C order and that the data holds exactly the shape's elements; the shape is
 // returned for dynamic inputs.
 Result<InputData> read_input_file(const std::string& path, const ValueInfo& expected, size_t index);
+
+// What read_input_file does with the bytes it read: a .npy file (by its magic) is parsed and
+// checked as above, anything else is raw data. `path` only names the file in errors. Also the
+// entry point of executor_runner/fuzz/input_fuzzer.cpp.
+Result<InputData> parse_input_bytes(std::vector<uint8_t> file, const std::string& path, const ValueInfo& expected,
+                                    size_t index);
+
+// The tensor over an input file's element bytes (kept alive by the caller): the .npy shape when
+// there is one (the program's sizes when a static input's rank differs), else the program's
+// sizes; the bytes must fill it exactly.
+Result<Tensor> input_tensor(const std::vector<int32_t>& npy_shape, bool is_npy, std::span<uint8_t> bytes,
+                            const ValueInfo& info, const std::string& path, size_t index);
 
 // The dtype descriptor NumPy uses for a scalar type ("<f4", "|i1", "|b1"); "" if none.
 std::string npy_descr(ScalarType t);

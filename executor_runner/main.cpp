@@ -158,12 +158,7 @@ Status set_inputs(Method& method, const Flags& flags, InputStore& store) {
     EValue ev;
     switch (info.tag) {
       case Tag::Tensor: {
-        std::vector<int32_t> sizes = data.is_npy ? data.npy_shape : info.sizes;
-        if (data.is_npy && sizes.size() != info.sizes.size() && info.dynamism == ShapeDynamism::Static) sizes = info.sizes;
-        VKRT_ASSIGN_OR_RETURN(store.tensors[i], Tensor::make(info.dtype, sizes, info.dim_order, bytes.data()));
-        if (bytes.size() != store.tensors[i].nbytes())
-          return make_error(Error::InvalidArgument, "input ", i, " (", files[i], "): input size (", bytes.size(),
-                            ") and tensor size (", store.tensors[i].nbytes(), ") mismatch!");
+        VKRT_ASSIGN_OR_RETURN(store.tensors[i], runner::input_tensor(data.npy_shape, data.is_npy, bytes, info, files[i], i));
         ev = EValue::from_tensor(&store.tensors[i]);
         break;
       }

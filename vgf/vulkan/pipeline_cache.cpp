@@ -12,24 +12,6 @@
 namespace vkrt::vulkan {
 namespace {
 
-constexpr char kMagic[8] = {'V', 'K', 'R', 'T', 'P', 'C', '0', '1'};
-// magic 8 + device uuid 16 + driver version 4 + vendor 4 + device 4 + payload size 8 + hash 8
-constexpr size_t kHeaderBytes = 52;
-// The driver's header (Vulkan spec, VkPipelineCacheHeaderVersionOne): 16 + UUID bytes.
-constexpr size_t kVkHeaderBytes = 16 + VK_UUID_SIZE;
-
-
-uint32_t read_u32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;  // little-endian hosts only (Linux x86-64 / aarch64)
-}
-uint64_t read_u64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-
 // Reads exactly `n` bytes at the current offset; false on error or early end of file.
 bool read_exact(int fd, uint8_t* p, size_t n) {
   while (n > 0) {
@@ -67,69 +49,6 @@ std::string hex(std::span<const uint8_t> bytes) {
 
 }  // namespace
 
-const char* cache_load_result_name(CacheLoadResult r) {
-  switch (r) {
-    case CacheLoadResult::Disabled: return "disabled";
-    case CacheLoadResult::NoFile: return "no file";
-    case CacheLoadResult::Loaded: return "loaded";
-    case CacheLoadResult::RejectedCorrupt: return "rejected (corrupt)";
-    case CacheLoadResult::RejectedForeign: return "rejected (other device or driver)";
-  }
-  return "unknown";
-}
-
-CacheLoadResult validate_cache_file(std::span<const uint8_t> file, const DeviceInfo& device,
-                                    std::span<const uint8_t>* payload) {
-  if (file.size() < kHeaderBytes || std::memcmp(file.data(), kMagic, 8) != 0) {
-    return CacheLoadResult::RejectedCorrupt;
-  }
-  const uint8_t* p = file.data() + 8;
-  if (std::memcmp(p, device.device_uuid.data(), VK_UUID_SIZE) != 0 ||
-      read_u32(p + 16) != device.driver_version || read_u32(p + 20) != device.vendor_id ||
-      read_u32(p + 24) != device.device_id) {
-    return CacheLoadResult::RejectedForeign;
-  }
-  uint64_t size = read_u64(p + 28);
-  uint64_t hash = read_u64(p + 36);
-  if (size != file.size() - kHeaderBytes) return CacheLoadResult::RejectedCorrupt;
-  std::span<const uint8_t> data = file.subspan(kHeaderBytes);
-  if (fnv1a(data) != hash) return CacheLoadResult::RejectedCorrupt;
-  // The driver's own header, checked before the driver sees the bytes.
-  if (data.size() < kVkHeaderBytes) return CacheLoadResult::RejectedCorrupt;
-  uint32_t header_length = read_u32(data.data());
-  uint32_t header_version = read_u32(data.data() + 4);
-  if (header_length < kVkHeaderBytes || header_length > data.size() ||
-      header_version != VK_PIPELINE_CACHE_HEADER_VERSION_ONE) {
-    return CacheLoadResult::RejectedCorrupt;
-  }
-  if (read_u32(data.data() + 8) != device.vendor_id || read_u32(data.data() + 12) != device.device_id ||
-      std::memcmp(data.data() + 16, device.pipeline_cache_uuid.data(), VK_UUID_SIZE) != 0) {
-    return CacheLoadResult::RejectedForeign;
-  }
-  *payload = data;
-  return CacheLoadResult::Loaded;
-}
-
-std::vector<uint8_t> encode_cache_file(std::span<const uint8_t> payload, const DeviceInfo& device) {
-  // Written field by field into the sized buffer (GCC 12 warns falsely on small vector inserts).
-  std::vector<uint8_t> out(kHeaderBytes + payload.size());
-  uint8_t* p = out.data();
-  auto put = [&p](const void* field, size_t bytes) {
-    std::memcpy(p, field, bytes);
-    p += bytes;
-  };
-  const uint64_t payload_bytes = payload.size(), hash = fnv1a(payload);
-  put(kMagic, 8);
-  put(device.device_uuid.data(), VK_UUID_SIZE);
-  put(&device.driver_version, 4);
-  put(&device.vendor_id, 4);
-  put(&device.device_id, 4);
-  put(&payload_bytes, 8);
-  put(&hash, 8);
-  if (!payload.empty()) std::memcpy(p, payload.data(), payload.size());
-  return out;
-}
-
 std::string default_pipeline_cache_dir() {
   if (const char* d = std::getenv("VKRT_VULKAN_CACHE_DIR"); d && *d) return d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/vkrt";
@@ -157,12 +76,10 @@ Result<std::unique_ptr<PipelineCache>> PipelineCache::open(const std::shared_ptr
     cache->path_ = dir + "/vkrt-pipelines-" + hex(info.device_uuid) + "-" + version + ".bin";
     // Header first (magic, device, payload size against the file size), payload only then.
     auto header_ok = [&info](std::span<const uint8_t> header, uint64_t file_size) {
-      if (header.size() < kHeaderBytes || std::memcmp(header.data(), kMagic, 8) != 0) return false;
-      if (std::memcmp(header.data() + 8, info.device_uuid.data(), VK_UUID_SIZE) != 0) return false;
-      return read_u64(header.data() + 36) == file_size - kHeaderBytes;
+      return pipeline_cache_header_ok(header, file_size, info);
     };
     const CacheFileRead read =
-        read_cache_file(cache->path_, kMaxCacheFileBytes, kHeaderBytes, header_ok, &file);
+        read_cache_file(cache->path_, kMaxCacheFileBytes, kPipelineCacheHeaderBytes, header_ok, &file);
     switch (read) {
       case CacheFileRead::NoFile: cache->load_result_ = CacheLoadResult::NoFile; break;
       case CacheFileRead::Ok:
@@ -205,15 +122,6 @@ Status PipelineCache::save() {
                           "vkGetPipelineCacheData");
   data.resize(size);
   return write_file_atomically(path_, encode_cache_file(data, ctx_->info()));
-}
-
-uint64_t fnv1a(std::span<const uint8_t> bytes) {
-  uint64_t h = 1469598103934665603ull;
-  for (uint8_t b : bytes) {
-    h ^= b;
-    h *= 1099511628211ull;
-  }
-  return h;
 }
 
 CacheFileRead read_cache_file_impl(const std::string& path, uint64_t max_bytes, size_t header_bytes,

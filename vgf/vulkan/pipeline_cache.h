@@ -1,11 +1,9 @@
 // A VkPipelineCache persisted on disk, one file per device and driver.
 //
 // File: <dir>/vkrt-pipelines-<deviceUUID hex>-<driverVersion hex>.bin holding our own header
-// (magic "VKRTPC01", device UUID, driver version, vendor/device id, payload size, FNV-1a hash
-// of the payload) followed by the driver's vkGetPipelineCacheData bytes. Before the payload is
-// handed to the driver, both our header and the driver's own header (Vulkan spec, "Pipeline
-// Cache": length, version ONE, vendorID, deviceID, pipelineCacheUUID) are checked against the
-// device; a corrupt, truncated or foreign file is ignored (an empty cache is used) and
+// followed by the driver's vkGetPipelineCacheData bytes (layout and checks: cache_file.h). Before
+// the payload is handed to the driver, both our header and the driver's own header are checked
+// against the device; a corrupt, truncated or foreign file is ignored (an empty cache is used) and
 // overwritten at the next save. Saving writes a temporary file and renames it (atomic).
 // The file is untrusted: it must be a regular file of at most kMaxCacheFileBytes, and the header
 // is read and checked (bounded reads) before the payload is; anything else at the path (a
@@ -24,23 +22,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "vgf/vulkan/cache_file.h"
 #include "vgf/vulkan/context.h"
 #include "vkrt/error.h"
 
 namespace vkrt::vulkan {
-
-// The largest cache file read (driver pipeline caches are a few MiB at most).
-inline constexpr uint64_t kMaxCacheFileBytes = uint64_t(256) << 20;
-
-// Why a cache file was (not) used; for tests and the benchmark's cold/warm report.
-enum class CacheLoadResult { Disabled, NoFile, Loaded, RejectedCorrupt, RejectedForeign };
-const char* cache_load_result_name(CacheLoadResult r);
-
-// Checks a cache file's bytes against the device. Returns the driver payload on success.
-CacheLoadResult validate_cache_file(std::span<const uint8_t> file, const DeviceInfo& device,
-                                    std::span<const uint8_t>* payload);
-// Our file bytes for a driver payload.
-std::vector<uint8_t> encode_cache_file(std::span<const uint8_t> payload, const DeviceInfo& device);
 
 class PipelineCache {
  public:
@@ -69,8 +55,6 @@ class PipelineCache {
 // The default cache directory (see the header comment); "" when none can be determined.
 std::string default_pipeline_cache_dir();
 
-// FNV-1a 64 of `bytes` (the cache files' checksum).
-uint64_t fnv1a(std::span<const uint8_t> bytes);
 // Writes a temporary file next to `path` and renames it over `path` (readers never see half a
 // file); creates the directory. Every write, the fsync and the close are checked; on any failure
 // the temporary file is removed, `path` is left as it was, and AccessFailed is returned.

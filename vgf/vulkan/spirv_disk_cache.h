@@ -2,7 +2,7 @@
 // part of preparing a fused elementwise chain (elementwise_fusion.h). It lives next to the
 // pipeline cache file (pipeline_cache.h) and is used only when that one is.
 //
-// File <dir>/vkrt-chain-<module name>.spv, little-endian:
+// File <dir>/vkrt-chain-<module name>.spv (layout and checks: cache_file.h):
 //   "VKRTSPV1" | u64 FNV-1a of everything after this field | u32 source bytes | u32 SPIR-V words
 //   | the GLSL source | the SPIR-V words
 // A module name is only a 64-bit hash of the source, so a hit also requires the stored source
