@@ -7,6 +7,7 @@
 #include <system_error>
 #include <vector>
 
+#include "dscnn_program.h"
 #include "sample_programs.h"
 #ifdef VKRT_SAMPLES_WITH_VGF
 #include "vgf_samples.h"
@@ -28,12 +29,25 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: cannot create %s: %s\n", outdir.c_str(), ec.message().c_str());
     return 1;
   }
-  std::vector<vkrt::samples::SampleFile> samples = vkrt::samples::all_samples();
+  using namespace vkrt::samples;
+  std::vector<SampleFile> samples = all_samples();
+  // One sample per Arm recipe (deterministic weights; README "Sample programs").
+  samples.push_back({"dscnn_int8_cortex_m.pte",
+                     "Cortex-M INT8: float [1,1,49,10] -> cortex_m quantize, depthwise + pointwise conv, avg pool, "
+                     "linear, dequantize -> float [1,12] (DS-CNN keyword spotting)",
+                     [] { return dscnn_int8_program(); }});
 #ifdef VKRT_SAMPLES_WITH_VGF
   samples.push_back({"mobilenet_v2_int8_vgf.pte",
-                     "int8 [1,224,224,3] -> VgfBackend (MobileNetV2-shaped TOSA graph, random weights) -> "
-                     "int8 [1,1000]; run on the GPU with executor_runner --profile",
-                     [] { return vkrt::samples::mobilenet_v2_vgf_program(1, 224); }});
+                     "VGF INT8: int8 [1,224,224,3] -> VgfBackend (MobileNetV2-shaped TOSA graph) -> int8 [1,1000]; "
+                     "run on the GPU with executor_runner --profile",
+                     [] { return mobilenet_v2_vgf_program(1, 224, Precision::Int8); }});
+  samples.push_back({"mobilenet_v2_fp32_vgf.pte",
+                     "VGF FP32: float [1,224,224,3] -> VgfBackend (MobileNetV2-shaped fp32 TOSA graph) -> float [1,1000]",
+                     [] { return mobilenet_v2_vgf_program(1, 224, Precision::Fp32); }});
+  samples.push_back({"small_cnn_a16w8_vgf.pte",
+                     "TOSA A16W8: int16 [1,32,32,3] -> VgfBackend (small CNN, int16 activations, int8 weights, "
+                     "int48 accumulators) -> int16 [1,10]",
+                     [] { return small_cnn_vgf_program(Precision::A16W8); }});
 #endif
   for (const auto& sample : samples) {
     const std::string path = (outdir / sample.name).string();

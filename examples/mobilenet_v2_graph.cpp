@@ -1,5 +1,6 @@
 #include "mobilenet_v2_graph.h"
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
@@ -13,9 +14,25 @@ using vgf::OpKind;
 using vgf::Shape;
 using vgf::TensorId;
 
+// What each precision uses for activations, weights, biases and accumulators.
+struct Types {
+  DType activation, weight, bias;
+  vgf::AccType acc;
+  int32_t zero_point;  // of the activations (TOSA: int16 zero points are 0)
+};
+
+Types types_of(Precision p) {
+  switch (p) {
+    case Precision::Int8: return {DType::Int8, DType::Int8, DType::Int32, vgf::AccType::Int32, -128};
+    case Precision::A16W8: return {DType::Int16, DType::Int8, DType::Int48, vgf::AccType::Int48, 0};
+    case Precision::Fp32: break;
+  }
+  return {DType::Fp32, DType::Fp32, DType::Fp32, vgf::AccType::Fp32, 0};
+}
+
 class Builder {
  public:
-  explicit Builder(uint32_t seed) : rng_(seed) {}
+  Builder(Precision precision, uint32_t seed) : precision_(precision), t_(types_of(precision)), rng_(seed) {}
 
   TensorId tensor(DType t, Shape s) {
     vgf::TensorInfo info;
@@ -24,8 +41,10 @@ class Builder {
     info.shape = std::move(s);
     return g.add_tensor(std::move(info));
   }
+  TensorId activation(Shape s) { return tensor(t_.activation, std::move(s)); }
 
-  TensorId random_constant(DType t, Shape s, int lo, int hi) {
+  // Integer constants uniform in [lo, hi]; fp32 ones uniform in [-scale, scale].
+  TensorId random_constant(DType t, Shape s, int lo, int hi, float scale = 0) {
     vgf::TensorInfo info;
     info.name = "w" + std::to_string(g.tensors.size());
     info.dtype = t;
@@ -33,15 +52,18 @@ class Builder {
     info.is_constant = true;
     int64_t n = 1;
     for (int64_t d : info.shape) n *= d;
-    std::uniform_int_distribution<int> dist(lo, hi);
-    info.owned.resize(size_t(n) * vgf::dtype_storage_bytes(t));
+    const size_t width = vgf::dtype_storage_bytes(t);
+    info.owned.resize(size_t(n) * width);
+    std::uniform_int_distribution<int> ints(lo, hi);
+    std::uniform_real_distribution<float> floats(-scale, scale);
     for (int64_t i = 0; i < n; ++i) {
-      int v = dist(rng_);
-      if (t == DType::Int8) {
-        info.owned[size_t(i)] = uint8_t(int8_t(v));
+      uint8_t* at = &info.owned[size_t(i) * width];
+      if (t == DType::Fp32) {
+        const float v = floats(rng_);
+        std::memcpy(at, &v, 4);
       } else {
-        int32_t w = v;
-        std::memcpy(&info.owned[size_t(i) * 4], &w, 4);
+        const int64_t v = ints(rng_);  // little-endian, truncated to the storage width
+        std::memcpy(at, &v, width);
       }
     }
     return g.add_tensor(std::move(info));
@@ -51,7 +73,7 @@ class Builder {
     g.add_op(k, std::move(in), out, std::move(attr));
   }
 
-  vgf::RescaleAttr requant(int64_t channels, int32_t out_zp) {
+  vgf::RescaleAttr requant(int64_t channels, int32_t out_zp, int shift) {
     vgf::RescaleAttr a;
     a.rounding_mode = vgf::RoundingMode::DoubleRound;
     a.per_channel = channels > 1;
@@ -59,12 +81,12 @@ class Builder {
     std::uniform_int_distribution<int32_t> m(1 << 30, INT32_MAX);
     for (int64_t c = 0; c < (channels > 1 ? channels : 1); ++c) {
       a.multiplier.push_back(m(rng_));
-      a.shift.push_back(int8_t(39));
+      a.shift.push_back(int8_t(shift));
     }
     return a;
   }
 
-  // conv (regular or depthwise) -> RESCALE -> optional ReLU6 CLAMP. Returns the int8 output.
+  // conv (regular or depthwise) -> (RESCALE for integer precisions) -> optional ReLU6 CLAMP.
   TensorId conv(TensorId x, const Shape& in_shape, int64_t out_c, int k, int stride, bool depthwise, bool relu6,
                 Shape* out_shape) {
     int64_t n = in_shape[0], h = in_shape[1], w = in_shape[2], c = in_shape[3];
@@ -78,19 +100,34 @@ class Builder {
     vgf::ConvAttr a;
     a.pad = {pad_before, pad, pad_before, pad, 0, 0};
     a.stride = {stride, stride, 1};
-    a.input_zp = -128;
-    TensorId weight = depthwise ? random_constant(DType::Int8, {k, k, c, 1}, -127, 127)
-                                : random_constant(DType::Int8, {out_c, k, k, c}, -127, 127);
-    TensorId bias = random_constant(DType::Int32, {out_c}, -2000, 2000);
-    TensorId acc = tensor(DType::Int32, so);
-    op(depthwise ? OpKind::DEPTHWISE_CONV2D : OpKind::CONV2D, {x, weight, bias}, acc, a);
-    TensorId q = tensor(DType::Int8, so);
-    op(OpKind::RESCALE, {acc}, q, requant(out_c, -128));
+    a.acc_type = t_.acc;
+    a.input_zp = t_.zero_point;
+    const bool fp = precision_ == Precision::Fp32;
+    // fp32: He-style scale keeps activations in range through 50 layers.
+    const float w_scale = std::sqrt(6.0f / float(k * k * (depthwise ? 1 : c)));
+    const Shape w_shape = depthwise ? Shape{k, k, c, 1} : Shape{out_c, k, k, c};
+    TensorId weight = random_constant(t_.weight, w_shape, -127, 127, w_scale);
+    TensorId bias = random_constant(t_.bias, {out_c}, -2000, 2000, 0.05f);
+    const OpKind kind = depthwise ? OpKind::DEPTHWISE_CONV2D : OpKind::CONV2D;
+    TensorId q;
+    if (fp) {
+      q = activation(so);
+      op(kind, {x, weight, bias}, q, a);
+    } else {
+      TensorId acc = tensor(t_.acc == vgf::AccType::Int48 ? DType::Int48 : DType::Int32, so);
+      op(kind, {x, weight, bias}, acc, a);
+      q = activation(so);
+      // A scale of about 2^-8.5: keeps int8 activations in range layer after layer; int16 ones
+      // (ReLU6 up to 6 * 256) grow and shrink by the same factors.
+      op(OpKind::RESCALE, {acc}, q, requant(out_c, t_.zero_point, 39));
+    }
     if (relu6) {
       vgf::ClampAttr ca;
-      ca.min_int = -128;
-      ca.max_int = 20;
-      TensorId r = tensor(DType::Int8, so);
+      ca.min_int = t_.zero_point;
+      ca.max_int = precision_ == Precision::A16W8 ? 6 * 256 : 20;
+      ca.min_fp = 0.0;
+      ca.max_fp = 6.0;
+      TensorId r = activation(so);
       op(OpKind::CLAMP, {q}, r, ca);
       q = r;
     }
@@ -98,77 +135,112 @@ class Builder {
     return q;
   }
 
-  // int8 residual add: both sides to int32, ADD, back to int8.
+  // Residual add: fp32 directly; integers through int32 (both sides rescaled up, ADD, back).
   TensorId residual_add(TensorId a, TensorId b, const Shape& s) {
-    vgf::RescaleAttr up = requant(1, 0);
-    up.input_zp = -128;
+    TensorId out = activation(s);
+    if (precision_ == Precision::Fp32) {
+      op(OpKind::ADD, {a, b}, out);
+      return out;
+    }
+    vgf::RescaleAttr up = requant(1, 0, 20);  // x * 2^10: headroom for the add (int16 x 2^10 fits int32)
+    up.input_zp = t_.zero_point;
     up.multiplier = {1 << 30};
-    up.shift = {20};  // x * 2^10, headroom for the add
     up.rounding_mode = vgf::RoundingMode::SingleRound;
-    up.per_channel = false;
     TensorId a32 = tensor(DType::Int32, s), b32 = tensor(DType::Int32, s), sum = tensor(DType::Int32, s);
     op(OpKind::RESCALE, {a}, a32, up);
     op(OpKind::RESCALE, {b}, b32, up);
     op(OpKind::ADD, {a32, b32}, sum);
-    TensorId out = tensor(DType::Int8, s);
-    vgf::RescaleAttr down = requant(1, -128);
+    vgf::RescaleAttr down = requant(1, t_.zero_point, 41);
     down.multiplier = {1 << 30};
-    down.shift = {41};
     op(OpKind::RESCALE, {sum}, out, down);
     return out;
+  }
+
+  // Global average pool, 1x1 classifier, flatten to [batch, classes].
+  TensorId head(TensorId x, const Shape& s, int64_t classes) {
+    vgf::PoolAttr pa;
+    pa.kernel = {int32_t(s[1]), int32_t(s[2])};
+    pa.stride = {1, 1};
+    pa.acc_type = precision_ == Precision::Fp32 ? vgf::AccType::Fp32 : vgf::AccType::Int32;
+    pa.input_zp = t_.zero_point;
+    pa.output_zp = t_.zero_point;
+    Shape ps{s[0], 1, 1, s[3]};
+    TensorId pooled = activation(ps);
+    op(OpKind::AVG_POOL2D, {x}, pooled, pa);
+    Shape ls;
+    TensorId logits = conv(pooled, ps, classes, 1, 1, false, false, &ls);
+    TensorId flat = activation({ls[0], classes});
+    vgf::ReshapeAttr ra;
+    ra.shape = {ls[0], classes};
+    op(OpKind::RESHAPE, {logits}, flat, ra);
+    return flat;
+  }
+
+  // MobileNetV2's inverted residual block: expand (1x1, ReLU6) unless t == 1, depthwise 3x3
+  // (ReLU6), project (1x1, linear), residual add when the shapes allow.
+  TensorId inverted_residual(TensorId x, Shape* s, int expansion, int64_t out_c, int stride) {
+    const Shape in_shape = *s;
+    TensorId h = x;
+    if (expansion != 1) h = conv(h, *s, (*s)[3] * expansion, 1, 1, false, true, s);
+    h = conv(h, *s, (*s)[3], 3, stride, true, true, s);
+    h = conv(h, *s, out_c, 1, 1, false, false, s);
+    if (stride == 1 && in_shape[3] == out_c) h = residual_add(x, h, *s);
+    return h;
+  }
+
+  TensorId input(Shape s) {
+    TensorId x = activation(std::move(s));
+    g.inputs.push_back({x, "input", 0, 0});
+    return x;
+  }
+
+  vgf::Graph finish(TensorId out, std::string name) {
+    g.outputs.push_back({out, "logits", 1, 0});
+    g.name = std::move(name);
+    return std::move(g);
   }
 
   vgf::Graph g;
 
  private:
+  Precision precision_;
+  Types t_;
   std::mt19937 rng_;
 };
 
 }  // namespace
 
-vgf::Graph build_mobilenet_v2_int8(const MobileNetV2Options& o) {
-  Builder b(o.seed);
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::Int8: return "int8";
+    case Precision::A16W8: return "a16w8";
+    case Precision::Fp32: return "fp32";
+  }
+  return "?";
+}
+
+vgf::Graph build_mobilenet_v2(const MobileNetV2Options& o) {
+  Builder b(o.precision, o.seed);
   Shape s{o.batch, o.resolution, o.resolution, 3};
-  TensorId x = b.tensor(DType::Int8, s);
-  b.g.inputs.push_back({x, "input", 0, 0});
+  TensorId x = b.input(s);
   x = b.conv(x, s, 32, 3, 2, false, true, &s);
   // (expansion t, channels c, repeats n, first stride s) — MobileNetV2 Table 2.
   const int blocks[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
                             {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
-  for (const auto& blk : blocks) {
-    for (int i = 0; i < blk[2]; ++i) {
-      int stride = i == 0 ? blk[3] : 1;
-      Shape in_shape = s;
-      TensorId in = x;
-      TensorId h = x;
-      Shape hs = s;
-      if (blk[0] != 1) h = b.conv(h, hs, hs[3] * blk[0], 1, 1, false, true, &hs);
-      h = b.conv(h, hs, hs[3], 3, stride, true, true, &hs);
-      h = b.conv(h, hs, blk[1], 1, 1, false, false, &hs);
-      if (stride == 1 && in_shape[3] == blk[1]) h = b.residual_add(in, h, hs);
-      x = h;
-      s = hs;
-    }
-  }
+  for (const auto& blk : blocks)
+    for (int i = 0; i < blk[2]; ++i) x = b.inverted_residual(x, &s, blk[0], blk[1], i == 0 ? blk[3] : 1);
   x = b.conv(x, s, 1280, 1, 1, false, true, &s);
-  // Global average pool, 1x1 classifier, flatten.
-  vgf::PoolAttr pa;
-  pa.kernel = {int32_t(s[1]), int32_t(s[2])};
-  pa.stride = {1, 1};
-  pa.input_zp = -128;
-  pa.output_zp = -128;
-  Shape ps{s[0], 1, 1, s[3]};
-  TensorId pooled = b.tensor(DType::Int8, ps);
-  b.op(OpKind::AVG_POOL2D, {x}, pooled, pa);
-  Shape ls;
-  TensorId logits = b.conv(pooled, ps, 1000, 1, 1, false, false, &ls);
-  TensorId flat = b.tensor(DType::Int8, {ls[0], 1000});
-  vgf::ReshapeAttr ra;
-  ra.shape = {ls[0], 1000};
-  b.op(OpKind::RESHAPE, {logits}, flat, ra);
-  b.g.outputs.push_back({flat, "logits", 1, 0});
-  b.g.name = "mobilenet_v2_int8";
-  return std::move(b.g);
+  return b.finish(b.head(x, s, 1000), std::string("mobilenet_v2_") + precision_name(o.precision));
+}
+
+vgf::Graph build_small_cnn(Precision precision, int64_t batch, uint32_t seed) {
+  Builder b(precision, seed);
+  Shape s{batch, 32, 32, 3};
+  TensorId x = b.input(s);
+  x = b.conv(x, s, 16, 3, 2, false, true, &s);
+  x = b.inverted_residual(x, &s, 4, 16, 1);
+  x = b.conv(x, s, 32, 3, 2, false, true, &s);
+  return b.finish(b.head(x, s, 10), std::string("small_cnn_") + precision_name(precision));
 }
 
 }  // namespace vkrt::samples

@@ -1,17 +1,23 @@
 // Sample programs whose work is one VgfBackend delegate (a TOSA graph in a VGF file), so that
 // `executor_runner` runs them on the Vulkan executor (or the CPU one): make_sample_programs
-// writes them when the VGF part is built.
+// writes them when the VGF part is built. Inputs and outputs are the graph's own types (int8,
+// int16 or float); no CPU kernel around the delegate.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "mobilenet_v2_graph.h"
 #include "vkrt/error.h"
 
 namespace vkrt::samples {
 
-// int8 in [batch, resolution, resolution, 3] -> VgfBackend(MobileNetV2-shaped int8 graph,
-// mobilenet_v2_graph.h, seed 1) -> int8 logits. No CPU kernel around the delegate.
-Result<std::vector<uint8_t>> mobilenet_v2_vgf_program(int64_t batch, int64_t resolution);
+// [batch, resolution, resolution, 3] -> VgfBackend(MobileNetV2-shaped graph of `precision`,
+// mobilenet_v2_graph.h, seed 1) -> [batch, 1000] logits.
+Result<std::vector<uint8_t>> mobilenet_v2_vgf_program(int64_t batch, int64_t resolution,
+                                                      Precision precision = Precision::Int8);
+
+// [1, 32, 32, 3] -> VgfBackend(build_small_cnn(precision)) -> [1, 10].
+Result<std::vector<uint8_t>> small_cnn_vgf_program(Precision precision);
 
 }  // namespace vkrt::samples

@@ -42,7 +42,7 @@
 namespace vkrt::bench {
 namespace {
 
-using samples::build_mobilenet_v2_int8;
+using samples::build_mobilenet_v2;
 using samples::MobileNetV2Options;
 using vulkan::Context;
 using vulkan::ContextOptions;
@@ -178,7 +178,7 @@ void BM_MobileNetV2Int8(benchmark::State& state, bool fusion) {
   MobileNetV2Options mo;
   mo.batch = state.range(0);
   mo.resolution = g_mnv2_res;
-  vgf::Graph g = build_mobilenet_v2_int8(mo);
+  vgf::Graph g = build_mobilenet_v2(mo);
   BackendOptions options = base_options();
   if (!fusion) options.set("VgfBackend.fusion", "0");
   // Device-local heap usage as the driver counts it (VK_EXT_memory_budget), before the
@@ -210,7 +210,7 @@ void BM_MobileNetV2Int8(benchmark::State& state, bool fusion) {
 void BM_Init(benchmark::State& state, bool warm) {
   MobileNetV2Options mo;
   mo.resolution = 32;  // init cost is per pipeline and per op, not per pixel
-  vgf::Graph g = build_mobilenet_v2_int8(mo);
+  vgf::Graph g = build_mobilenet_v2(mo);
   std::filesystem::path dir = std::filesystem::temp_directory_path() / ("vkrt-bench-cache-" + std::to_string(::getpid()));
   BackendOptions options;
   options.set("VgfBackend.pipeline_cache_dir", dir.string());

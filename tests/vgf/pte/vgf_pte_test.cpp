@@ -294,11 +294,23 @@ TEST(VgfPte, ExecutorRunnerComparesWithTheCpuExecutor) {
 #endif
 
 #ifdef VKRT_HAVE_VGF_SAMPLES
-// The sample program make_sample_programs writes (examples/vgf_samples.h), at 32x32 so the CPU
-// executor is quick: it loads, runs on the CPU executor, and where a Vulkan device exists gives
-// the same bytes there.
-std::vector<int8_t> run_sample(const std::vector<uint8_t>& pte, const char* executor, std::string* skip,
-                               int resolution = 32, int threads = 1) {
+// The sample programs make_sample_programs writes (examples/vgf_samples.h), at 32x32 so the CPU
+// executor is quick: they load, run on the CPU executor, and where a Vulkan device exists give
+// the same results there. The input is a fixed ramp in the input's own type (int8, int16 from
+// 0, float around 0); the output comes back as its bytes.
+struct SampleOutput {
+  ScalarType dtype = ScalarType::Char;
+  int64_t numel = 0;
+  std::vector<uint8_t> bytes;
+  template <typename T>
+  std::vector<T> as() const {
+    std::vector<T> v(size_t(numel));
+    if (!bytes.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
+    return v;
+  }
+};
+
+SampleOutput run_sample(const std::vector<uint8_t>& pte, const char* executor, std::string* skip, int threads = 1) {
   LoadOptions options;
   options.backend_options.set("VgfBackend.executor", executor);
   options.num_threads = threads;
@@ -312,30 +324,78 @@ std::vector<int8_t> run_sample(const std::vector<uint8_t>& pte, const char* exec
     *skip = method.status().to_string();
     return {};
   }
-  std::vector<int8_t> input(size_t(resolution * resolution * 3));
-  for (size_t i = 0; i < input.size(); ++i) input[i] = int8_t(int(i * 37 % 251) - 125);
-  const int32_t sizes[4] = {1, resolution, resolution, 3};
-  auto t = Tensor::make(ScalarType::Char, sizes, input.data());
-  EXPECT_TRUE(t.ok());
-  EXPECT_TRUE((*method)->set_input(0, EValue::from_tensor(&*t)).is_ok());
+  const ValueInfo& in = (*method)->meta().inputs.at(0);
+  Tensor t = *Tensor::make(in.dtype, in.sizes, nullptr);
+  std::vector<uint8_t> input(t.nbytes());
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const int ramp = int(i * 37 % 251) - 125;
+    if (in.dtype == ScalarType::Char) reinterpret_cast<int8_t*>(input.data())[i] = int8_t(ramp);
+    if (in.dtype == ScalarType::Short) reinterpret_cast<int16_t*>(input.data())[i] = int16_t((ramp + 125) * 4);
+    if (in.dtype == ScalarType::Float) reinterpret_cast<float*>(input.data())[i] = float(ramp) / 64.0f;
+  }
+  t = *Tensor::make(in.dtype, in.sizes, input.data());
+  EXPECT_TRUE((*method)->set_input(0, EValue::from_tensor(&t)).is_ok());
   Status st = (*method)->execute();
   EXPECT_TRUE(st.is_ok()) << executor << ": " << st.to_string();
   const Tensor& out = (*method)->output(0).to_tensor();
   EXPECT_EQ(out.sizes().size(), 2u);
-  EXPECT_EQ(out.numel(), 1000);
-  return std::vector<int8_t>(out.data_as<int8_t>(), out.data_as<int8_t>() + out.numel());
+  const auto* data = static_cast<const uint8_t*>(out.data());
+  return {out.dtype(), out.numel(), std::vector<uint8_t>(data, data + out.nbytes())};
 }
 
 TEST(VgfPte, MobileNetV2SampleSameOnCpuAndVulkan) {
   auto pte = samples::mobilenet_v2_vgf_program(1, 32);
   ASSERT_TRUE(pte.ok()) << pte.status().to_string();
   std::string why;
-  std::vector<int8_t> cpu = run_sample(*pte, "cpu", &why);
-  ASSERT_EQ(cpu.size(), 1000u) << why;
-  EXPECT_GT(std::set<int8_t>(cpu.begin(), cpu.end()).size(), 10u);  // not a constant output
-  std::vector<int8_t> gpu = run_sample(*pte, "vulkan", &why);
-  if (gpu.empty()) GTEST_SKIP() << "no Vulkan executor here: " << why;
-  EXPECT_EQ(gpu, cpu);
+  SampleOutput cpu = run_sample(*pte, "cpu", &why);
+  ASSERT_EQ(cpu.numel, 1000) << why;
+  const std::vector<int8_t> logits = cpu.as<int8_t>();
+  EXPECT_GT(std::set<int8_t>(logits.begin(), logits.end()).size(), 10u);  // not a constant output
+  SampleOutput gpu = run_sample(*pte, "vulkan", &why);
+  if (gpu.bytes.empty()) GTEST_SKIP() << "no Vulkan executor here: " << why;
+  EXPECT_EQ(gpu.bytes, cpu.bytes);
+}
+
+// The VGF FP32 recipe's sample: finite, varied logits, the same within float tolerance on both
+// executors (their summation orders differ).
+TEST(VgfPte, MobileNetV2Fp32SampleOnCpuAndVulkan) {
+  auto pte = samples::mobilenet_v2_vgf_program(1, 32, samples::Precision::Fp32);
+  ASSERT_TRUE(pte.ok()) << pte.status().to_string();
+  std::string why;
+  SampleOutput cpu = run_sample(*pte, "cpu", &why);
+  ASSERT_EQ(cpu.numel, 1000) << why;
+  ASSERT_EQ(cpu.dtype, ScalarType::Float);
+  const std::vector<float> logits = cpu.as<float>();
+  float largest = 0;
+  for (float v : logits) {
+    ASSERT_TRUE(std::isfinite(v));
+    largest = std::max(largest, std::fabs(v));
+  }
+  EXPECT_GT(std::set<float>(logits.begin(), logits.end()).size(), 900u);
+  EXPECT_GT(largest, 1e-3f);
+  EXPECT_LT(largest, 1e6f);
+  SampleOutput gpu = run_sample(*pte, "vulkan", &why);
+  if (gpu.bytes.empty()) GTEST_SKIP() << "no Vulkan executor here: " << why;
+  const std::vector<float> on_gpu = gpu.as<float>();
+  for (size_t i = 0; i < logits.size(); ++i)
+    EXPECT_NEAR(on_gpu[i], logits[i], 1e-3f * largest) << "logit " << i;
+}
+
+// The TOSA A16W8 recipe's sample (int16 activations, int8 weights, int48 accumulators): varied,
+// unsaturated logits, bit for bit the same on both executors.
+TEST(VgfPte, SmallCnnA16W8SampleSameOnCpuAndVulkan) {
+  auto pte = samples::small_cnn_vgf_program(samples::Precision::A16W8);
+  ASSERT_TRUE(pte.ok()) << pte.status().to_string();
+  std::string why;
+  SampleOutput cpu = run_sample(*pte, "cpu", &why);
+  ASSERT_EQ(cpu.numel, 10) << why;
+  ASSERT_EQ(cpu.dtype, ScalarType::Short);
+  const std::vector<int16_t> logits = cpu.as<int16_t>();
+  EXPECT_GT(std::set<int16_t>(logits.begin(), logits.end()).size(), 5u);
+  for (int16_t v : logits) EXPECT_TRUE(v > INT16_MIN && v < INT16_MAX) << "saturated logit " << v;
+  SampleOutput gpu = run_sample(*pte, "vulkan", &why);
+  if (gpu.bytes.empty()) GTEST_SKIP() << "no Vulkan executor here: " << why;
+  EXPECT_EQ(gpu.bytes, cpu.bytes);
 }
 
 // At 96x96 the larger convolutions and requantizations are split over the method's threads
@@ -344,10 +404,11 @@ TEST(VgfPte, MobileNetV2SampleSameOnOneAndThreeCpuThreads) {
   auto pte = samples::mobilenet_v2_vgf_program(1, 96);
   ASSERT_TRUE(pte.ok()) << pte.status().to_string();
   std::string why;
-  std::vector<int8_t> one = run_sample(*pte, "cpu", &why, 96, 1);
-  ASSERT_EQ(one.size(), 1000u) << why;
-  EXPECT_GT(std::set<int8_t>(one.begin(), one.end()).size(), 10u);
-  EXPECT_EQ(run_sample(*pte, "cpu", &why, 96, 3), one) << why;
+  SampleOutput one = run_sample(*pte, "cpu", &why, 1);
+  ASSERT_EQ(one.numel, 1000) << why;
+  const std::vector<int8_t> logits = one.as<int8_t>();
+  EXPECT_GT(std::set<int8_t>(logits.begin(), logits.end()).size(), 10u);
+  EXPECT_EQ(run_sample(*pte, "cpu", &why, 3).bytes, one.bytes) << why;
 }
 #endif
 
