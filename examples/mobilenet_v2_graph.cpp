@@ -73,15 +73,18 @@ class Builder {
     g.add_op(k, std::move(in), out, std::move(attr));
   }
 
-  vgf::RescaleAttr requant(int64_t channels, int32_t out_zp, int shift) {
+  // Multipliers in [2^30, 2^31) and `shift`; with `scale16` (TOSA's rule for int48 inputs)
+  // multipliers in [2^14, 2^15) and shift - 16: the same scales.
+  vgf::RescaleAttr requant(int64_t channels, int32_t out_zp, int shift, bool scale16 = false) {
     vgf::RescaleAttr a;
-    a.rounding_mode = vgf::RoundingMode::DoubleRound;
+    a.scale32 = !scale16;
+    a.rounding_mode = scale16 ? vgf::RoundingMode::SingleRound : vgf::RoundingMode::DoubleRound;  // TOSA: double round needs scale32
     a.per_channel = channels > 1;
     a.output_zp = out_zp;
-    std::uniform_int_distribution<int32_t> m(1 << 30, INT32_MAX);
+    std::uniform_int_distribution<int32_t> m(scale16 ? 1 << 14 : 1 << 30, scale16 ? INT16_MAX : INT32_MAX);
     for (int64_t c = 0; c < (channels > 1 ? channels : 1); ++c) {
       a.multiplier.push_back(m(rng_));
-      a.shift.push_back(int8_t(shift));
+      a.shift.push_back(int8_t(scale16 ? shift - 16 : shift));
     }
     return a;
   }
@@ -119,7 +122,7 @@ class Builder {
       q = activation(so);
       // A scale of about 2^-8.5: keeps int8 activations in range layer after layer; int16 ones
       // (ReLU6 up to 6 * 256) grow and shrink by the same factors.
-      op(OpKind::RESCALE, {acc}, q, requant(out_c, t_.zero_point, 39));
+      op(OpKind::RESCALE, {acc}, q, requant(out_c, t_.zero_point, 39, t_.acc == vgf::AccType::Int48));
     }
     if (relu6) {
       vgf::ClampAttr ca;

@@ -304,7 +304,7 @@ struct SampleOutput {
   std::vector<uint8_t> bytes;
   template <typename T>
   std::vector<T> as() const {
-    std::vector<T> v(size_t(numel));
+    std::vector<T> v(static_cast<size_t>(numel));
     if (!bytes.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
     return v;
   }
