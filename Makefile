@@ -1,7 +1,8 @@
 # The two set-up commands (README):
 #   make run    installs dependencies, builds, and runs executor_runner on a generated sample program
 #   make test   installs dependencies, builds, and runs the whole test suite
-# Other targets: build, asan (sanitizer build + tests), bench, clean.
+# Other targets: build, asan (sanitizer build + tests), bench (vkrt_bench over the samples into
+# docs/benchmarks.md), clean.
 
 BUILD ?= build
 JOBS ?= $(shell nproc)
@@ -32,8 +33,12 @@ asan: deps
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
+# vkrt_bench over every sample program: docs/benchmarks.md and docs/bench/*.png (plots need
+# python3-matplotlib, installed here on demand).
 bench: build
-	@ls $(BUILD)/bench
+	@python3 -c 'import matplotlib' 2>/dev/null || /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || \
+	  $$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get install -y --no-install-recommends python3-matplotlib
+	scripts/bench.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

@@ -35,6 +35,8 @@ class RunStats {
   double min() const { return min_; }
   double mean() const { return mean_; }
   size_t sample_size() const { return sample_.size(); }
+  // The kept timings: every run in run order up to kSampleSize runs, else the uniform sample.
+  const std::vector<double>& sample() const { return sample_; }
   bool sampled() const { return count_ > sample_.size(); }
 
   // The p-quantile (0..1) of the sample, nearest rank; 0 when nothing was added.
