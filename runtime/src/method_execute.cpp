@@ -70,6 +70,15 @@ Status MethodImpl::set_input(size_t index, const EValue& value) {
         return make_error(Error::InvalidArgument, "input ", index, ": data is not aligned to its ",
                           src.element_size(), "-byte elements");
       if (meta.inputs[index].memory_planned) {
+        // "Planned" includes a constant (data_buffer_idx without allocation_info, as upstream
+        // counts it): its bytes are the mapped, read-only program, and a damaged file can make
+        // one an input. Refused rather than written.
+        const size_t value = size_t(inputs[index]);
+        if (value < constant_values_.size() && constant_values_[value])
+          return make_error(Error::InvalidArgument, "input ", index, ": the program's value ", value,
+                            " is a constant; it cannot be set");
+        if (src.nbytes() > 0 && !dst.data())
+          return make_error(Error::InvalidArgument, "input ", index, ": the program gives it no memory");
         if (src.data() != dst.data() && src.nbytes() > 0) memcpy(dst.data(), src.data(), src.nbytes());
       } else {
         dst.set_data(src.data());  // shared: the caller keeps it alive

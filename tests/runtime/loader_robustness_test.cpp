@@ -8,6 +8,7 @@
 
 #include "common/conformance.h"
 #include "vkrt/module.h"
+#include "vkrt/pte_writer.h"
 
 namespace vkrt {
 namespace {
@@ -107,6 +108,37 @@ TEST(LoaderRobustness, MisalignedConstantFromFuzzer) {
   bytes[828] = 49;
   bytes[958] = 128;
   exercise(bytes);
+}
+
+// Regression (program_fuzzer, 30-minute run): a damaged file can make a program constant a method
+// input. set_input must refuse it instead of writing into the program's (read-only, mapped)
+// bytes, or through the null pointer an empty constant has.
+TEST(LoaderRobustness, ConstantInputIsNotWritten) {
+  PteWriteOptions unchecked;
+  unchecked.validate = false;  // the writer refuses such a program; a damaged file does not ask
+  ProgramBuilder program(unchecked);
+  MethodBuilder& m = program.add_method("forward");
+  const int32_t c = m.add_constant_tensor<float>({4}, {1, 2, 3, 4});
+  const int32_t out = m.add_planned_tensor(ScalarType::Float, {4});
+  m.add_kernel_call("aten::add.out", {c, c, m.add_double(1.0), out, out});
+  m.set_inputs({c});
+  m.set_outputs({out});
+  auto bytes = program.build();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  const std::vector<uint8_t> original = *bytes;
+  auto module = Module::load_from_buffer(*bytes);
+  ASSERT_TRUE(module.ok()) << module.status().to_string();
+  auto method = (*module)->load_method("forward");
+  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  EXPECT_TRUE((*method)->meta().inputs[0].memory_planned);  // as upstream counts a constant
+  float x[4] = {9, 9, 9, 9};
+  const int32_t sizes[] = {4};
+  Tensor t = *Tensor::make(ScalarType::Float, sizes, x);
+  Status s = (*method)->set_input(0, EValue::from_tensor(&t));
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_EQ(s.code(), Error::InvalidArgument);
+  EXPECT_NE(s.message().find("is a constant; it cannot be set"), std::string::npos) << s.message();
+  EXPECT_EQ(*bytes, original) << "set_input wrote into the program";
 }
 
 TEST(LoaderRobustness, UnalignedBufferIsCopiedNotRejected) {
