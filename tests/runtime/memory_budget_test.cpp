@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/conformance.h"
+#include "vkrt/bundled_program.h"
 #include "vkrt/memory_budget.h"
 #include "vkrt/module.h"
 #include "vkrt/pte_writer.h"
@@ -133,6 +135,34 @@ TEST(MemoryBudget, PlannedMemoryIsNotTouchedBeforeUse) {
   // The planned buffer starts zeroed (deterministic runs) without being written.
   const size_t grown = resident_bytes() - before;
   EXPECT_LT(grown, size_t(64) << 20) << "loading a 1 GiB planned buffer made " << grown << " bytes resident";
+}
+
+// The finding on a real file: ExecuTorch's bundled-program example with two bytes flipped (the
+// high bytes of its planned buffer's size) asked for 4 GiB, and the old loader zero-filled it:
+// 4.2 GB resident and 27 s to load. Now the budget refuses it, and under a larger budget the
+// buffer stays untouched.
+TEST(MemoryBudget, FlippedBundledProgramAsksForGigabytes) {
+  VKRT_REQUIRE_CONFORMANCE(path, "pte/executorch__extension_module_test_resources_bundled_program.bpte");
+  std::vector<uint8_t> bytes = testing::read_file(path);
+  ASSERT_EQ(bytes.size(), 4608u);
+  bytes[314] ^= 0xff;
+  bytes[315] ^= 0xff;
+  auto bundled = BundledProgram::parse(bytes);
+  ASSERT_TRUE(bundled.ok()) << bundled.status().to_string();
+  const std::vector<uint8_t> program((*bundled)->program().begin(), (*bundled)->program().end());
+  std::unique_ptr<Module> module;
+  auto refused = load_forward(module, program, uint64_t(1) << 30);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("planned buffer 0 needs 4294901808 bytes (4.0 GiB)"), std::string::npos)
+      << refused.status().to_string();
+
+  // Under the default overcommit rule a 4 GiB calloc needs about that much RAM + swap to exist.
+  if (uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE)) < (uint64_t(8) << 30))
+    GTEST_SKIP() << "the refusal was checked; loading the 4 GiB buffer needs a machine with 8 GiB";
+  const size_t before = resident_bytes();
+  auto loaded = load_forward(module, program, uint64_t(8) << 30);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  EXPECT_LT(resident_bytes() - before, size_t(64) << 20);
 }
 
 }  // namespace
