@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "dscnn_program.h"
 #include "sample_programs.h"
 #include "vkrt/pte_writer.h"
 #ifdef VKRT_SEEDS_ETHOSU
@@ -17,6 +18,9 @@
 #endif
 #ifdef VKRT_SEEDS_VGF
 #include "vgf/graph_vgf_writer.h"
+#endif
+#ifdef VKRT_SEEDS_VGF_GRAPHS
+#include "mobilenet_v2_graph.h"
 #endif
 #ifdef VKRT_SEEDS_VULKAN_CACHE
 #include "vgf/vulkan/cache_file.h"
@@ -149,8 +153,18 @@ int main(int argc, char** argv) {
       write_seed(programs, "vgf_delegate.pte", one_delegate_program("VgfBackend", *vgf, {{I8, {1, 4}}}, {{I8, {1, 4}}}));
     else
       write_seed(programs, "vgf_delegate.pte", vgf.status());
+    write_seed(root / "vgf/fuzz/corpus/vgf_fuzzer", "clamp.vgf", vgf);
   }
 #endif
+#ifdef VKRT_SEEDS_VGF_GRAPHS
+  // vgf_fuzzer: the recipe samples' small CNN in every precision (convolutions, RESCALE with
+  // int32 and int48 inputs, CLAMP, ADD, AVG_POOL2D, RESHAPE; a few KB each).
+  for (samples::Precision p : {samples::Precision::Int8, samples::Precision::A16W8, samples::Precision::Fp32})
+    write_seed(root / "vgf/fuzz/corpus/vgf_fuzzer", std::string("small_cnn_") + samples::precision_name(p) + ".vgf",
+               vgf::write_graph_vgf(samples::build_small_cnn(p)));
+#endif
+  // program_fuzzer: the Cortex-M recipe sample (every cortex_m conv-like kernel's arguments).
+  write_seed(programs, "dscnn_int8_cortex_m.pte", samples::dscnn_int8_program());
 #ifdef VKRT_SEEDS_VULKAN_CACHE
   {
     using namespace vkrt::vulkan;
