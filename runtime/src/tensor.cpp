@@ -16,6 +16,18 @@ bool checked_numel(std::span<const int32_t> sizes, int64_t* out) {
   *out = n;
   return true;
 }
+
+// Strides for `sizes` in `dim_order`. False when a product overflows int64: possible even for an
+// empty tensor (a 0 dimension beside huge ones), which checked_numel accepts.
+bool strides_for(std::span<const int32_t> sizes, const uint8_t* dim_order, int64_t* strides) {
+  int64_t stride = 1;
+  for (int i = int(sizes.size()) - 1; i >= 0; --i) {
+    const int d = dim_order[i];
+    strides[d] = stride;
+    if (__builtin_mul_overflow(stride, int64_t(sizes[size_t(d)]), &stride)) return false;
+  }
+  return true;
+}
 }  // namespace
 
 Result<Tensor> Tensor::make(ScalarType dtype, std::span<const int32_t> sizes, void* data,
@@ -56,19 +68,11 @@ Result<Tensor> Tensor::make(ScalarType dtype, std::span<const int32_t> sizes,
   int64_t bytes = 0;
   if (__builtin_mul_overflow(t.numel_, int64_t(vkrt::element_size(dtype)), &bytes))
     return make_error(Error::InvalidArgument, "tensor byte size overflows");
-  t.compute_strides();
+  if (!strides_for(sizes, t.dim_order_.data(), t.strides_.data()))
+    return make_error(Error::InvalidArgument, "tensor strides overflow (sizes too large)");
   t.capacity_bytes_ = size_t(bytes);
   t.data_ = data;
   return t;
-}
-
-void Tensor::compute_strides() {
-  int64_t stride = 1;
-  for (int i = rank_ - 1; i >= 0; --i) {
-    int d = dim_order_[i];
-    strides_[d] = stride;
-    stride *= sizes_[d];
-  }
 }
 
 bool Tensor::is_default_dim_order() const {
@@ -96,9 +100,11 @@ Status Tensor::resize(std::span<const int32_t> new_sizes) {
   if (!checked_numel(new_sizes, &n) || size_t(n) * element_size() > capacity_bytes_)
     return make_error(Error::InvalidArgument, "new sizes exceed the tensor's upper bound (",
                       capacity_bytes_, " bytes)");
-  for (int i = 0; i < rank_; ++i) sizes_[i] = new_sizes[i];
+  int64_t strides[kMaxRank];
+  if (!strides_for(new_sizes, dim_order_.data(), strides))
+    return make_error(Error::InvalidArgument, "new sizes give strides that overflow");
+  for (int i = 0; i < rank_; ++i) sizes_[i] = new_sizes[i], strides_[i] = strides[i];
   numel_ = n;
-  compute_strides();
   return Status::ok();
 }
 

@@ -42,6 +42,17 @@ TEST(Tensor, RejectsBadLayouts) {
   EXPECT_EQ(Tensor::make(ScalarType::Float, huge, nullptr).error(), Error::InvalidArgument);
   int32_t overflow[] = {INT32_MAX, INT32_MAX, INT32_MAX};
   EXPECT_EQ(Tensor::make(ScalarType::Float, overflow, nullptr).error(), Error::InvalidArgument);
+  // Regression (program_fuzzer, a bundled test case): an empty tensor whose outer stride does
+  // not fit int64 (numel is 0, so the numel check passes).
+  int32_t empty_but_wide[] = {0, INT32_MAX, INT32_MAX, INT32_MAX};
+  auto wide = Tensor::make(ScalarType::Float, empty_but_wide, nullptr);
+  ASSERT_FALSE(wide.ok());
+  EXPECT_NE(wide.status().message().find("strides overflow"), std::string::npos);
+  int32_t empty[] = {0, 1, 1, 1};
+  auto bound = Tensor::make(ScalarType::Float, empty, nullptr, ShapeDynamism::DynamicBound);
+  ASSERT_TRUE(bound.ok());
+  EXPECT_EQ(bound->resize(empty_but_wide).code(), Error::InvalidArgument);
+  EXPECT_EQ(bound->size(1), 1);  // unchanged by the refused resize
 }
 
 TEST(Tensor, ResizeWithinUpperBoundOnly) {

@@ -64,8 +64,6 @@ class Tensor {
   bool same_layout(const Tensor& other) const;
 
  private:
-  void compute_strides();
-
   ScalarType dtype_ = ScalarType::Float;
   ShapeDynamism dynamism_ = ShapeDynamism::Static;
   int rank_ = 0;
