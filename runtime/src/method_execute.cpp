@@ -150,6 +150,8 @@ Status MethodImpl::execute() {
   size_t pc = 0;
   uint64_t steps = 0;
   const size_t n = instructions_.size();
+  const uint64_t trace_start = tracer ? trace_now_ns() : 0;
+  if (tracer) tracer->begin_run("Execute");
   while (pc < n) {
     if (++steps > kMaxInstructionsPerExecute)
       return make_error(Error::InvalidState, "method ", meta.name, " ran more than ", kMaxInstructionsPerExecute,
@@ -157,7 +159,9 @@ Status MethodImpl::execute() {
     InstructionEntry& in = instructions_[pc];
     const size_t this_pc = pc;
     Status s;
-    if (profiling) {
+    if (tracer) {
+      s = run_traced(in, pc);
+    } else if (profiling) {
       auto t0 = std::chrono::steady_clock::now();
       s = run_instruction(in, pc);
       profile[this_pc].total_ms +=
@@ -175,6 +179,8 @@ Status MethodImpl::execute() {
       return std::move(s).with_context("method " + meta.name + ", instruction " + std::to_string(this_pc) + " (" +
                                        in.name + ")");
   }
+  if (tracer)
+    tracer->profile_event(runtime_event("Method::execute", -1, 0, trace_start, trace_now_ns()));
   return Status::ok();
 }
 
