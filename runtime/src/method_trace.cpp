@@ -49,17 +49,17 @@ Status MethodImpl::run_traced(InstructionEntry& in, size_t& pc) {
       tracer->debug_event(kernel_event_name(in.name), kChain, id, *in.args.back());
   } else if (in.kind == InstructionEntry::Kind::Delegate && s.is_ok()) {
     const DelegateEntry& d = delegates_[in.delegate];
-    // Backends report each step's duration (GPU time for Vulkan dispatches, from timestamp
-    // queries, which run on the device's clock). The steps ran one after another inside the
-    // call, so they are placed back to back from its start on the tracer clock.
+    // A step the backend placed on the tracer clock stays where it is; one with only a duration
+    // ran after the step before it (the first at the call's start).
     uint64_t t = call_start;
     for (const DelegateProfileEntry& step : d.backend->profile(*d.handle)) {
       const uint64_t dur = step.time_ms > 0 ? uint64_t(step.time_ms * 1e6) : 0;
+      const bool placed = step.end_ns != 0;
       // As upstream's log_profiling_delegate: no name, the step's string id.
-      ProfileEventInfo e = runtime_event({}, kChain, id, t, t + dur);
+      ProfileEventInfo e = runtime_event({}, kChain, id, placed ? step.start_ns : t, placed ? step.end_ns : t + dur);
       e.delegate_debug_id_str = step.name;
       tracer->profile_event(e);
-      t += dur;
+      t = e.end_ns;
     }
     // Upstream logs every argument of a delegate call: its arguments do not say which are outputs.
     if (tracer->logs_values())

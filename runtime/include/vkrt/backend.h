@@ -73,6 +73,10 @@ struct BackendExecuteContext {
 struct DelegateProfileEntry {
   std::string name;  // what ran, e.g. "CONV2D+RESCALE+CLAMP"
   double time_ms = 0;
+  // Where the step lies on the tracer clock (vkrt/event_tracer.h), when the backend knows; both
+  // 0 otherwise, and an event tracer places the step after the previous one by its duration.
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
 };
 
 // Opaque per-delegate state a backend returns from init().

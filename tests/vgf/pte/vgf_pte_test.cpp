@@ -338,6 +338,10 @@ TEST(VgfPte, EtdumpOnEachExecutor) {
       EXPECT_TRUE(has("CONV2D [cpu]") && has("RESCALE [cpu]") && has("MAX_POOL2D [cpu]")) << log;
     } else {
       EXPECT_TRUE(has("CONV2D+RESCALE+CLAMP [")) << log;  // a fused dispatch, with its shader variant
+      EXPECT_EQ(steps.front(), "VGF_COPY_INPUTS");         // and the host steps, as upstream names them
+      ASSERT_GE(steps.size(), 4u);
+      EXPECT_EQ(steps[steps.size() - 2], "VGF_QUEUE_SUBMIT_AND_WAIT_FENCE");
+      EXPECT_EQ(steps.back(), "VGF_COPY_OUTPUTS");
     }
   }
 }
