@@ -38,6 +38,7 @@ void EtdumpWriter::profile_event(const ProfileEventInfo& info) {
   e.instruction_id = info.instruction_id;
   e.delegate_debug_id_int = info.delegate_debug_id_int;
   e.delegate_debug_id_str = info.delegate_debug_id_str;
+  e.delegate_debug_metadata.assign(info.delegate_debug_metadata.begin(), info.delegate_debug_metadata.end());
   e.start_time = info.start_ns;
   e.end_time = info.end_ns;
   run().events.push_back(std::move(e));

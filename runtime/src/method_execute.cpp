@@ -109,7 +109,7 @@ Status MethodImpl::run_instruction(InstructionEntry& in, size_t& pc) {
     }
     case InstructionEntry::Kind::Delegate: {
       KernelContext kctx(&temp, threads_);
-      BackendExecuteContext ctx{meta.name, &kctx};
+      BackendExecuteContext ctx{meta.name, &kctx, profiling || tracer != nullptr};
       DelegateEntry& d = delegates_[in.delegate];
       Status s = d.backend->execute(ctx, *d.handle, in.args);
       ++pc;

@@ -58,6 +58,7 @@ Status MethodImpl::run_traced(InstructionEntry& in, size_t& pc) {
       // As upstream's log_profiling_delegate: no name, the step's string id.
       ProfileEventInfo e = runtime_event({}, kChain, id, placed ? step.start_ns : t, placed ? step.end_ns : t + dur);
       e.delegate_debug_id_str = step.name;
+      e.delegate_debug_metadata = step.metadata;
       tracer->profile_event(e);
       t = e.end_ns;
     }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "vkrt/evalue.h"
@@ -27,6 +28,7 @@ struct ProfileEventInfo {
   int32_t instruction_id = -1;
   int32_t delegate_debug_id_int = -1;     // a delegate event's id, or -1
   std::string_view delegate_debug_id_str;  // or its string id
+  std::span<const uint8_t> delegate_debug_metadata;
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
 };
