@@ -159,11 +159,9 @@ Status MethodImpl::execute() {
     InstructionEntry& in = instructions_[pc];
     const size_t this_pc = pc;
     Status s;
-    if (tracer) {
-      s = run_traced(in, pc);
-    } else if (profiling) {
+    if (profiling) {  // the profile table, and the events too when traced
       auto t0 = std::chrono::steady_clock::now();
-      s = run_instruction(in, pc);
+      s = tracer ? run_traced(in, pc) : run_instruction(in, pc);
       profile[this_pc].total_ms +=
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       ++profile[this_pc].calls;
@@ -171,6 +169,8 @@ Status MethodImpl::execute() {
         const DelegateEntry& d = delegates_[in.delegate];
         profile[this_pc].delegate_steps = d.backend->profile(*d.handle);  // profiling only: may allocate
       }
+    } else if (tracer) {
+      s = run_traced(in, pc);
     } else {
       s = run_instruction(in, pc);
     }

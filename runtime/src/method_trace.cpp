@@ -2,6 +2,8 @@
 // runtime records them (shared/docs/etdump.md): per kernel call "native_call_<op>.<overload>"
 // inside "OPERATOR_CALL", per delegate call its steps inside "DELEGATE_CALL", "MOVE_CALL",
 // "JF_CALL" and "FREE_CALL" for the rest. Only runs when a tracer is set.
+#include <algorithm>
+
 #include "method_impl.h"
 
 namespace vkrt {
@@ -15,6 +17,16 @@ constexpr int32_t kChain = 0;
 std::string kernel_event_name(const std::string& op) {
   const size_t colon = op.rfind("::");
   return "native_call_" + (colon == std::string::npos ? op : op.substr(colon + 2));
+}
+
+// A kernel call's out arguments. ExecuTorch's programs list a call's arguments as the schema's
+// (inputs, then the out tensors) followed by the returned values, which are the out tensors
+// again: the outs are the shortest tail that repeats just before itself. A call without the
+// returned values gives its last argument.
+std::span<EValue* const> kernel_outputs(std::span<EValue* const> args) {
+  for (size_t n = 1; 2 * n <= args.size(); ++n)
+    if (std::equal(args.end() - long(n), args.end(), args.end() - long(2 * n))) return args.last(n);
+  return args.empty() ? args : args.last(1);
 }
 
 const char* op_event_name(InstructionEntry::Kind kind) {
@@ -44,9 +56,10 @@ Status MethodImpl::run_traced(InstructionEntry& in, size_t& pc) {
   const uint64_t call_end = trace_now_ns();
   if (in.kind == InstructionEntry::Kind::Kernel) {
     tracer->profile_event(runtime_event(kernel_event_name(in.name), kChain, id, call_start, call_end));
-    // The out argument is last in ExecuTorch's calling convention.
-    if (s.is_ok() && tracer->logs_values() && !in.args.empty() && in.args.back())
-      tracer->debug_event(kernel_event_name(in.name), kChain, id, *in.args.back());
+    // One debug event per out argument, as upstream's kernel wrappers log them.
+    if (s.is_ok() && tracer->logs_values())
+      for (const EValue* out : kernel_outputs(in.args))
+        if (out) tracer->debug_event(kernel_event_name(in.name), kChain, id, *out);
   } else if (in.kind == InstructionEntry::Kind::Delegate && s.is_ok()) {
     const DelegateEntry& d = delegates_[in.delegate];
     // A step the backend placed on the tracer clock stays where it is; one with only a duration

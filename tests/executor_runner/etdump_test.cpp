@@ -14,6 +14,7 @@
 #include "common/etdump_checks.h"
 #include "sample_programs.h"
 #include "vkrt/etdump.h"
+#include "vkrt/module.h"
 #include "vkrt/pte_writer.h"
 
 namespace {
@@ -160,6 +161,18 @@ TEST(EtdumpRunner, PortableProgramRuns) {
   }
 }
 
+// --profile and --etdump_path together: the table and the ETDump both have every instruction.
+TEST(EtdumpRunner, WithTheProfileTable) {
+  const std::string pte = write_sample("add_mul_profile.pte", vkrt::samples::add_mul_program());
+  const std::string out = tmp("add_mul_profile.etdp");
+  RunResult r = run_runner(pte + " --profile --etdump_path " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("aten::add.out"), std::string::npos) << r.out;
+  Etdump etdump = read_etdump_file(out);
+  ASSERT_EQ(etdump.runs.size(), 2u);
+  EXPECT_EQ(runtime_event_names(etdump.runs[1]), kAddMulEvents);
+}
+
 TEST(EtdumpRunner, DecodedByFlatcWithTheTranscribedSchema) {
   const std::string pte = write_sample("add_mul_flatc.pte", vkrt::samples::add_mul_program());
   const std::string out = tmp("add_mul_flatc.etdp");
@@ -229,6 +242,58 @@ TEST(EtdumpRunner, BundledRunsCarryTheTestCaseIndex) {
     EXPECT_EQ(etdump.runs[k].bundled_input_index, int32_t(k - 1));
     EXPECT_EQ(runtime_event_names(etdump.runs[k]), kAddMulEvents);
   }
+}
+
+// Through the library: an op with two out arguments (max.dim_max: values and indices) gives one
+// debug event per out argument, each with its own bytes in the debug buffer.
+TEST(EtdumpLibrary, DebugEventPerOutArgument) {
+  vkrt::ProgramBuilder program;
+  vkrt::MethodBuilder& m = program.add_method("forward");
+  const int32_t x = m.add_planned_tensor(vkrt::ScalarType::Float, {2, 3});
+  const int32_t values = m.add_planned_tensor(vkrt::ScalarType::Float, {2});
+  const int32_t indices = m.add_planned_tensor(vkrt::ScalarType::Long, {2});
+  m.add_kernel_call("aten::max.dim_max", {x, m.add_int(1), m.add_bool(false), values, indices, values, indices});
+  m.set_inputs({x});
+  m.set_outputs({values, indices});
+  auto bytes = program.build();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+
+  vkrt::EtdumpWriter etdump(/*log_values=*/true);
+  vkrt::LoadOptions options;
+  options.event_tracer = &etdump;
+  auto module = vkrt::Module::load_from_buffer(*bytes, options);
+  ASSERT_TRUE(module.ok()) << module.status().to_string();
+  auto method = (*module)->load_method("forward");
+  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  float input[6] = {1, 5, 2, 7, 3, 4};
+  const int32_t sizes[] = {2, 3};
+  auto t = vkrt::Tensor::make(vkrt::ScalarType::Float, sizes, input);
+  ASSERT_TRUE(t.ok());
+  ASSERT_TRUE((*method)->set_input(0, vkrt::EValue::from_tensor(&*t)).is_ok());
+  ASSERT_TRUE((*method)->execute().is_ok());
+
+  ASSERT_EQ(etdump.etdump().runs.size(), 2u);
+  std::vector<const EtdumpEvent*> debug;
+  for (const EtdumpEvent& e : etdump.etdump().runs[1].events)
+    if (e.kind == EtdumpEvent::Kind::Debug) debug.push_back(&e);
+  ASSERT_EQ(debug.size(), 2u);
+  const std::vector<uint8_t>& data = etdump.debug_buffer();
+  auto read_at = [&](const vkrt::EtdumpTensor& tensor, auto element) {
+    std::vector<decltype(element)> out(2);
+    EXPECT_LE(size_t(tensor.offset) + sizeof(element) * 2, data.size());
+    if (size_t(tensor.offset) + sizeof(element) * 2 <= data.size())
+      std::memcpy(out.data(), data.data() + tensor.offset, sizeof(element) * 2);
+    return out;
+  };
+  for (const EtdumpEvent* e : debug) {
+    EXPECT_EQ(e->name, "native_call_max.dim_max");
+    EXPECT_EQ(e->instruction_id, 0);
+    ASSERT_EQ(e->value.tensors.size(), 1u);
+  }
+  EXPECT_EQ(debug[0]->value.tensors[0].scalar_type, int8_t(vkrt::ScalarType::Float));
+  EXPECT_EQ(read_at(debug[0]->value.tensors[0], 0.0f), (std::vector<float>{5, 7}));
+  EXPECT_EQ(debug[1]->value.tensors[0].scalar_type, int8_t(vkrt::ScalarType::Long));
+  EXPECT_EQ(read_at(debug[1]->value.tensors[0], int64_t(0)), (std::vector<int64_t>{1, 0}));
 }
 
 TEST(EtdumpRunner, DebugBufferNeedsEtdumpPath) {

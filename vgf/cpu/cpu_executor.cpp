@@ -254,7 +254,7 @@ std::vector<DelegateProfileEntry> CpuExecutor::op_profile() const {
   std::vector<DelegateProfileEntry> steps;
   for (size_t i = 0; i < op_ns_.size(); ++i) {
     const auto [start, end] = op_ns_[i];
-    steps.push_back({std::string(op_name(graph_->ops[i].kind)) + " [cpu]", double(end - start) * 1e-6, start, end});
+    steps.push_back({std::string(op_name(graph_->ops[i].kind)) + " [cpu]", double(end - start) * 1e-6, start, end, {}});
   }
   return steps;
 }

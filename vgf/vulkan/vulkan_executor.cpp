@@ -417,7 +417,7 @@ std::vector<DelegateProfileEntry> VulkanExecutor::op_profile() const {
   const std::vector<DispatchTiming> timings = last_profile();
   if (timings.empty() && copy_in_.end_ns == 0) return out;
   auto host = [](const char* name, HostSpan s) {
-    return DelegateProfileEntry{name, double(s.end_ns - s.start_ns) * 1e-6, s.start_ns, s.end_ns};
+    return DelegateProfileEntry{name, double(s.end_ns - s.start_ns) * 1e-6, s.start_ns, s.end_ns, {}};
   };
   out.push_back(host("VGF_COPY_INPUTS", copy_in_));
   // The timestamps are written between consecutive dispatches, so on the GPU they ran back to
@@ -427,7 +427,7 @@ std::vector<DelegateProfileEntry> VulkanExecutor::op_profile() const {
     const bool named = i < last_plan_->shaders.size();
     const uint64_t dur = uint64_t(timings[i].gpu_ns);
     out.push_back({named ? timings[i].label + " [" + last_plan_->shaders[i] + "]" : timings[i].label,
-                   timings[i].gpu_ns * 1e-6, t, t + dur});
+                   timings[i].gpu_ns * 1e-6, t, t + dur, {}});
     t += dur;
   }
   out.push_back(host("VGF_QUEUE_SUBMIT_AND_WAIT_FENCE", submit_));
