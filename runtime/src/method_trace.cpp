@@ -2,8 +2,6 @@
 // runtime records them (shared/docs/etdump.md): per kernel call "native_call_<op>.<overload>"
 // inside "OPERATOR_CALL", per delegate call its steps inside "DELEGATE_CALL", "MOVE_CALL",
 // "JF_CALL" and "FREE_CALL" for the rest. Only runs when a tracer is set.
-#include <algorithm>
-
 #include "method_impl.h"
 
 namespace vkrt {
@@ -19,14 +17,17 @@ std::string kernel_event_name(const std::string& op) {
   return "native_call_" + (colon == std::string::npos ? op : op.substr(colon + 2));
 }
 
-// A kernel call's out arguments. ExecuTorch's programs list a call's arguments as the schema's
-// (inputs, then the out tensors) followed by the returned values, which are the out tensors
-// again: the outs are the shortest tail that repeats just before itself. A call without the
-// returned values gives its last argument.
+// A kernel call's out tensors. A KernelCall's arguments are the schema's (the keyword-only outs
+// last) and then one return slot (shared/docs/pte-format.md §9.5): for a single out the slot is
+// that tensor, for several a tensor list of them. Any other slot: the tensors just before it.
 std::span<EValue* const> kernel_outputs(std::span<EValue* const> args) {
-  for (size_t n = 1; 2 * n <= args.size(); ++n)
-    if (std::equal(args.end() - long(n), args.end(), args.end() - long(2 * n))) return args.last(n);
-  return args.empty() ? args : args.last(1);
+  if (args.empty() || !args.back()) return {};
+  const EValue& ret = *args.back();
+  if (ret.is_tensor()) return args.last(1);
+  if (ret.is_tensor_list()) return ret.boxed_items();
+  size_t n = 0;
+  while (n + 1 < args.size() && args[args.size() - 2 - n] && args[args.size() - 2 - n]->is_tensor()) ++n;
+  return args.subspan(args.size() - 1 - n, n);
 }
 
 const char* op_event_name(InstructionEntry::Kind kind) {

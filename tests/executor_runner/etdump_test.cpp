@@ -244,15 +244,16 @@ TEST(EtdumpRunner, BundledRunsCarryTheTestCaseIndex) {
   }
 }
 
-// Through the library: an op with two out arguments (max.dim_max: values and indices) gives one
-// debug event per out argument, each with its own bytes in the debug buffer.
+// Through the library: an op with two out arguments (max.dim_max: values and indices, returned
+// as a tensor list) gives one debug event per out argument, each with its bytes in the buffer.
 TEST(EtdumpLibrary, DebugEventPerOutArgument) {
   vkrt::ProgramBuilder program;
   vkrt::MethodBuilder& m = program.add_method("forward");
   const int32_t x = m.add_planned_tensor(vkrt::ScalarType::Float, {2, 3});
   const int32_t values = m.add_planned_tensor(vkrt::ScalarType::Float, {2});
   const int32_t indices = m.add_planned_tensor(vkrt::ScalarType::Long, {2});
-  m.add_kernel_call("aten::max.dim_max", {x, m.add_int(1), m.add_bool(false), values, indices, values, indices});
+  m.add_kernel_call("aten::max.dim_max",
+                    {x, m.add_int(1), m.add_bool(false), values, indices, m.add_tensor_list({values, indices})});
   m.set_inputs({x});
   m.set_outputs({values, indices});
   auto bytes = program.build();
@@ -270,7 +271,8 @@ TEST(EtdumpLibrary, DebugEventPerOutArgument) {
   auto t = vkrt::Tensor::make(vkrt::ScalarType::Float, sizes, input);
   ASSERT_TRUE(t.ok());
   ASSERT_TRUE((*method)->set_input(0, vkrt::EValue::from_tensor(&*t)).is_ok());
-  ASSERT_TRUE((*method)->execute().is_ok());
+  vkrt::Status executed = (*method)->execute();
+  ASSERT_TRUE(executed.is_ok()) << executed.to_string();
 
   ASSERT_EQ(etdump.etdump().runs.size(), 2u);
   std::vector<const EtdumpEvent*> debug;
