@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +23,30 @@ inline Etdump read_etdump_file(const std::string& path) {
   EXPECT_TRUE(etdump.ok()) << path << ": " << etdump.status().to_string();
   return etdump.ok() ? *etdump : Etdump{};
 }
+
+#if defined(VKRT_FLATC) && defined(VKRT_SCHEMA_DIR)
+// Decodes an ETDump file with flatc and the transcribed schema (runtime/schema/etdump.fbs), not
+// with vkrt's code; returns the JSON text, "" (and a test failure) when flatc fails.
+inline std::string flatc_json(const std::string& etdp) {
+  const std::string dir = ::testing::TempDir();
+  const std::string cmd = std::string(VKRT_FLATC) + " --json --raw-binary --size-prefixed --strict-json -I " +
+                          VKRT_SCHEMA_DIR + " -o " + dir + " " + VKRT_SCHEMA_DIR + "/etdump.fbs -- " + etdp + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string log;
+  char buf[512];
+  size_t n;
+  while (p && (n = fread(buf, 1, sizeof(buf), p)) > 0) log.append(buf, n);
+  const int status = p ? pclose(p) : -1;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd << ": " << log;
+  std::string base = etdp.substr(etdp.find_last_of('/') + 1);
+  base = base.substr(0, base.find_last_of('.'));
+  std::ifstream json(dir + base + ".json");
+  std::stringstream text;
+  text << json.rdbuf();
+  EXPECT_FALSE(text.str().empty()) << "flatc wrote no " << dir << base << ".json";
+  return text.str();
+}
+#endif
 
 // The profile events of `run` without a delegate id, by name, in order.
 inline std::vector<std::string> runtime_event_names(const EtdumpRun& run) {

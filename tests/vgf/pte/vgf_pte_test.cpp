@@ -343,6 +343,12 @@ TEST(VgfPte, EtdumpOnEachExecutor) {
       EXPECT_EQ(steps[steps.size() - 2], "VGF_QUEUE_SUBMIT_AND_WAIT_FENCE");
       EXPECT_EQ(steps.back(), "VGF_COPY_OUTPUTS");
     }
+    const std::string json = testing::flatc_json(etdp);  // and flatc with the transcribed schema
+    EXPECT_NE(json.find("\"name\": \"DELEGATE_CALL\""), std::string::npos) << json;
+    EXPECT_NE(json.find(std::string("\"delegate_debug_id_str\": \"") +
+                        (std::string(executor) == "cpu" ? "CONV2D [cpu]" : "VGF_COPY_INPUTS")),
+              std::string::npos)
+        << json;
   }
 }
 #endif
