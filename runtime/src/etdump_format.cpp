@@ -177,11 +177,13 @@ std::vector<uint8_t> write_etdump(const Etdump& etdump) {
 
 Result<Etdump> read_etdump(std::span<const uint8_t> bytes) {
   return detail::guard_api("read_etdump", [&]() -> Result<Etdump> {
-    // Upstream writes a 4-byte size prefix; accept a bare buffer too (its identifier sits at 4).
-    const bool prefixed = bytes.size() >= 8 && flatbuffers::BufferHasIdentifier(bytes.data(), ed::ETDumpIdentifier(),
-                                                                                 /*size_prefixed=*/true);
-    const bool bare = !prefixed && bytes.size() >= 8 && flatbuffers::BufferHasIdentifier(bytes.data(),
-                                                                                          ed::ETDumpIdentifier());
+    // Upstream writes a 4-byte size prefix: [size][root offset][identifier]. A bare buffer,
+    // [root offset][identifier], is accepted too. Each identifier is read only where it fits.
+    auto has_identifier_at = [&](size_t at) {
+      return bytes.size() >= at + 4 && memcmp(bytes.data() + at, ed::ETDumpIdentifier(), 4) == 0;
+    };
+    const bool prefixed = has_identifier_at(8);
+    const bool bare = !prefixed && has_identifier_at(4);
     if (!prefixed && !bare) return make_error(Error::InvalidProgram, "ETDump: no \"ED00\" identifier");
     if (prefixed) {
       uint32_t size;

@@ -110,6 +110,9 @@ TEST(EtdumpReader, RejectsDamagedFiles) {
   EXPECT_EQ(std::memcmp(bytes.data() + 8, "ED00", 4), 0);  // size prefix, root offset, identifier
   for (size_t n = 0; n < bytes.size(); ++n)
     EXPECT_FALSE(vkrt::read_etdump(std::span<const uint8_t>(bytes.data(), n)).ok()) << "truncated to " << n;
+  // Eight bytes: the size-prefixed identifier (at 8) would lie past the end (found by etdump_fuzzer).
+  const uint8_t eight[] = {0xbc, 0xfc, 0, 0, 0xbc, 0xfc, 0, 0};
+  EXPECT_FALSE(vkrt::read_etdump(eight).ok());
   std::vector<uint8_t> wrong_id = bytes;
   wrong_id[8] = 'X';
   auto r = vkrt::read_etdump(wrong_id);
