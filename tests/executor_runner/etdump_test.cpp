@@ -294,6 +294,30 @@ TEST(EtdumpLibrary, DebugEventPerOutArgument) {
   EXPECT_EQ(read_at(debug[1]->value.tensors[0], int64_t(0)), (std::vector<int64_t>{1, 0}));
 }
 
+// A tracer set after loading sees the executions it is set for, and none after it is unset.
+TEST(EtdumpLibrary, SetEventTracerAfterLoading) {
+  auto bytes = vkrt::samples::add_mul_program();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  auto module = vkrt::Module::load_from_buffer(*bytes);
+  ASSERT_TRUE(module.ok()) << module.status().to_string();
+  auto method = (*module)->load_method("forward");
+  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  float ones[6] = {1, 1, 1, 1, 1, 1};
+  const int32_t sizes[] = {2, 3};
+  auto t = vkrt::Tensor::make(vkrt::ScalarType::Float, sizes, ones);
+  ASSERT_TRUE(t.ok());
+  for (size_t i = 0; i < (*method)->num_inputs(); ++i)
+    ASSERT_TRUE((*method)->set_input(i, vkrt::EValue::from_tensor(&*t)).is_ok());
+  vkrt::EtdumpWriter etdump;
+  (*method)->set_event_tracer(&etdump);
+  ASSERT_TRUE((*method)->execute().is_ok());
+  (*method)->set_event_tracer(nullptr);
+  ASSERT_TRUE((*method)->execute().is_ok());
+  ASSERT_EQ(etdump.etdump().runs.size(), 1u);
+  expect_execute_run(etdump.etdump().runs[0]);
+  EXPECT_EQ(runtime_event_names(etdump.etdump().runs[0]), kAddMulEvents);
+}
+
 TEST(EtdumpRunner, DebugBufferNeedsEtdumpPath) {
   RunResult r = run_runner("--etdump_debug_buffer " + tmp("x.bin") + " model.pte");
   EXPECT_EQ(r.exit_code, 1) << r.out;
