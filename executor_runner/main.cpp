@@ -20,6 +20,7 @@
 #include "run_stats.h"
 #include "vkrt/backend.h"
 #include "vkrt/bundled_program.h"
+#include "vkrt/etdump.h"
 #include "vkrt/evalue_format.h"
 #include "vkrt/kernel.h"
 #include "vkrt/memory_budget.h"
@@ -51,6 +52,8 @@ struct Flags {
   std::string device;
   std::string ethosu_driver;
   bool profile = false;
+  std::string etdump_path;
+  std::string etdump_debug_buffer;
   bool list = false;
   bool compare_with_cpu = false;
   size_t temp_pool_bytes = 1 << 20;
@@ -227,6 +230,18 @@ Status write_file(const std::string& path, const void* data, size_t size) {
   return make_error(Error::AccessFailed, "cannot write ", path, ": ", strerror(err));
 }
 
+// --etdump_path / --etdump_debug_buffer: the ETDump, and the tensor bytes its debug events point at.
+Status write_etdump(const EtdumpWriter& etdump, const Flags& flags) {
+  const std::vector<uint8_t> bytes = etdump.serialize();
+  VKRT_RETURN_IF_ERROR(write_file(flags.etdump_path, bytes.data(), bytes.size()));
+  fprintf(stderr, "ETDump written to file '%s'.\n", flags.etdump_path.c_str());
+  if (flags.etdump_debug_buffer.empty()) return Status::ok();
+  VKRT_RETURN_IF_ERROR(
+      write_file(flags.etdump_debug_buffer, etdump.debug_buffer().data(), etdump.debug_buffer().size()));
+  fprintf(stderr, "ETDump debug buffer written to file '%s'.\n", flags.etdump_debug_buffer.c_str());
+  return Status::ok();
+}
+
 Status write_outputs(const Method& method, const std::string& base) {
   for (size_t i = 0; i < method.num_outputs(); ++i) {
     const EValue& v = method.output(i);
@@ -390,6 +405,13 @@ int run_main(int argc, char** argv) {
                "Print a per-instruction time table after the runs, with each delegate's own steps\n"
                "(VgfBackend: GPU time per Vulkan dispatch of the last run, with its shader variant, or\n"
                "wall time per TOSA op on the CPU executor)");
+  app.add_option("--etdump_path", flags.etdump_path,
+                 "Write an ETDump (ExecuTorch's profiling file, readable by its Inspector) to this path: a run\n"
+                 "for the load and one per execution, with each instruction's events and the delegates' own\n"
+                 "steps (see docs/etdump.md). Times are nanoseconds");
+  app.add_option("--etdump_debug_buffer", flags.etdump_debug_buffer,
+                 "With --etdump_path: also record every instruction's output tensors as ETDump debug events\n"
+                 "and write their bytes to this file (the debug buffer the events' offsets point into)");
   app.add_flag("--compare_with_cpu", flags.compare_with_cpu,
                "After the runs, run the method once more with every VgfBackend segment on the CPU executor\n"
                "(same inputs) and compare the outputs: integer outputs must be equal, float outputs within\n"
@@ -419,6 +441,11 @@ int run_main(int argc, char** argv) {
     return 1;
   }
   if (!flags.positional_model.empty()) flags.model_path = flags.positional_model;
+  if (!flags.etdump_debug_buffer.empty() && flags.etdump_path.empty()) {
+    fprintf(stderr, "error: --etdump_debug_buffer needs --etdump_path: the debug events that describe the buffer "
+                    "are in the ETDump\n");
+    return 1;
+  }
 
   LoadOptions options;
   options.data_path = flags.data_path;
@@ -447,9 +474,12 @@ int run_main(int argc, char** argv) {
   if (!flags.vgf_executor.empty()) options.backend_options.set("VgfBackend.executor", flags.vgf_executor);
   if (!flags.device.empty()) options.backend_options.set("VgfBackend.device", flags.device);
   if (!flags.ethosu_driver.empty()) options.backend_options.set("EthosUBackend.driver", flags.ethosu_driver);
-  // --profile also asks delegates for their own per-step times (Vulkan dispatch timestamps).
-  if (flags.profile && !options.backend_options.has("VgfBackend.profile"))
+  // --profile and --etdump_path also ask delegates for their own per-step times (Vulkan dispatch
+  // timestamps, CPU executor op times).
+  if ((flags.profile || !flags.etdump_path.empty()) && !options.backend_options.has("VgfBackend.profile"))
     options.backend_options.set("VgfBackend.profile", "1");
+  EtdumpWriter etdump(/*log_values=*/!flags.etdump_debug_buffer.empty());
+  if (!flags.etdump_path.empty()) options.event_tracer = &etdump;
 
   auto t_load = Clock::now();
   std::unique_ptr<BundledProgram> bundled;
@@ -504,6 +534,7 @@ int run_main(int argc, char** argv) {
     size_t failed = 0;
     for (size_t c = 0; c < suite->test_cases.size(); ++c) {
       const auto& tc = suite->test_cases[c];
+      etdump.set_bundled_input_index(int32_t(c));
       Status s = load_bundled_inputs(m, tc);
       if (s.is_ok()) s = m.execute();
       if (!s.is_ok()) return fail("bundled test case " + std::to_string(c), s);
@@ -517,6 +548,10 @@ int run_main(int argc, char** argv) {
     }
     print_notices(m);
     print_outputs(m, flags.print_output);
+    if (!flags.etdump_path.empty()) {
+      Status s = write_etdump(etdump, flags);
+      if (!s.is_ok()) return fail("writing the ETDump", s);
+    }
     printf("%zu passed, %zu failed\n", suite->test_cases.size() - failed, failed);
     return failed ? 1 : 0;
   }
@@ -542,6 +577,11 @@ int run_main(int argc, char** argv) {
     if (!s.is_ok()) return fail("writing outputs", s);
   }
   if (flags.profile) print_profile(m);
+  if (!flags.etdump_path.empty()) {
+    s = write_etdump(etdump, flags);
+    if (!s.is_ok()) return fail("writing the ETDump", s);
+  }
+  options.event_tracer = nullptr;  // the comparison run is not part of the ETDump
   if (flags.compare_with_cpu) return compare_with_cpu_executor(m, method_name, flags, options);
   return 0;
 }

@@ -11,6 +11,7 @@
 #include "ethosu/backend/io_copy.h"
 #include "ethosu/drivers/driver_select.h"
 #include "ethosu/format/byte_io.h"
+#include "vkrt/event_tracer.h"
 #include "ethosu/format/driver_payload.h"
 #include "ethosu/format/vela_bin_stream.h"
 #include "vkrt/ethosu.h"
@@ -30,7 +31,23 @@ class EthosUDelegate final : public DelegateHandle {
   RegionTable regions{};
   InvokeOptions invoke_options;
   InvokeResult last_result;
+  // When the method is profiled: the last execute's steps on the tracer clock (copy in, the
+  // NPU's inference, copy out), each [start, end].
+  std::array<std::pair<uint64_t, uint64_t>, 3> last_spans{};
 };
+
+// The counters the driver reported for an inference, as text ("cycles=1234 pmu17=55"), the
+// metadata of the NPU step's ETDump event: readable as it is, and trivial to parse in the
+// Inspector's delegate_metadata_parser.
+std::vector<uint8_t> counters_text(const InvokeOptions& options, const InvokeResult& r) {
+  std::string text;
+  if (r.cycle_count_valid) text = "cycles=" + std::to_string(r.cycle_count);
+  for (int i = 0; i < r.pmu_event_count && i < int(kMaxPmuEvents); ++i)
+    if (options.pmu_events[size_t(i)] != 0)  // a slot without an event counts nothing
+      text += (text.empty() ? "" : " ") + std::string("pmu") + std::to_string(options.pmu_events[size_t(i)]) + "=" +
+            std::to_string(r.pmu_counts[size_t(i)]);
+  return std::vector<uint8_t>(text.begin(), text.end());
+}
 
 // Driver settings: ExecuTorch's Direct Drive compile specs (ethosu.*), overridden by options.
 struct Settings {
@@ -232,18 +249,39 @@ Status EthosUBackend::execute(BackendExecuteContext& ctx, DelegateHandle& handle
   VKRT_CHECK_OR_RETURN(d != nullptr, DelegateInvalidHandle, name_, ": handle from another backend");
   std::array<IoMapping, 64> in_maps{}, out_maps{};
   if (Status s = check_args(*d, args, &in_maps, &out_maps); !s.is_ok()) return std::move(s).with_context(name_);
+  auto& spans = d->last_spans;
+  auto now = [&] { return ctx.profiling ? trace_now_ns() : 0; };
   size_t n_in = d->stream.inputs.size();
+  spans[0].first = now();
   for (size_t i = 0; i < n_in; ++i) {
     const VelaIo& io = d->stream.inputs[i];
     copy_input(io, in_maps[i], args[i]->to_tensor(), d->buffers[size_t(io.region)]->data());
   }
+  spans[1].first = spans[0].second = now();
   Status invoked = d->driver->invoke(*d->network, d->regions, d->invoke_options, &d->last_result);
   if (!invoked.is_ok()) return std::move(invoked).with_context(name_ + ": Ethos-U invocation failed");
+  spans[2].first = spans[1].second = now();
   for (size_t k = 0; k < d->stream.outputs.size(); ++k) {
     const VelaIo& io = d->stream.outputs[k];
     copy_output(io, out_maps[k], d->buffers[size_t(io.region)]->data(), args[n_in + k]->to_tensor());
   }
+  spans[2].second = now();
   return Status::ok();
+}
+
+std::vector<DelegateProfileEntry> EthosUBackend::profile(const DelegateHandle& handle) const {
+  auto* d = dynamic_cast<const EthosUDelegate*>(&handle);
+  if (!d || d->last_spans[2].second == 0) return {};  // not profiled
+  // Upstream's EthosUBackend names its steps so (its output copy has no event of its own).
+  const char* names[3] = {"+EthosUBackend::execute()handles.input.memcpy()", "+EthosUBackend::execute()NPU",
+                          "+EthosUBackend::execute()handles.output.memcpy()"};
+  std::vector<DelegateProfileEntry> steps;
+  for (size_t i = 0; i < 3; ++i) {
+    const auto [start, end] = d->last_spans[i];
+    steps.push_back({names[i], double(end - start) * 1e-6, start, end, {}});
+  }
+  steps[1].metadata = counters_text(d->invoke_options, d->last_result);
+  return steps;
 }
 
 const InvokeResult* last_invoke_result(const DelegateHandle& handle) {

@@ -25,6 +25,9 @@ class EthosUBackend final : public Backend {
   Result<std::unique_ptr<DelegateHandle>> init(BackendInitContext& ctx, std::span<const uint8_t> processed,
                                                std::span<const CompileSpec> compile_specs) override;
   Status execute(BackendExecuteContext& ctx, DelegateHandle& handle, std::span<EValue* const> args) override;
+  // When the method is profiled or traced: copy in, the NPU's inference (its cycle and PMU
+  // counts as the step's metadata) and copy out of the last execute.
+  std::vector<DelegateProfileEntry> profile(const DelegateHandle& handle) const override;
 
  private:
   std::string name_;

@@ -83,6 +83,7 @@ void RecordingDriverState::reset() {
   output_writes.clear();
   invoke_status = Status::ok();
   cycle_count = 1234;
+  pmu_count_base = 100;
   invocations.clear();
   invocation_count = 0;
   buffer_sizes.clear();
@@ -187,6 +188,10 @@ Status RecordingDriver::invoke(DriverNetwork& network, const RegionTable& region
     *result = InvokeResult{};
     result->cycle_count_valid = options.enable_cycle_counter;
     result->cycle_count = options.enable_cycle_counter ? state_.cycle_count : 0;
+    // Like the kernel drivers: one count per counter slot, for the event configured in it.
+    result->pmu_event_count = std::min(state_.capabilities.pmu_event_slots, int(kMaxPmuEvents));
+    for (size_t i = 0; i < size_t(result->pmu_event_count); ++i)
+      result->pmu_counts[i] = options.pmu_events[i] != 0 ? state_.pmu_count_base + i : 0;
   }
   return state_.invoke_status;
 }

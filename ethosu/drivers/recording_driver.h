@@ -49,6 +49,7 @@ class RecordingDriverState {
   std::vector<RecordingOutputWrite> output_writes;  // applied at every invoke
   Status invoke_status;                            // returned by invoke after the checks (Ok default)
   uint64_t cycle_count = 1234;                     // reported when the cycle counter is enabled
+  uint64_t pmu_count_base = 100;                   // PMU slot i reports base + i when an event is set in it
 
   // Records.
   std::vector<RecordedInvocation> invocations;  // the first kMaxRecordedInvocations

@@ -12,6 +12,7 @@
 
 #include "dscnn_program.h"
 #include "sample_programs.h"
+#include "vkrt/etdump.h"
 #include "vkrt/pte_writer.h"
 #ifdef VKRT_SEEDS_ETHOSU
 #include "tests/ethosu/test_payloads.h"
@@ -83,6 +84,32 @@ Result<std::vector<uint8_t>> one_delegate_program(const std::string& backend, st
   return program.build();
 }
 
+// An ETDump with a load run and an execute run holding every kind of event: profile (with a
+// delegate id and metadata), allocation, and debug (a tensor, a tensor list).
+std::vector<uint8_t> etdump_seed() {
+  EtdumpWriter w(/*log_values=*/true);
+  w.begin_run("Default");
+  w.allocation_event(w.track_allocator("planned_memory"), 64);
+  w.profile_event(runtime_event("Program::load_method", -1, 0, 10, 20));
+  w.set_bundled_input_index(1);
+  w.begin_run("Execute");
+  float data[6] = {1, 2, 3, 4, 5, 6};
+  const int32_t sizes[] = {2, 3};
+  Tensor t = *Tensor::make(ScalarType::Float, sizes, data);
+  EValue v = EValue::from_tensor(&t);
+  EValue* items[] = {&v, &v};
+  w.profile_event(runtime_event("native_call_add.out", 0, 0, 30, 40));
+  w.debug_event("native_call_add.out", 0, 0, v);
+  w.debug_event("DELEGATE_CALL", 0, 1, EValue::from_tensor_list(items));
+  ProfileEventInfo step = runtime_event({}, 0, 1, 50, 60);
+  step.delegate_debug_id_str = "VGF_COPY_INPUTS";
+  const uint8_t metadata[] = {'c', '=', '1'};
+  step.delegate_debug_metadata = metadata;
+  w.profile_event(step);
+  w.profile_event(runtime_event("Method::execute", -1, 0, 25, 70));
+  return w.serialize();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,6 +123,8 @@ int main(int argc, char** argv) {
     if (sample.name.ends_with(".ptd")) write_seed(root / "runtime/fuzz/corpus/ptd_fuzzer", sample.name, sample.build());
     else write_seed(programs, sample.name, sample.build());
   }
+  write_seed(root / "runtime/fuzz/corpus/etdump_fuzzer", "every_event.etdp", etdump_seed());
+
   // cortex_m kernels with program-given arguments.
   const ScalarType F = ScalarType::Float, I8 = ScalarType::Char;
   write_seed(programs, "cortex_m_quantize.pte",

@@ -118,7 +118,7 @@ Status MethodImpl::run_instruction(InstructionEntry& in, size_t& pc) {
     }
     case InstructionEntry::Kind::Delegate: {
       KernelContext kctx(&temp, threads_);
-      BackendExecuteContext ctx{meta.name, &kctx};
+      BackendExecuteContext ctx{meta.name, &kctx, profiling || tracer != nullptr};
       DelegateEntry& d = delegates_[in.delegate];
       Status s = d.backend->execute(ctx, *d.handle, in.args);
       ++pc;
@@ -159,6 +159,8 @@ Status MethodImpl::execute() {
   size_t pc = 0;
   uint64_t steps = 0;
   const size_t n = instructions_.size();
+  const uint64_t trace_start = tracer ? trace_now_ns() : 0;
+  if (tracer) tracer->begin_run("Execute");
   while (pc < n) {
     if (++steps > kMaxInstructionsPerExecute)
       return make_error(Error::InvalidState, "method ", meta.name, " ran more than ", kMaxInstructionsPerExecute,
@@ -166,9 +168,9 @@ Status MethodImpl::execute() {
     InstructionEntry& in = instructions_[pc];
     const size_t this_pc = pc;
     Status s;
-    if (profiling) {
+    if (profiling) {  // the profile table, and the events too when traced
       auto t0 = std::chrono::steady_clock::now();
-      s = run_instruction(in, pc);
+      s = tracer ? run_traced(in, pc) : run_instruction(in, pc);
       profile[this_pc].total_ms +=
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       ++profile[this_pc].calls;
@@ -176,6 +178,8 @@ Status MethodImpl::execute() {
         const DelegateEntry& d = delegates_[in.delegate];
         profile[this_pc].delegate_steps = d.backend->profile(*d.handle);  // profiling only: may allocate
       }
+    } else if (tracer) {
+      s = run_traced(in, pc);
     } else {
       s = run_instruction(in, pc);
     }
@@ -184,6 +188,8 @@ Status MethodImpl::execute() {
       return std::move(s).with_context("method " + meta.name + ", instruction " + std::to_string(this_pc) + " (" +
                                        in.name + ")");
   }
+  if (tracer)
+    tracer->profile_event(runtime_event("Method::execute", -1, 0, trace_start, trace_now_ns()));
   return Status::ok();
 }
 

@@ -49,6 +49,7 @@ class MethodImpl {
   std::vector<bool> input_is_set;
   TempAllocator temp;
   bool profiling = false;
+  EventTracer* tracer = nullptr;  // method_trace.cpp
   std::vector<Method::InstructionProfile> profile;
   std::vector<std::string> notices;  // Method::notices()
 
@@ -63,6 +64,9 @@ class MethodImpl {
   void mark_constant(size_t index);
   Status init_delegates(const LoadOptions& options);
   Status run_instruction(InstructionEntry& instr, size_t& pc);
+  // run_instruction with its events reported to `tracer` (method_trace.cpp).
+  Status run_traced(InstructionEntry& instr, size_t& pc);
+  void trace_load(uint64_t start_ns);
   std::span<EValue* const> make_arg_span(const flatbuffers::Vector<int32_t>* indices, const char* what,
                                          size_t instr_index, Status* error);
 

@@ -31,6 +31,7 @@ MethodImpl::~MethodImpl() {
 Result<std::unique_ptr<MethodImpl>> MethodImpl::load(const Program& program, const fb::ExecutionPlan& plan,
                                                      const LoadOptions& options, ParallelRunner* threads) {
   auto t0 = std::chrono::steady_clock::now();
+  const uint64_t trace_start_ns = options.event_tracer ? trace_now_ns() : 0;
   std::unique_ptr<MethodImpl> m(new MethodImpl());
   m->program_ = &program;
   m->plan_ = &plan;
@@ -94,6 +95,8 @@ Result<std::unique_ptr<MethodImpl>> MethodImpl::load(const Program& program, con
   m->stats.memory_budget_bytes = m->budget_.limit();
   m->profile.resize(m->instructions_.size());
   for (size_t i = 0; i < m->instructions_.size(); ++i) m->profile[i].name = m->instructions_[i].name;
+  m->tracer = options.event_tracer;
+  if (m->tracer) m->trace_load(trace_start_ns);
   return m;
 }
 

@@ -44,6 +44,7 @@ void Method::set_profiling(bool enabled) {
   for (auto& p : impl_->profile) p.calls = 0, p.total_ms = 0;
 }
 const std::vector<Method::InstructionProfile>& Method::profile() const { return impl_->profile; }
+void Method::set_event_tracer(EventTracer* tracer) { impl_->tracer = tracer; }
 
 // ---- Module ----
 
@@ -97,8 +98,13 @@ Result<Method*> Module::load_method(std::string_view name) {
       if (n == name) return m.get();
     const auto* plan = program_->find_plan(name);
     if (!plan) return method_not_found(*program_, name);
+    // Upstream records loading as its own run: Method::init inside Program::load_method.
+    EventTracer* tracer = options_.event_tracer;
+    const uint64_t t0 = tracer ? trace_now_ns() : 0;
+    if (tracer) tracer->begin_run("Default");
     VKRT_ASSIGN_OR_RETURN(auto impl, MethodImpl::load(*program_, *plan, options_, threads_.get()));
     methods_.emplace_back(std::string(name), std::unique_ptr<Method>(new Method(std::move(impl))));
+    if (tracer) tracer->profile_event(runtime_event("Program::load_method", -1, 0, t0, trace_now_ns()));
     return methods_.back().second.get();
   });
 }

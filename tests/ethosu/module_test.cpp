@@ -10,11 +10,13 @@
 #include <vector>
 
 #include "common/conformance.h"
+#include "common/etdump_checks.h"
 #include "ethosu/drivers/recording_driver.h"
 #include "ethosu/drivers/syscalls.h"
 #include "ethosu/format/vela_bin_stream_writer.h"
 #include "tests/ethosu/fake_device.h"
 #include "tests/ethosu/test_payloads.h"
+#include "vkrt/etdump.h"
 #include "vkrt/ethosu.h"
 #include "vkrt/module.h"
 #include "vkrt/pte_writer.h"
@@ -190,6 +192,42 @@ TEST(EthosUModule, ArmBackendProgramsLoadAndRun) {
   Status s = (*method)->execute();
   ASSERT_TRUE(s.is_ok()) << s.to_string();
   EXPECT_EQ(recording_driver_state().invocations.size(), 1u);
+}
+
+// An ETDump through the library (LoadOptions::event_tracer): the delegate call holds the copy in,
+// the NPU's inference with the driver's cycle and PMU counts as its metadata, and the copy out.
+TEST(EthosUModule, EtdumpRecordsTheInferenceAndItsCounters) {
+  auto bytes = build_program("EthosUBackend", write_vela_bin_stream(testing::sample_contents(VelaIoLayout::Shape4D)), {});
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  recording_driver_state().reset();
+  LoadOptions options = recording_options();
+  options.backend_options.set(std::string(kOptionPmuEventPrefix) + "0", "17");
+  options.backend_options.set(std::string(kOptionPmuEventPrefix) + "2", "3");
+  EtdumpWriter etdump;
+  options.event_tracer = &etdump;
+  auto module = Module::load_from_buffer(*bytes, options);
+  ASSERT_TRUE(module.ok()) << module.status().to_string();
+  auto method = (*module)->load_method("forward");
+  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  std::vector<int8_t> xs(6, 1);
+  std::vector<int16_t> ys(4, 2);
+  ASSERT_TRUE(set_inputs(**method, xs, ys).is_ok());
+  ASSERT_TRUE((*method)->execute().is_ok());
+
+  auto decoded = read_etdump(etdump.serialize());  // through the file format
+  ASSERT_TRUE(decoded.ok()) << decoded.status().to_string();
+  ASSERT_EQ(decoded->runs.size(), 2u);
+  vkrt::testing::expect_load_run(decoded->runs[0]);
+  const EtdumpRun& exec = decoded->runs[1];
+  vkrt::testing::expect_execute_run(exec);
+  std::vector<const EtdumpEvent*> steps = vkrt::testing::delegate_events(exec);
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[0]->delegate_debug_id_str, "+EthosUBackend::execute()handles.input.memcpy()");
+  EXPECT_EQ(steps[1]->delegate_debug_id_str, "+EthosUBackend::execute()NPU");
+  EXPECT_EQ(steps[2]->delegate_debug_id_str, "+EthosUBackend::execute()handles.output.memcpy()");
+  const auto& meta = steps[1]->delegate_debug_metadata;
+  EXPECT_EQ(std::string(meta.begin(), meta.end()), "cycles=1234 pmu17=100 pmu3=102");
+  for (size_t i = 0; i + 1 < steps.size(); ++i) EXPECT_LE(steps[i]->end_time, steps[i + 1]->start_time);
 }
 
 TEST(EthosUModule, NoDeviceFailsAtLoadWithTheDevicePathsTried) {

@@ -515,15 +515,23 @@ TEST(VulkanGraph, ProfilingGivesOneTimingPerDispatch) {
   EXPECT_EQ(timings[0].label, "CONV2D+RESCALE+CLAMP");
   EXPECT_EQ(timings[1].label, "DEPTHWISE_CONV2D+RESCALE");
   for (const auto& t : timings) EXPECT_GE(t.gpu_ns, 0.0);
-  // The per-op table (executor_runner --profile) names each dispatch's shader variant.
+  // The per-op table (executor_runner --profile, ETDump) names each dispatch's shader variant,
+  // between the host steps: copy in, the dispatches, submit-and-wait, copy out.
   std::vector<DelegateProfileEntry> table = ex.op_profile();
-  ASSERT_EQ(table.size(), 3u);
+  ASSERT_EQ(table.size(), 6u);
   ASSERT_EQ(ex.stats().dispatch_shaders.size(), 3u);
+  EXPECT_EQ(table[0].name, "VGF_COPY_INPUTS");
+  EXPECT_EQ(table[4].name, "VGF_QUEUE_SUBMIT_AND_WAIT_FENCE");
+  EXPECT_EQ(table[5].name, "VGF_COPY_OUTPUTS");
   for (size_t i = 0; i < 3; ++i) {
-    EXPECT_EQ(table[i].name, timings[i].label + " [" + ex.stats().dispatch_shaders[i] + "]");
-    EXPECT_EQ(table[i].time_ms, timings[i].gpu_ns * 1e-6);
+    EXPECT_EQ(table[1 + i].name, timings[i].label + " [" + ex.stats().dispatch_shaders[i] + "]");
+    EXPECT_EQ(table[1 + i].time_ms, timings[i].gpu_ns * 1e-6);
+    EXPECT_GE(table[1 + i].start_ns, table[4].start_ns);  // placed from the submit
   }
-  EXPECT_EQ(table[1].name.rfind("DEPTHWISE_CONV2D+RESCALE [depthwise_conv2d", 0), 0u) << table[1].name;
+  for (const auto& step : table) EXPECT_LE(step.start_ns, step.end_ns) << step.name;
+  EXPECT_LE(table[0].end_ns, table[4].start_ns);
+  EXPECT_LE(table[4].end_ns, table[5].start_ns);
+  EXPECT_EQ(table[2].name.rfind("DEPTHWISE_CONV2D+RESCALE [depthwise_conv2d", 0), 0u) << table[2].name;
 }
 
 TEST(VulkanGraph, RegisteredAsTheVulkanExecutor) {

@@ -1,12 +1,12 @@
 // The "cpu" GraphExecutor (see cpu_executor.h).
 #include "vgf/cpu/cpu_executor.h"
 
-#include <chrono>
 #include <cstring>
 #include <memory>
 
 #include "vgf/cpu/cpu_op_plan.h"
 #include "vgf/ir/shape_inference.h"
+#include "vkrt/event_tracer.h"
 
 namespace vkrt::vgf {
 namespace {
@@ -47,9 +47,9 @@ class CpuExecutor final : public GraphExecutor {
   // Scratch for op operands (sized at prepare so run does not allocate).
   std::vector<tosa::TensorRef> in_refs_;
   std::vector<Shape> input_shapes_;
-  // VgfBackend.profile: wall time of each op in the last run (sized at prepare).
+  // VgfBackend.profile: each op's span in the last run, on the tracer clock (sized at prepare).
   bool profile_ = false;
-  std::vector<double> op_ms_;
+  std::vector<std::pair<uint64_t, uint64_t>> op_ns_;
 };
 
 size_t tensor_bytes(const Graph& g, TensorId t, const Shape& shape) {
@@ -65,7 +65,7 @@ Status CpuExecutor::prepare(const Graph& graph, const ExecutorOptions& options) 
     const std::string_view p = options.backend_options->get("VgfBackend.profile");
     profile_ = p == "1" || p == "true" || p == "on";
   }
-  op_ms_.assign(profile_ ? graph.ops.size() : 0, 0.0);
+  op_ns_.assign(profile_ ? graph.ops.size() : 0, {0, 0});
   // Every op must map to a kernel; report all that do not, at once.
   std::string unsupported;
   size_t max_inputs = 0;
@@ -237,10 +237,10 @@ Status CpuExecutor::run_ops(const tosa::Parallel* parallel) {
     const Op& op = graph_->ops[i];
     for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = ref(op.inputs[k]);
     for (size_t k = 0; k < op.outputs.size() && k < 2; ++k) outs[k] = ref(op.outputs[k]);
-    const auto start = profile_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    const uint64_t start = profile_ ? trace_now_ns() : 0;
     Status s = call_kernel(*plans_[i], std::span(in_refs_.data(), op.inputs.size()),
                            std::span(outs, op.outputs.size()), false, parallel);
-    if (profile_) op_ms_[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (profile_) op_ns_[i] = {start, trace_now_ns()};
     if (!s.is_ok()) {
       return make_error(s.code(), "op ", i, " (", op_name(op.kind), " ", op.debug_name, "): ", s.message());
     }
@@ -252,8 +252,10 @@ Status CpuExecutor::run_ops(const tosa::Parallel* parallel) {
 // [<shader>]"), so that --profile tables of the two executors read side by side.
 std::vector<DelegateProfileEntry> CpuExecutor::op_profile() const {
   std::vector<DelegateProfileEntry> steps;
-  for (size_t i = 0; i < op_ms_.size(); ++i)
-    steps.push_back({std::string(op_name(graph_->ops[i].kind)) + " [cpu]", op_ms_[i]});
+  for (size_t i = 0; i < op_ns_.size(); ++i) {
+    const auto [start, end] = op_ns_[i];
+    steps.push_back({std::string(op_name(graph_->ops[i].kind)) + " [cpu]", double(end - start) * 1e-6, start, end, {}});
+  }
   return steps;
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "vgf/vulkan/op_lowering.h"
+#include "vkrt/event_tracer.h"
 
 namespace vkrt::vulkan {
 
@@ -348,6 +349,7 @@ Status VulkanExecutor::run(std::span<const Tensor* const> inputs, std::span<Tens
   }
 
   // Copy in.
+  if (profile_) copy_in_.start_ns = trace_now_ns();
   uint8_t* io_base = plan->staging.mapped() ? plan->staging.mapped() : plan->arena.mapped();
   const bool via_staging = plan->staging.mapped() != nullptr;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -357,7 +359,9 @@ Status VulkanExecutor::run(std::span<const Tensor* const> inputs, std::span<Tens
     if (l.constant || l.bytes == 0) continue;
     std::memcpy(io_base + (via_staging ? l.staging_offset : l.arena_offset), inputs[i]->data(), l.bytes);
   }
+  if (profile_) submit_.start_ns = copy_in_.end_ns = trace_now_ns();
   VKRT_RETURN_IF_ERROR(plan->program->submit_and_wait());
+  if (profile_) copy_out_.start_ns = submit_.end_ns = trace_now_ns();
   // Copy out.
   for (size_t j = 0; j < outputs.size(); ++j) {
     Tensor* t = outputs[j];
@@ -381,6 +385,7 @@ Status VulkanExecutor::run(std::span<const Tensor* const> inputs, std::span<Tens
       std::memcpy(t->data(), io_base + (via_staging ? l.staging_offset : l.arena_offset), l.bytes);
     }
   }
+  if (profile_) copy_out_.end_ns = trace_now_ns();
   return Status::ok();
 }
 
@@ -410,11 +415,23 @@ std::vector<DelegateProfileEntry> VulkanExecutor::op_profile() const {
   // is half of what a per-dispatch time means.
   std::vector<DelegateProfileEntry> out;
   const std::vector<DispatchTiming> timings = last_profile();
+  if (timings.empty() && copy_in_.end_ns == 0) return out;
+  auto host = [](const char* name, HostSpan s) {
+    return DelegateProfileEntry{name, double(s.end_ns - s.start_ns) * 1e-6, s.start_ns, s.end_ns, {}};
+  };
+  out.push_back(host("VGF_COPY_INPUTS", copy_in_));
+  // The timestamps are written between consecutive dispatches, so on the GPU they ran back to
+  // back; on the tracer clock they are placed from the submit (the GPU's clock is another one).
+  uint64_t t = submit_.start_ns;
   for (size_t i = 0; i < timings.size(); ++i) {
     const bool named = i < last_plan_->shaders.size();
+    const uint64_t dur = uint64_t(timings[i].gpu_ns);
     out.push_back({named ? timings[i].label + " [" + last_plan_->shaders[i] + "]" : timings[i].label,
-                   timings[i].gpu_ns * 1e-6});
+                   timings[i].gpu_ns * 1e-6, t, t + dur, {}});
+    t += dur;
   }
+  out.push_back(host("VGF_QUEUE_SUBMIT_AND_WAIT_FENCE", submit_));
+  out.push_back(host("VGF_COPY_OUTPUTS", copy_out_));
   return out;
 }
 

@@ -117,6 +117,12 @@ class VulkanExecutor final : public vgf::GraphExecutor {
   std::vector<FusedStep> steps_;  // fuse_ops; each plan adds its elementwise chains
   std::vector<vgf::TensorId> alias_;
   bool profile_ = false;
+  // With profile_: the last run's host steps on the tracer clock (vkrt/event_tracer.h), named as
+  // upstream's VgfBackend names its ETDump events.
+  struct HostSpan {
+    uint64_t start_ns = 0, end_ns = 0;
+  };
+  HostSpan copy_in_, submit_, copy_out_;
   bool zero_copy_ = true;  // inputs, outputs and constants straight into host-mapped device memory
   bool is_static_ = false;
   std::map<std::vector<vgf::Shape>, std::unique_ptr<ShapePlan>> plans_;

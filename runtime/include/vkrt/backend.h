@@ -67,12 +67,22 @@ struct BackendInitContext {
 struct BackendExecuteContext {
   std::string_view method_name;
   KernelContext* kernel_context = nullptr;  // temp memory and threads
+  // The method is profiled or traced: a backend that times its steps only on request does so
+  // now, for profile().
+  bool profiling = false;
 };
 
 // One timed step inside a delegate (e.g. one GPU dispatch), from Backend::profile().
 struct DelegateProfileEntry {
   std::string name;  // what ran, e.g. "CONV2D+RESCALE+CLAMP"
   double time_ms = 0;
+  // Where the step lies on the tracer clock (vkrt/event_tracer.h), when the backend knows; both
+  // 0 otherwise, and an event tracer places the step after the previous one by its duration.
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  // What the backend wants to say about the step (ETDump's delegate_debug_metadata), e.g. the
+  // Ethos-U cycle and PMU counts.
+  std::vector<uint8_t> metadata;
 };
 
 // Opaque per-delegate state a backend returns from init().

@@ -24,6 +24,7 @@
 #include "vkrt/backend.h"
 #include "vkrt/error.h"
 #include "vkrt/evalue.h"
+#include "vkrt/event_tracer.h"
 #include "vkrt/tensor.h"
 
 namespace vkrt {
@@ -42,6 +43,10 @@ struct LoadOptions {
   uint64_t memory_budget_bytes = 0;
   // Options passed to every backend ("VgfBackend.executor" = "cpu", ...).
   BackendOptions backend_options;
+  // Receives load and execute events (vkrt/event_tracer.h; ETDump: vkrt/etdump.h). Not owned;
+  // must outlive the methods loaded with it. Delegates report their own steps only when asked
+  // to profile (e.g. "VgfBackend.profile" = "1").
+  EventTracer* event_tracer = nullptr;
 };
 
 // Describes one input or output of a method, before anything is allocated.
@@ -125,6 +130,9 @@ class Method {
   };
   // One entry per instruction of the method, accumulated over the executions since enabled.
   const std::vector<InstructionProfile>& profile() const;
+
+  // Replaces the tracer given at load (nullptr: none, the default cost-free path).
+  void set_event_tracer(EventTracer* tracer);
 
  private:
   friend class Module;

@@ -14,10 +14,12 @@
 #include <fstream>
 #include <set>
 
+#include "common/etdump_checks.h"
 #include "vgf/graph_vgf_writer.h"
 #ifdef VKRT_HAVE_VGF_SAMPLES
 #include "vgf_samples.h"
 #endif
+#include "vkrt/etdump.h"
 #include "vkrt/module.h"
 #include "vkrt/pte_writer.h"
 
@@ -290,6 +292,64 @@ TEST(VgfPte, ExecutorRunnerComparesWithTheCpuExecutor) {
   EXPECT_NE(log.find("Output 0: same values (" + std::to_string(reference(test_input()).size()) + " elements)\n"),
             std::string::npos)
       << log;
+}
+
+// --etdump_path on each executor: the delegate call's own steps are in the ETDump between the
+// cortex_m kernels' events, with their ids: the CPU executor's TOSA ops one by one, the Vulkan
+// executor's fused dispatches with their shader variant (docs/etdump.md).
+TEST(VgfPte, EtdumpOnEachExecutor) {
+  auto bytes = build_program();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  const std::string pte = ::testing::TempDir() + "vkrt_vgf_int8_etdump.pte";
+  ASSERT_TRUE(write_bytes_to_file(pte, *bytes).is_ok());
+  for (const char* executor : {"cpu", "vulkan"}) {
+    const std::string etdp = ::testing::TempDir() + "vkrt_vgf_int8_" + executor + ".etdp";
+    int code = -1;
+    std::string log = run_command(std::string(VKRT_EXECUTOR_RUNNER) + " " + pte + " --vgf_executor " + executor +
+                                      " --etdump_path " + etdp + " --print_output none",
+                                  &code);
+    if (std::string(executor) == "vulkan" && code != 0 &&
+        (log.find("no Vulkan") != std::string::npos || log.find("libvulkan.so.1") != std::string::npos)) {
+      GTEST_LOG_(INFO) << "no Vulkan device; skipping the Vulkan run: " << log;
+      continue;
+    }
+    ASSERT_EQ(code, 0) << executor << ": " << log;
+    Etdump etdump = testing::read_etdump_file(etdp);
+    ASSERT_EQ(etdump.runs.size(), 2u) << executor;
+    testing::expect_load_run(etdump.runs[0]);
+    const EtdumpRun& exec = etdump.runs[1];
+    testing::expect_execute_run(exec);
+    EXPECT_EQ(testing::runtime_event_names(exec),
+              (std::vector<std::string>{"native_call_quantize_per_tensor.out", "OPERATOR_CALL", "DELEGATE_CALL",
+                                        "native_call_dequantize_per_tensor.out", "OPERATOR_CALL",
+                                        "Method::execute"}))
+        << executor;
+    std::vector<std::string> steps;
+    for (const EtdumpEvent* e : testing::delegate_events(exec)) {
+      EXPECT_EQ(e->instruction_id, 1);
+      EXPECT_TRUE(e->name.empty()) << e->name;
+      EXPECT_GT(e->end_time, e->start_time) << e->delegate_debug_id_str;
+      steps.push_back(e->delegate_debug_id_str);
+    }
+    const auto has = [&](const std::string& what) {
+      return std::any_of(steps.begin(), steps.end(), [&](const std::string& s) { return s.find(what) == 0; });
+    };
+    if (std::string(executor) == "cpu") {
+      EXPECT_TRUE(has("CONV2D [cpu]") && has("RESCALE [cpu]") && has("MAX_POOL2D [cpu]")) << log;
+    } else {
+      EXPECT_TRUE(has("CONV2D+RESCALE+CLAMP [")) << log;  // a fused dispatch, with its shader variant
+      EXPECT_EQ(steps.front(), "VGF_COPY_INPUTS");         // and the host steps, as upstream names them
+      ASSERT_GE(steps.size(), 4u);
+      EXPECT_EQ(steps[steps.size() - 2], "VGF_QUEUE_SUBMIT_AND_WAIT_FENCE");
+      EXPECT_EQ(steps.back(), "VGF_COPY_OUTPUTS");
+    }
+    const std::string json = testing::flatc_json(etdp);  // and flatc with the transcribed schema
+    EXPECT_NE(json.find("\"name\": \"DELEGATE_CALL\""), std::string::npos) << json;
+    EXPECT_NE(json.find(std::string("\"delegate_debug_id_str\": \"") +
+                        (std::string(executor) == "cpu" ? "CONV2D [cpu]" : "VGF_COPY_INPUTS")),
+              std::string::npos)
+        << json;
+  }
 }
 #endif
 
