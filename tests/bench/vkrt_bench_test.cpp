@@ -1,12 +1,12 @@
 // vkrt_bench run on the recipe samples: both placements of a VGF program with identical integer
 // outputs, the JSON's fields, a CPU-only program, and one-line errors.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <string>
 
+#include "common/run_command.h"
 #include "dscnn_program.h"
 #include "vgf_samples.h"
 #include "vkrt/pte_writer.h"
@@ -14,22 +14,10 @@
 namespace vkrt {
 namespace {
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-};
+using RunResult = testing::CommandResult;
 
 RunResult run(const std::string& args, bool with_stderr = true) {
-  std::string cmd = std::string(VKRT_BENCH_TOOL) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  RunResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return testing::run_command(std::string(VKRT_BENCH_TOOL) + " " + args, with_stderr);
 }
 
 std::string write_sample(const std::string& name, const Result<std::vector<uint8_t>>& bytes) {

@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <fstream>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "common/conformance.h"
+#include "common/run_command.h"
 #include "vkrt/etdump.h"
 
 namespace vkrt::testing {
@@ -30,14 +30,9 @@ inline Etdump read_etdump_file(const std::string& path) {
 inline std::string flatc_json(const std::string& etdp) {
   const std::string dir = ::testing::TempDir();
   const std::string cmd = std::string(VKRT_FLATC) + " --json --raw-binary --size-prefixed --strict-json -I " +
-                          VKRT_SCHEMA_DIR + " -o " + dir + " " + VKRT_SCHEMA_DIR + "/etdump.fbs -- " + etdp + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string log;
-  char buf[512];
-  size_t n;
-  while (p && (n = fread(buf, 1, sizeof(buf), p)) > 0) log.append(buf, n);
-  const int status = p ? pclose(p) : -1;
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd << ": " << log;
+                          VKRT_SCHEMA_DIR + " -o " + dir + " " + VKRT_SCHEMA_DIR + "/etdump.fbs -- " + etdp;
+  const CommandResult flatc = run_command(cmd);
+  EXPECT_EQ(flatc.exit_code, 0) << cmd << ": " << flatc.out;
   std::string base = etdp.substr(etdp.find_last_of('/') + 1);
   base = base.substr(0, base.find_last_of('.'));
   std::ifstream json(dir + base + ".json");

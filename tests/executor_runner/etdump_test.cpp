@@ -2,7 +2,6 @@
 // vkrt's reader and by flatc with the transcribed schema, and upstream's reference file read back.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstring>
@@ -10,6 +9,7 @@
 
 #include "common/conformance.h"
 #include "common/etdump_checks.h"
+#include "common/run_command.h"
 #include "sample_programs.h"
 #include "vkrt/etdump.h"
 #include "vkrt/module.h"
@@ -23,24 +23,9 @@ using vkrt::EtdumpRun;
 using vkrt::EtdumpValue;
 using namespace vkrt::testing;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;  // stdout and stderr together
-};
+using RunResult = CommandResult;
 
-RunResult run_shell(const std::string& command) {
-  RunResult r;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-RunResult run_runner(const std::string& args) { return run_shell(std::string(VKRT_EXECUTOR_RUNNER) + " " + args); }
+RunResult run_runner(const std::string& args) { return run_command(std::string(VKRT_EXECUTOR_RUNNER) + " " + args); }
 
 std::string tmp(const std::string& name) { return ::testing::TempDir() + "vkrt_etdump_" + name; }
 

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,30 +10,15 @@
 #include <string>
 
 #include "common/conformance.h"
+#include "common/run_command.h"
 #include "run_stats.h"
 
 namespace {
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;  // stdout and stderr together
-};
+using RunResult = vkrt::testing::CommandResult;
+using vkrt::testing::run_command;
 
-// Runs a shell command line, stdout and stderr together.
-RunResult run_shell(const std::string& command) {
-  std::string cmd = command + " 2>&1";
-  RunResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
-  int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-RunResult run(const std::string& args) { return run_shell(std::string(VKRT_EXECUTOR_RUNNER) + " " + args); }
+RunResult run(const std::string& args) { return run_command(std::string(VKRT_EXECUTOR_RUNNER) + " " + args); }
 
 std::string tmp(const std::string& name) { return ::testing::TempDir() + "vkrt_runner_" + name; }
 
@@ -340,7 +324,7 @@ TEST(ExecutorRunnerBadInput, FailedOutputWritesAreErrors) {
   // RLIMIT_FSIZE 0 (SIGXFSZ ignored): the write fails with EFBIG after the file was created.
   std::string limited = tmp("limited");
   unlink((limited + "-0.bin").c_str());
-  r = run_shell("sh -c \"trap '' XFSZ; ulimit -f 0; exec " + std::string(VKRT_EXECUTOR_RUNNER) + " " + path +
+  r = run_command("sh -c \"trap '' XFSZ; ulimit -f 0; exec " + std::string(VKRT_EXECUTOR_RUNNER) + " " + path +
                 " --output_file " + limited + "\"");
   expect_one_line_error(r, "cannot write " + limited + "-0.bin: File too large");
   struct stat st {};

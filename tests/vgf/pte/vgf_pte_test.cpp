@@ -5,7 +5,6 @@
 // (tosa.md §4-§7, cortex-m-ops.md quantize/dequantize).
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +16,7 @@
 #include "common/etdump_checks.h"
 #include "vgf/graph_vgf_writer.h"
 #ifdef VKRT_HAVE_VGF_SAMPLES
+#include "common/run_command.h"
 #include "vgf_samples.h"
 #endif
 #include "vkrt/etdump.h"
@@ -208,15 +208,10 @@ TEST(VgfPte, ExecutorRunnerCpuAndVulkanMatchReference) {
   std::vector<float> expected = reference(input);
   for (const char* executor : {"cpu", "vulkan"}) {
     const std::string out = dir + "vkrt_vgf_int8_out_" + executor;
-    std::string cmd = std::string(VKRT_EXECUTOR_RUNNER) + " " + pte + " --inputs " + in + " --output_file " + out +
-                      " --vgf_executor " + executor + " --profile 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    std::string log;
-    char buf[512];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), p)) > 0) log.append(buf, n);
-    int status = pclose(p);
+    const testing::CommandResult run = testing::run_command(std::string(VKRT_EXECUTOR_RUNNER) + " " + pte + " --inputs " +
+                                                            in + " --output_file " + out + " --vgf_executor " + executor +
+                                                            " --profile");
+    const std::string& log = run.out;
     const bool no_vulkan = log.find("no Vulkan device") != std::string::npos ||
                            log.find("no Vulkan driver") != std::string::npos ||
                            log.find("Vulkan loader (libvulkan.so.1) not found") != std::string::npos;
@@ -224,7 +219,7 @@ TEST(VgfPte, ExecutorRunnerCpuAndVulkanMatchReference) {
       GTEST_LOG_(INFO) << "no Vulkan device; skipping the Vulkan run: " << log;
       continue;
     }
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << executor << ": " << log;
+    ASSERT_EQ(run.exit_code, 0) << executor << ": " << log;
     if (std::string(executor) == "vulkan") {  // --profile lists the fused GPU dispatches with their device times
       EXPECT_NE(log.find("CONV2D+RESCALE+CLAMP"), std::string::npos) << log;
     } else {  // and the CPU executor's ops, one by one
@@ -239,16 +234,11 @@ TEST(VgfPte, ExecutorRunnerCpuAndVulkanMatchReference) {
   }
 }
 
+// The output of `cmd` (stdout and stderr), its exit status in *exit_code.
 std::string run_command(const std::string& cmd, int* exit_code) {
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  std::string log;
-  if (!p) return log;
-  char buf[512];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) log.append(buf, n);
-  const int status = pclose(p);
-  *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return log;
+  testing::CommandResult r = testing::run_command(cmd);
+  *exit_code = r.exit_code;
+  return r.out;
 }
 
 // With no Vulkan driver at all (the loader pointed at a missing ICD file), the default "auto"

@@ -1,0 +1,21 @@
+#include "common/run_command.h"
+
+#include <sys/wait.h>
+
+#include <cstdio>
+
+namespace vkrt::testing {
+
+CommandResult run_command(const std::string& command_line, bool with_stderr) {
+  CommandResult r;
+  FILE* p = popen((command_line + (with_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace vkrt::testing

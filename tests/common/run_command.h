@@ -1,0 +1,16 @@
+// Running a tool as a user does, for the tests of executor_runner, vkrt_bench and flatc.
+#pragma once
+
+#include <string>
+
+namespace vkrt::testing {
+
+struct CommandResult {
+  int exit_code = -1;  // -1 when the command could not start or did not exit normally
+  std::string out;     // stdout, and stderr too unless asked otherwise
+};
+
+// Runs `command_line` through the shell and collects what it prints.
+CommandResult run_command(const std::string& command_line, bool with_stderr = true);
+
+}  // namespace vkrt::testing
