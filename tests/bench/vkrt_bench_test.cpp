@@ -61,9 +61,10 @@ TEST(VkrtBench, JsonHasEveryFieldAndEveryRun) {
   ASSERT_NE(f, nullptr);
   std::fputs(r.out.c_str(), f);
   std::fclose(f);
-  if (std::system("/usr/bin/python3 -c 'pass' >/dev/null 2>&1") == 0)
+  if (std::system("/usr/bin/python3 -c 'pass' >/dev/null 2>&1") == 0) {
     EXPECT_EQ(std::system(("/usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' " + json).c_str()), 0)
         << r.out;
+  }
 }
 
 TEST(VkrtBench, ErrorsAreOneLineAndExitOne) {
