@@ -45,7 +45,7 @@ Comparison compare(const PlacementRun& got, const PlacementRun& expected) {
   c.integer_outputs = true;
   for (size_t o = 0; o < got.method->num_outputs(); ++o) {
     const EValue& v = got.method->output(o);
-    if (v.is_tensor() && is_floating(v.to_tensor().dtype()) || is_complex(v.to_tensor().dtype())) c.integer_outputs = false;
+    if (v.is_tensor() && (is_floating(v.to_tensor().dtype()) || is_complex(v.to_tensor().dtype()))) c.integer_outputs = false;
   }
   for (const OutputComparison& r : *results) {
     c.max_abs_difference = std::max(c.max_abs_difference, r.max_abs_error);

@@ -62,7 +62,9 @@ std::vector<float> run(Method& method, bool scale_is_input) {
   auto xt = Tensor::make(ScalarType::Float, sizes, x.data());
   auto st = Tensor::make(ScalarType::Float, sizes, scale.data());
   EXPECT_TRUE(method.set_input(0, EValue::from_tensor(&xt.value())).is_ok());
-  if (scale_is_input) EXPECT_TRUE(method.set_input(1, EValue::from_tensor(&st.value())).is_ok());
+  if (scale_is_input) {
+    EXPECT_TRUE(method.set_input(1, EValue::from_tensor(&st.value())).is_ok());
+  }
   const Status s = method.execute();
   EXPECT_TRUE(s.is_ok()) << s.to_string();
   const Tensor& out = method.output(0).to_tensor();
