@@ -2,6 +2,7 @@
 // runtime/schema/etdump.fbs. Both directions go through the same structs (vkrt/etdump.h), so a
 // round trip checks the writer against the reader.
 #include <cstring>
+#include <type_traits>
 
 #include "api_boundary.h"
 #include "etdump_generated.h"
@@ -78,9 +79,14 @@ Offset<ed::Event> build_event(FlatBufferBuilder& b, const EtdumpEvent& e) {
 
 std::string to_string(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
 
+// The verifier checks only the 4-byte alignment of a vector's length, so 8-byte elements of a
+// damaged file may be misaligned (etdump_fuzzer): copied as bytes, never loaded as T.
 template <typename T>
 std::vector<T> to_vector(const flatbuffers::Vector<T>* v) {
-  return v ? std::vector<T>(v->begin(), v->end()) : std::vector<T>();
+  static_assert(std::is_arithmetic_v<T>);
+  std::vector<T> out(v ? v->size() : 0);
+  if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  return out;
 }
 
 EtdumpTensor read_tensor(const ed::Tensor* t) {

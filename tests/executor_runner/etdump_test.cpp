@@ -84,6 +84,17 @@ TEST(EtdumpReference, RoundTripsThroughTheWriter) {
 
 // Every byte is untrusted: truncations, a wrong identifier and flipped bytes give an error or a
 // verified decode, never a crash (the sanitizer builds check the "never").
+// Regression (etdump_fuzzer in CI): a tensor's int64 `sizes` vector 4 bytes off its alignment,
+// which the FlatBuffers verifier accepts; reading it must not be a misaligned load (UBSan in
+// `make asan`).
+TEST(EtdumpReader, MisalignedInt64VectorFromFuzzer) {
+  const std::vector<uint8_t> bytes =
+      read_file(std::string(VKRT_ETDUMP_FUZZ_CORPUS) + "/regression-misaligned-int64-vector");
+  ASSERT_FALSE(bytes.empty());
+  auto etdump = vkrt::read_etdump(bytes);
+  if (etdump.ok()) (void)vkrt::write_etdump(*etdump);  // what the fuzzer does with a file that decodes
+}
+
 TEST(EtdumpReader, RejectsDamagedFiles) {
   vkrt::Etdump sample;
   sample.runs.push_back({"Execute", -1, {"planned_memory"}, {}});
