@@ -354,20 +354,45 @@ Result<VgfFile> decode_vgf(std::span<const uint8_t> bytes) {
   return f;
 }
 
-size_t vk_format_element_size(uint32_t vk_format) {
+VkFormatInfo vk_format_info(uint32_t vk_format) {
+  using K = VkFormatKind;
   switch (vk_format) {
-    case kVkFormatR8Uint: case kVkFormatR8Sint: case kVkFormatR8BoolArm:
-    case kVkFormatR8Fp8E4M3Arm: case kVkFormatR8Fp8E5M2Arm:
-      return 1;
-    case kVkFormatR16Uint: case kVkFormatR16Sint: case kVkFormatR16Sfloat: case kVkFormatR16Bf16Arm:
-      return 2;
-    case kVkFormatR32Uint: case kVkFormatR32Sint: case kVkFormatR32Sfloat:
-      return 4;
-    case kVkFormatR64Sint:
-      return 8;
-    default:
-      return 0;
+    case kVkFormatR8BoolArm: return {1, 1, K::Bool};
+    case kVkFormatR8Uint: return {1, 1, K::Uint};
+    case kVkFormatR8Sint: return {1, 1, K::Sint};
+    case kVkFormatR8Fp8E4M3Arm: case kVkFormatR8Fp8E5M2Arm: return {1, 1, K::Fp8};
+    case kVkFormatR16Uint: return {1, 2, K::Uint};
+    case kVkFormatR16Sint: return {1, 2, K::Sint};
+    case kVkFormatR16Sfloat: return {1, 2, K::Float};
+    case kVkFormatR16Bf16Arm: return {1, 2, K::BFloat};
+    case kVkFormatR32Uint: return {1, 4, K::Uint};
+    case kVkFormatR32Sint: return {1, 4, K::Sint};
+    case kVkFormatR32Sfloat: return {1, 4, K::Float};
+    case kVkFormatR64Sint: return {1, 8, K::Sint};
+    case kVkFormatR8G8Uint: return {2, 1, K::Uint};
+    case kVkFormatR8G8Sint: return {2, 1, K::Sint};
+    case kVkFormatR16G16Uint: return {2, 2, K::Uint};
+    case kVkFormatR16G16Sint: return {2, 2, K::Sint};
+    case kVkFormatR16G16Sfloat: return {2, 2, K::Float};
+    case kVkFormatR32G32Uint: return {2, 4, K::Uint};
+    case kVkFormatR32G32Sint: return {2, 4, K::Sint};
+    case kVkFormatR32G32Sfloat: return {2, 4, K::Float};
+    case kVkFormatR8G8B8A8Uint: return {4, 1, K::Uint};
+    // SNORM is read as signed bytes, as ExecuTorch's VGFSetup.cpp classes it.
+    case kVkFormatR8G8B8A8Snorm: case kVkFormatR8G8B8A8Sint: return {4, 1, K::Sint};
+    case kVkFormatR16G16B16A16Uint: return {4, 2, K::Uint};
+    case kVkFormatR16G16B16A16Sint: return {4, 2, K::Sint};
+    case kVkFormatR16G16B16A16Sfloat: return {4, 2, K::Float};
+    case kVkFormatR32G32B32A32Uint: return {4, 4, K::Uint};
+    case kVkFormatR32G32B32A32Sint: return {4, 4, K::Sint};
+    case kVkFormatR32G32B32A32Sfloat: return {4, 4, K::Float};
+    default: return {};
   }
+}
+
+size_t vk_format_element_size(uint32_t vk_format) {
+  const VkFormatInfo info = vk_format_info(vk_format);
+  return size_t(info.components) * info.component_bytes;
 }
 
 const char* module_type_name(ModuleType t) {

@@ -24,6 +24,10 @@ inline constexpr uint32_t kNoAliasGroup = 0xFFFFFFFFu;  // alias_group_id defaul
 inline constexpr uint32_t kNoDescriptorType = 0xFFFFFFFFu;
 
 // Raw Vulkan values stored in the resource table (vgf-format.md §2.1).
+inline constexpr uint32_t kVkDescriptorTypeCombinedImageSampler = 1u;
+inline constexpr uint32_t kVkDescriptorTypeSampledImage = 2u;
+inline constexpr uint32_t kVkDescriptorTypeStorageImage = 3u;
+inline constexpr uint32_t kVkDescriptorTypeStorageBuffer = 7u;
 inline constexpr uint32_t kVkDescriptorTypeTensorArm = 1000460000u;
 enum VkFormatValue : uint32_t {
   kVkFormatR8Uint = 13,
@@ -39,7 +43,43 @@ enum VkFormatValue : uint32_t {
   kVkFormatR16Bf16Arm = 1000460001,
   kVkFormatR8Fp8E4M3Arm = 1000460002,
   kVkFormatR8Fp8E5M2Arm = 1000460003,
+  // Multi-component formats: image resources (and alias groups with images) only.
+  kVkFormatR8G8Uint = 20,
+  kVkFormatR8G8Sint = 21,
+  kVkFormatR8G8B8A8Snorm = 38,
+  kVkFormatR8G8B8A8Uint = 41,
+  kVkFormatR8G8B8A8Sint = 42,
+  kVkFormatR16G16Uint = 81,
+  kVkFormatR16G16Sint = 82,
+  kVkFormatR16G16Sfloat = 83,
+  kVkFormatR16G16B16A16Uint = 95,
+  kVkFormatR16G16B16A16Sint = 96,
+  kVkFormatR16G16B16A16Sfloat = 97,
+  kVkFormatR32G32Uint = 101,
+  kVkFormatR32G32Sint = 102,
+  kVkFormatR32G32Sfloat = 103,
+  kVkFormatR32G32B32A32Uint = 107,
+  kVkFormatR32G32B32A32Sint = 108,
+  kVkFormatR32G32B32A32Sfloat = 109,
 };
+
+// What one element of a resource format is: `components` values of `component_bytes` each.
+// Host tensors of a resource hold components: an image resource [1,H,W,C] or [H,W,C] has C ==
+// components (ExecuTorch's VGFSetup.cpp rule), a tensor or buffer resource has one component.
+enum class VkFormatKind : uint8_t { Unknown, Bool, Uint, Sint, Float, BFloat, Fp8 };
+struct VkFormatInfo {
+  uint32_t components = 0;  // 0: a format VGF resources do not use
+  uint32_t component_bytes = 0;
+  VkFormatKind kind = VkFormatKind::Unknown;
+};
+VkFormatInfo vk_format_info(uint32_t vk_format);
+
+// True for the image descriptor types (combined image sampler, sampled image, storage image).
+inline bool is_image_descriptor_type(uint32_t vk_descriptor_type) {
+  return vk_descriptor_type == kVkDescriptorTypeCombinedImageSampler ||
+         vk_descriptor_type == kVkDescriptorTypeSampledImage ||
+         vk_descriptor_type == kVkDescriptorTypeStorageImage;
+}
 
 enum class ModuleType : uint8_t { Compute = 0, Graph = 1 };
 enum class ResourceCategory : uint8_t { Input = 0, Output = 1, Intermediate = 2, Constant = 3 };
@@ -156,7 +196,8 @@ struct VgfEncodeOptions {
 // decodes.
 Result<std::vector<uint8_t>> encode_vgf(const VgfFile& file, const VgfEncodeOptions& options);
 
-// Bytes per element of a resource format (1 for R8_*, 2 for R16_*, 4, 8); 0 if unknown.
+// Bytes per element of a resource format (1 for R8_*, 2 for R16_*, 4, 8; all components of a
+// multi-component format); 0 if unknown.
 size_t vk_format_element_size(uint32_t vk_format);
 const char* module_type_name(ModuleType t);
 const char* resource_category_name(ResourceCategory c);
