@@ -32,6 +32,28 @@ std::string npy_descr(ScalarType t) {
   }
 }
 
+Result<std::vector<uint8_t>> encode_npy(const Tensor& t) {
+  const std::string descr = npy_descr(t.dtype());
+  if (descr.empty())
+    return make_error(Error::InvalidArgument, "no .npy dtype for ", scalar_type_name(t.dtype()));
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (";
+  for (int d = 0; d < t.rank(); ++d) dict += std::to_string(t.size(d)) + (t.rank() == 1 ? "," : d + 1 < t.rank() ? ", " : "");
+  dict += "), }";
+  // Magic (6) + version (2) + header length (2) + dict, padded with spaces to a multiple of 64
+  // and ended by a newline, as NumPy writes it.
+  const size_t unpadded = 10 + dict.size() + 1;
+  dict.append((64 - unpadded % 64) % 64, ' ');
+  dict += '\n';
+  static const uint8_t kMagicAndVersion[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+  std::vector<uint8_t> out(10 + dict.size() + t.nbytes());
+  std::memcpy(out.data(), kMagicAndVersion, 8);
+  out[8] = uint8_t(dict.size() & 0xff);
+  out[9] = uint8_t(dict.size() >> 8);
+  std::memcpy(out.data() + 10, dict.data(), dict.size());
+  if (t.nbytes()) std::memcpy(out.data() + 10 + dict.size(), t.data(), t.nbytes());
+  return out;
+}
+
 namespace {
 
 // The header dict of a .npy file: {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }.

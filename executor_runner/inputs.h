@@ -1,4 +1,5 @@
-// Input files for executor_runner: raw little-endian bytes, or NumPy .npy arrays.
+// Input files for executor_runner: raw little-endian bytes, or NumPy .npy arrays (read here, and
+// written for a .vgf file's outputs).
 #pragma once
 
 #include <cstddef>
@@ -43,5 +44,10 @@ Result<Tensor> input_tensor(const std::vector<int32_t>& npy_shape, bool is_npy, 
 
 // The dtype descriptor NumPy uses for a scalar type ("<f4", "|i1", "|b1"); "" if none.
 std::string npy_descr(ScalarType t);
+
+// A .npy file (format 1.0, C order) holding `t`: what --output_file writes for a .vgf file's
+// outputs, and what read_input_file reads back. InvalidArgument for a dtype NumPy has no
+// descriptor for.
+Result<std::vector<uint8_t>> encode_npy(const Tensor& t);
 
 }  // namespace vkrt::runner

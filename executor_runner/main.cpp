@@ -16,8 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "inputs.h"
-#include "run_stats.h"
+#include "executor_runner/inputs.h"
+#include "executor_runner/runner_common.h"
+#include "executor_runner/vgf_file_run.h"
 #include "vkrt/backend.h"
 #include "vkrt/bundled_program.h"
 #include "vkrt/etdump.h"
@@ -30,49 +31,16 @@
 namespace {
 
 using namespace vkrt;
-using Clock = std::chrono::steady_clock;
-
-// Bounds on flags, checked after parsing (docs/executor_runner.md lists them).
-constexpr int kMaxThreads = 1024;
-
-struct Flags {
-  std::string model_path = "model.pte";
-  std::string positional_model;
-  std::string data_path;
-  std::string inputs;
-  std::string method_name;
-  std::string print_output = "summary";
-  std::string output_file;
-  uint32_t num_executions = 1;
-  int num_threads = 1;
-  bool bundled = false;
-  double bundleio_rtol = 0.01, bundleio_atol = 0.01;
-  std::vector<std::string> backend_options;
-  std::string vgf_executor;
-  std::string device;
-  std::string ethosu_driver;
-  bool profile = false;
-  std::string etdump_path;
-  std::string etdump_debug_buffer;
-  bool list = false;
-  bool compare_with_cpu = false;
-  size_t temp_pool_bytes = 1 << 20;
-  std::string memory_budget;  // byte count ("512M"); empty: half of physical memory
-};
-
-double ms_between(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
+using namespace vkrt::runner;
 
 // What the user must know about the results (a driver that computes nothing), where they are printed.
 void print_notices(const Method& m) {
   for (const std::string& notice : m.notices()) fprintf(stderr, "warning: %s\n", notice.c_str());
 }
 
-// Prints "error: ..." and returns the process exit code 1.
-int fail(const std::string& what, const Status& s) {
-  fprintf(stderr, "error: %s: %s\n", what.c_str(), s.to_string().c_str());
-  return 1;
+// Where each delegate ran its work (the executor and device of every VgfBackend segment).
+void print_placements(const Method& m) {
+  for (const std::string& line : m.placements()) fprintf(stderr, "vkrt: %s\n", line.c_str());
 }
 
 // gflags accepts -flag and -flag=value; CLI11 wants --flag. Rewrite single-dash long flags.
@@ -86,31 +54,6 @@ std::vector<std::string> normalise_args(int argc, char** argv) {
     out.push_back(a);
   }
   return out;
-}
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    if (comma == std::string::npos) comma = s.size();
-    if (comma > start) parts.push_back(s.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return parts;
-}
-
-// Bytes of the value 1 in a dtype (the reference runner fills missing inputs with ones).
-std::vector<uint8_t> one_of(ScalarType t) {
-  std::vector<uint8_t> b(element_size(t), 0);
-  switch (t) {
-    case ScalarType::Float: { float f = 1; memcpy(b.data(), &f, 4); break; }
-    case ScalarType::Double: { double d = 1; memcpy(b.data(), &d, 8); break; }
-    case ScalarType::Half: b[1] = 0x3c; break;
-    case ScalarType::BFloat16: b[1] = 0x3f; b[0] = 0x80; break;
-    default: if (!b.empty()) b[0] = 1; break;
-  }
-  return b;
 }
 
 std::string scalar_text(const EValue& v) {
@@ -185,49 +128,7 @@ Status set_inputs(Method& method, const Flags& flags, InputStore& store) {
 }
 
 void print_outputs(const Method& method, const std::string& mode) {
-  if (mode == "none") return;
-  for (size_t i = 0; i < method.num_outputs(); ++i) {
-    const EValue& v = method.output(i);
-    if (mode == "all") {
-      if (!v.is_tensor()) {
-        printf("Output[%zu]: Not Tensor\n", i);
-        continue;
-      }
-      const Tensor& t = v.to_tensor();
-      const char* kind = t.dtype() == ScalarType::Float || t.dtype() == ScalarType::Double ? "float"
-                         : t.dtype() == ScalarType::Char                                    ? "char"
-                         : t.dtype() == ScalarType::Bool                                    ? "bool"
-                                                                                            : "int";
-      for (int64_t k = 0; k < t.numel(); ++k)
-        printf("Output[%zu][%lld]: (%s) %s\n", i, static_cast<long long>(k), kind, format_element(t, k).c_str());
-    } else {
-      printf("OutputX %zu: %s\n", i, format_evalue(v).c_str());
-    }
-  }
-}
-
-// Writes `size` bytes to `path`, checked through close. On failure the file, if this left a
-// regular one there, is removed (a symlink or a device such as /dev/full is left alone).
-Status write_file(const std::string& path, const void* data, size_t size) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) return make_error(Error::AccessFailed, "cannot write ", path, ": ", strerror(errno));
-  int err = 0;
-  const char* p = static_cast<const char*>(data);
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = ::write(fd, p + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      err = n < 0 ? errno : EIO;
-      break;
-    }
-    done += size_t(n);
-  }
-  if (::close(fd) != 0 && err == 0) err = errno;
-  if (err == 0) return Status::ok();
-  struct stat st {};
-  if (lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(path.c_str());
-  return make_error(Error::AccessFailed, "cannot write ", path, ": ", strerror(err));
+  for (size_t i = 0; i < method.num_outputs(); ++i) runner::print_output(i, method.output(i), mode);
 }
 
 // --etdump_path / --etdump_debug_buffer: the ETDump, and the tensor bytes its debug events point at.
@@ -252,15 +153,6 @@ Status write_outputs(const Method& method, const std::string& base) {
     fprintf(stderr, "Wrote output %zu to %s (%zu bytes)\n", i, path.c_str(), t.nbytes());
   }
   return Status::ok();
-}
-
-void print_timing(const runner::RunStats& runs) {
-  if (runs.count() == 0) return;
-  fprintf(stderr, "Executions: %llu; first %.3f ms; p50 %.3f ms, p90 %.3f ms, min %.3f ms, mean %.3f ms%s\n",
-          static_cast<unsigned long long>(runs.count()), runs.first(), runs.percentile(0.5), runs.percentile(0.9),
-          runs.min(), runs.mean(),
-          runs.sampled() ? (" (p50 and p90 from a sample of " + std::to_string(runs.sample_size()) + " runs)").c_str()
-                         : "");
 }
 
 void print_profile(const Method& method) {
@@ -326,31 +218,8 @@ int compare_with_cpu_executor(const Method& method, const std::string& method_na
   if (!results.ok()) return fail("--compare_with_cpu", results.status());
   const auto& backends = method.meta().backends;
   const bool has_vgf = std::find(backends.begin(), backends.end(), "VgfBackend") != backends.end();
-  fprintf(stderr, "Compared with the CPU executor (VgfBackend.executor=cpu; floats within atol %g + rtol %g):%s\n",
-          flags.bundleio_atol, flags.bundleio_rtol,
-          has_vgf ? "" : " the method has no VgfBackend segment, so both runs used the same kernels");
-  size_t differing = 0;
-  for (size_t i = 0; i < results->size(); ++i) {
-    const OutputComparison& c = (*results)[i];
-    const bool exact = c.max_abs_error == 0 && c.pass;
-    if (!c.pass) {
-      ++differing;
-      fprintf(stderr, "Output %zu: DIFFERS in %lld of %lld elements; first %s; max abs error %g, max rel error %g\n", i,
-              static_cast<long long>(c.mismatched), static_cast<long long>(c.elements), c.message.c_str(),
-              c.max_abs_error, c.max_rel_error);
-    } else if (exact) {
-      fprintf(stderr, "Output %zu: same values (%lld elements)\n", i, static_cast<long long>(c.elements));
-    } else {
-      fprintf(stderr, "Output %zu: within tolerance (%lld elements; max abs error %g, max rel error %g)\n", i,
-              static_cast<long long>(c.elements), c.max_abs_error, c.max_rel_error);
-    }
-  }
-  if (differing) {
-    fprintf(stderr, "error: --compare_with_cpu: %zu of %zu outputs differ from the CPU executor's\n", differing,
-            results->size());
-    return 1;
-  }
-  return 0;
+  return runner::report_comparisons(*results, flags,
+                                    has_vgf ? "" : " the method has no VgfBackend segment, so both runs used the same kernels");
 }
 
 }  // namespace
@@ -358,26 +227,33 @@ int compare_with_cpu_executor(const Method& method, const std::string& method_na
 int run_main(int argc, char** argv) {
   Flags flags;
   CLI::App app{
-      "executor_runner: run a method of an ExecuTorch program (.pte) with vkrt, or check a bundled program (.bpte).\n"
+      "executor_runner: run a method of an ExecuTorch program (.pte) with vkrt, check a bundled program (.bpte),\n"
+      "or run a VGF file (.vgf, Arm ML SDK for Vulkan) directly on the Vulkan or CPU executor.\n"
       "Inputs default to tensors filled with ones (Int/Double/Bool inputs to the value traced into the program,\n"
       "the only one they accept). Outputs print in ExecuTorch's format on stdout; logs and\n"
       "timings go to stderr. Exit status is 0 on success (and for --help) and 1 with a one-line reason on any\n"
       "error, command-line errors included.\n"
       "Single-dash long flags (-model_path x, -inputs=a.bin) are accepted as in the reference runner."};
-  app.add_option("model", flags.positional_model, "Program file (same as --model_path)");
-  app.add_option("--model_path", flags.model_path, "Program file (.pte, or .bpte with --bundled)")->capture_default_str();
+  app.add_option("model", flags.positional_model, "Program or VGF file (same as --model_path)");
+  app.add_option("--model_path", flags.model_path, "Program file (.pte, .bpte) or VGF file (.vgf), told apart by their first bytes")
+      ->capture_default_str();
   app.add_option("--data_path", flags.data_path, "External data file (.ptd) for EXTERNAL tensors and named data");
   app.add_option("--inputs", flags.inputs,
                  "Comma-separated input files, one per method input, in order: raw little-endian bytes (size must\n"
                  "equal the tensor's byte size; Int/Double inputs 8 bytes, Bool 1 byte) or NumPy .npy arrays.\n"
-                 "Only regular files are read; a file larger than the input plus 1 MiB of .npy header is refused");
+                 "Only regular files are read; a file larger than the input plus 1 MiB of .npy header is refused.\n"
+                 "For a .vgf file, .npy shapes set its dynamic dimensions");
+  app.add_option("--input_shapes", flags.input_shapes,
+                 "For a .vgf file with dynamic dimensions: the shape of each input, ';' between inputs\n"
+                 "(e.g. \"1,64,64,12\"); needed for raw-byte inputs and for default (all ones) inputs");
   app.add_option("--method_name", flags.method_name, "Method to run (default: the first method)");
   app.add_option("--num_executions", flags.num_executions, "How many times to run the method (1 to 4294967295)")->capture_default_str();
   app.add_option("--print_output", flags.print_output,
                  "none | summary (one line per output, reference format) | all (one line per element)")
       ->check(CLI::IsMember({"none", "summary", "all"}))
       ->capture_default_str();
-  app.add_option("--output_file", flags.output_file, "Write each tensor output's raw bytes to <base>-<i>.bin");
+  app.add_option("--output_file", flags.output_file,
+                 "Write each tensor output's raw bytes to <base>-<i>.bin (a .vgf file's outputs: <base>-<i>.npy)");
   app.add_flag("--bundled", flags.bundled,
                "Treat the model as a bundled program and check every test case of the method (also detected\n"
                "automatically from the 'BP08' identifier). Exits 1 if any case fails");
@@ -391,8 +267,10 @@ int run_main(int argc, char** argv) {
   app.add_option("--backend_option", flags.backend_options,
                  "Backend option KEY=VALUE, repeatable (e.g. VgfBackend.executor=cpu)");
   app.add_option("--vgf_executor", flags.vgf_executor,
-                 "VgfBackend executor: vulkan | cpu | auto (default auto: Vulkan when a device exists; where the "
-                 "only device is a CPU implementation such as lavapipe, cpu is faster)");
+                 "VgfBackend executor: vulkan | cpu | auto. auto (the default): a VGF with COMPUTE segments runs on\n"
+                 "Vulkan; otherwise Vulkan on a GPU, and the CPU executor where there is no Vulkan device or the\n"
+                 "only one is a CPU implementation such as lavapipe (faster there) unless --device names it.\n"
+                 "One line per segment on stderr says which executor and device ran it");
   app.add_option("--device", flags.device, "Vulkan device for VgfBackend: index or name substring");
   app.add_option("--ethosu_driver", flags.ethosu_driver, "Ethos-U driver: ethosu-char | drm-accel | recording");
   app.add_option("--temp_pool_bytes", flags.temp_pool_bytes, "Scratch memory for kernels and delegates")
@@ -416,7 +294,9 @@ int run_main(int argc, char** argv) {
                "After the runs, run the method once more with every VgfBackend segment on the CPU executor\n"
                "(same inputs) and compare the outputs: integer outputs must be equal, float outputs within\n"
                "--bundleio_atol + --bundleio_rtol * |cpu|. Prints one line per output; exits 1 if any differs");
-  app.add_flag("--list", flags.list, "List the program's methods, their inputs/outputs, operators and delegates (each marked available or missing)");
+  app.add_flag("--list", flags.list,
+               "List the program's methods, their inputs/outputs, operators and delegates (each marked available or\n"
+               "missing); for a .vgf file its segments, their ops, and its inputs/outputs with their dynamic dimensions");
 
   auto args = normalise_args(argc, argv);
   std::vector<const char*> cargs;
@@ -481,14 +361,33 @@ int run_main(int argc, char** argv) {
   EtdumpWriter etdump(/*log_values=*/!flags.etdump_debug_buffer.empty());
   if (!flags.etdump_path.empty()) options.event_tracer = &etdump;
 
+  // What the file is, by its first bytes: a program, a bundled program, a VGF, or neither.
+  switch (sniff_model_file(flags.model_path)) {
+    case ModelFileKind::Vgf:
+      if (flags.bundled) {
+        fprintf(stderr, "error: %s is a VGF file, not a bundled program (--bundled)\n", flags.model_path.c_str());
+        return 1;
+      }
+      return run_vgf_file(flags);
+    case ModelFileKind::BundledProgram:
+      flags.bundled = true;
+      break;
+    case ModelFileKind::Other:
+      fprintf(stderr, "error: %s is neither an ExecuTorch program (.pte, identifier 'ET..' at byte 4) nor a VGF file "
+                      "('VGF1' at byte 0): %s\n",
+              flags.model_path.c_str(), describe_file_start(flags.model_path).c_str());
+      return 1;
+    default:
+      break;  // a program, or a file Module::load will say it cannot read
+  }
+  if (!flags.input_shapes.empty()) {
+    fprintf(stderr, "error: --input_shapes applies to .vgf files; a program's dynamic inputs take their shapes from "
+                    ".npy inputs\n");
+    return 1;
+  }
+
   auto t_load = Clock::now();
   std::unique_ptr<BundledProgram> bundled;
-  {
-    std::ifstream probe(flags.model_path, std::ios::binary);
-    char head[8] = {};
-    probe.read(head, 8);
-    if (probe.gcount() == 8 && memcmp(head + 4, "BP08", 4) == 0) flags.bundled = true;
-  }
   Result<std::unique_ptr<Module>> module = Status(Error::Internal, "not loaded");
   if (flags.bundled) {
     auto b = BundledProgram::load(flags.model_path);
@@ -518,6 +417,7 @@ int run_main(int argc, char** argv) {
           ms_between(t_load, Clock::now()), m.load_stats().delegate_init_ms,
           static_cast<unsigned long long>(m.load_stats().budgeted_bytes),
           static_cast<unsigned long long>(m.load_stats().memory_budget_bytes));
+  print_placements(m);
   m.set_profiling(flags.profile);
 
   if (bundled && flags.compare_with_cpu) {

@@ -1,7 +1,6 @@
 // Registry of graph-executor factories (see executor.h).
 #include "vgf/executor.h"
 
-#include <cstdio>
 #include <mutex>
 #include <utility>
 
@@ -59,7 +58,7 @@ std::vector<std::string> executor_factory_names() {
   return names;
 }
 
-Result<std::unique_ptr<GraphExecutor>> create_executor(std::string_view name) {
+Result<std::unique_ptr<GraphExecutor>> create_executor(std::string_view name, const BackendOptions* options) {
   ExecutorFactory factory = find_factory(name);
   if (factory == nullptr) {
     std::string known;
@@ -67,26 +66,7 @@ Result<std::unique_ptr<GraphExecutor>> create_executor(std::string_view name) {
     return make_error(Error::NotFound, "graph executor '", std::string(name),
                       "' is not registered (registered: ", known.empty() ? "none" : known, ")");
   }
-  return factory();
-}
-
-Result<std::unique_ptr<GraphExecutor>> create_executor_for_option(std::string_view option) {
-  if (option == "cpu" || option == "vulkan") return create_executor(option);
-  VKRT_CHECK_OR_RETURN(option.empty() || option == "auto", InvalidArgument,
-                       "VgfBackend.executor: expected cpu, vulkan or auto, got '",
-                       std::string(option), "'");
-  if (has_executor_factory("vulkan")) {
-    auto vulkan = create_executor("vulkan");
-    if (vulkan.ok()) return vulkan;
-    // No usable device: the CPU, which is always available, with a one-line notice (once per
-    // process: every delegate of every method would meet the same missing device).
-    static std::once_flag noticed;
-    std::call_once(noticed, [&] {
-      std::fprintf(stderr, "vkrt: VgfBackend: %s; running on the CPU executor (VgfBackend.executor=vulkan makes "
-                   "this an error)\n", vulkan.status().message().c_str());
-    });
-  }
-  return create_executor("cpu");
+  return factory(options);
 }
 
 namespace detail {

@@ -35,6 +35,13 @@ class GraphExecutor {
   // "cpu", "vulkan".
   virtual std::string_view name() const = 0;
 
+  // The device the executor runs on, for the line that says where a segment ran: the Vulkan
+  // device's name, or "" for the host CPU.
+  virtual std::string device_name() const { return {}; }
+  // True where that device is a CPU implementation of Vulkan (lavapipe): "auto" prefers the CPU
+  // executor then, which runs the same graph faster on the same cores.
+  virtual bool software_device() const { return false; }
+
   // Prepares `graph` for repeated runs. Errors: NotSupported naming the first unsupported op
   // ("op 3 (FFT2D): not supported by the cpu executor"; an executor should list all of them),
   // InvalidProgram for graphs that break TOSA rules, MemoryAllocationFailed.
@@ -61,19 +68,17 @@ bool host_type_compatible(DType dtype, ScalarType host);
 
 // ---- Executor factories (the Vulkan executor registers itself from its own library). ----
 
-// Creates an executor; may fail (e.g. NotSupported when no Vulkan device is usable).
-using ExecutorFactory = Result<std::unique_ptr<GraphExecutor>> (*)();
+// Creates an executor for the load's backend options (may be null; the Vulkan one picks its
+// device from "VgfBackend.device"); may fail (e.g. NotFound when no Vulkan device is usable).
+using ExecutorFactory = Result<std::unique_ptr<GraphExecutor>> (*)(const BackendOptions* options);
 
 // AlreadyRegistered when `name` is taken. Thread-compatible (call from static initialisers).
 Status register_executor_factory(std::string_view name, ExecutorFactory factory);
 // NotFound naming the registered executors when `name` is unknown; else the factory's result.
-Result<std::unique_ptr<GraphExecutor>> create_executor(std::string_view name);
+Result<std::unique_ptr<GraphExecutor>> create_executor(std::string_view name,
+                                                       const BackendOptions* options = nullptr);
 bool has_executor_factory(std::string_view name);
 std::vector<std::string> executor_factory_names();
-
-// Resolves the "VgfBackend.executor" option: "cpu", "vulkan", or "auto"/"" (= vulkan when its
-// factory is registered and succeeds, else cpu).
-Result<std::unique_ptr<GraphExecutor>> create_executor_for_option(std::string_view option);
 
 namespace detail {
 struct ExecutorRegistrar {

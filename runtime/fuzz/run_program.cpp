@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #ifdef VKRT_FUZZ_WITH_VGF_BACKEND
-#include "vgf/backend/vgf_backend.h"
+#include "vkrt/vgf.h"
 #endif
 #ifdef VKRT_FUZZ_WITH_ETHOSU
 #include "ethosu/drivers/recording_driver.h"
@@ -22,7 +22,7 @@ LoadOptions fuzz_load_options() {
   opts.memory_budget_bytes = 16 << 20;  // mutated sizes must not exhaust the machine
   opts.temp_pool_bytes = 1 << 16;
 #ifdef VKRT_FUZZ_WITH_VGF_BACKEND
-  opts.backend_options.set(std::string(vgf::kVgfExecutorOption), "cpu");
+  opts.backend_options.set(std::string(kVgfExecutorOption), "cpu");
 #endif
 #ifdef VKRT_FUZZ_WITH_ETHOSU
   opts.backend_options.set(ethosu::kOptionDriver, ethosu::kRecordingDriverName);

@@ -52,6 +52,7 @@ class MethodImpl {
   EventTracer* tracer = nullptr;  // method_trace.cpp
   std::vector<Method::InstructionProfile> profile;
   std::vector<std::string> notices;  // Method::notices()
+  std::vector<std::string> placements;  // Method::placements()
 
  private:
   Status parse_values(const LoadOptions& options);

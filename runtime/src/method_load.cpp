@@ -502,6 +502,7 @@ Status MethodImpl::init_delegates(const LoadOptions& options) {
     ctx.options = &options.backend_options;
     ctx.memory_budget = &budget_;
     ctx.notices = &notices;
+    ctx.placements = &placements;
     for (const auto& instr : instructions_) {
       if (instr.kind == InstructionEntry::Kind::Delegate && instr.delegate == i) {
         ctx.call_args = instr.args;

@@ -38,6 +38,7 @@ Status Method::set_output_data_ptr(size_t index, void* data, size_t nbytes) {
 }
 const MethodLoadStats& Method::load_stats() const { return impl_->stats; }
 const std::vector<std::string>& Method::notices() const { return impl_->notices; }
+const std::vector<std::string>& Method::placements() const { return impl_->placements; }
 size_t Method::temp_high_water() const { return impl_->temp.high_water(); }
 void Method::set_profiling(bool enabled) {
   impl_->profiling = enabled;

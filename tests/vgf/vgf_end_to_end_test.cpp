@@ -8,7 +8,7 @@
 #include <variant>
 
 #include "common/conformance.h"
-#include "vgf/backend/vgf_backend.h"
+#include "vkrt/vgf.h"
 #include "vgf/cpu/cpu_executor.h"
 #include "vgf/executor.h"
 #include "vgf/format/vgf_file.h"
@@ -138,15 +138,19 @@ Backend* vgf_backend() {
   return BackendRegistry::global().find("VgfBackend");
 }
 
-// Initialises a delegate for `vgf` with VgfBackend.executor = `executor`.
+// Initialises a delegate for `vgf` with VgfBackend.executor = `executor`; the notices and
+// placement lines it gives go to `notices` / `placements` when given.
 Result<std::unique_ptr<DelegateHandle>> init_delegate(Backend& backend, const std::vector<uint8_t>& vgf,
-                                                      const char* executor) {
+                                                      const char* executor,
+                                                      std::vector<std::string>* notices = nullptr,
+                                                      std::vector<std::string>* placements = nullptr) {
   EmptyNamedData named;
   BackendOptions options;
   options.set("VgfBackend.executor", executor);
   MemoryBudget budget(uint64_t(1) << 30);
-  std::vector<std::string> notices;
-  BackendInitContext init{"forward", &named, &options, {}, &budget, &notices};
+  std::vector<std::string> local_notices, local_placements;
+  BackendInitContext init{"forward", &named, &options, {}, &budget,
+                          notices ? notices : &local_notices, placements ? placements : &local_placements};
   return backend.init(init, vgf, {});
 }
 
@@ -211,22 +215,25 @@ class RefusingExecutor final : public GraphExecutor {
 TEST(VgfEndToEnd, AutoRunsRefusedSegmentsOnTheCpuWithANotice) {
   VKRT_REQUIRE_CONFORMANCE(dir, "vgf/end-to-end");
   if (has_executor_factory("vulkan")) GTEST_SKIP() << "a real Vulkan executor is linked into this test";
-  ASSERT_TRUE(register_executor_factory("vulkan", []() -> Result<std::unique_ptr<GraphExecutor>> {
+  ASSERT_TRUE(register_executor_factory("vulkan", [](const BackendOptions*) -> Result<std::unique_ptr<GraphExecutor>> {
                 return std::unique_ptr<GraphExecutor>(new RefusingExecutor());
               }).is_ok());
   Sample s;
   ASSERT_TRUE(load_sample(s));
   Backend* backend = vgf_backend();
   ASSERT_NE(backend, nullptr);
-  ::testing::internal::CaptureStderr();
-  auto handle = init_delegate(*backend, s.vgf, "auto");
-  const std::string notice = ::testing::internal::GetCapturedStderr();
+  std::vector<std::string> notices, placements;
+  auto handle = init_delegate(*backend, s.vgf, "auto", &notices, &placements);
   ASSERT_TRUE(handle.ok()) << handle.status().to_string();
-  EXPECT_NE(notice.find("cannot run on vulkan (test device: op 0 (CONV2D) has no shader here); running it on the "
-                        "CPU executor"),
+  ASSERT_EQ(notices.size(), 1u);  // one line per segment
+  EXPECT_NE(notices[0].find("cannot run on vulkan (test device: op 0 (CONV2D) has no shader here); running it on the "
+                            "CPU executor"),
             std::string::npos)
-      << notice;
-  EXPECT_EQ(std::count(notice.begin(), notice.end(), '\n'), 1) << notice;  // one line per segment
+      << notices[0];
+  // The placement line names the executor that ran the segment and why.
+  ASSERT_EQ(placements.size(), 1u);
+  EXPECT_NE(placements[0].find("(GRAPH): cpu (the vulkan executor cannot run it: test device"), std::string::npos)
+      << placements[0];
 
   std::vector<uint8_t> out;
   ASSERT_TRUE(execute_sample(*backend, **handle, s, out).is_ok());
@@ -266,13 +273,19 @@ TEST(VgfEndToEnd, ComputeSegmentIsRejectedClearly) {
   Backend* backend = vgf_backend();
   EmptyNamedData named;
   BackendOptions options;
+  options.set("VgfBackend.executor", "cpu");
   MemoryBudget budget(uint64_t(1) << 30);
   std::vector<std::string> notices;
-  BackendInitContext init{"forward", &named, &options, {}, &budget, &notices};
+  std::vector<std::string> placements;
+  BackendInitContext init{"forward", &named, &options, {}, &budget, &notices, &placements};
   auto handle = backend->init(init, *bytes, {});
   ASSERT_FALSE(handle.ok());
   EXPECT_EQ(handle.error(), Error::NotSupported);
-  EXPECT_NE(handle.status().message().find("COMPUTE"), std::string::npos) << handle.status().to_string();
+  EXPECT_NE(handle.status().message().find("segment 0 ('" + f.segments[0].name +
+                                           "') is a COMPUTE segment (a SPIR-V compute shader): the cpu executor "
+                                           "cannot run it"),
+            std::string::npos)
+      << handle.status().to_string();
 }
 
 // A VGF is a few KB whatever shapes it declares: a graph whose intermediate tensor would take
@@ -301,7 +314,8 @@ TEST(VgfEndToEnd, IntermediatesPastTheMemoryBudgetFailAtInit) {
   options.set("VgfBackend.executor", "cpu");
   MemoryBudget budget(uint64_t(1) << 30);
   std::vector<std::string> notices;
-  BackendInitContext init{"forward", &named, &options, {}, &budget, &notices};
+  std::vector<std::string> placements;
+  BackendInitContext init{"forward", &named, &options, {}, &budget, &notices, &placements};
   auto handle = backend->init(init, *vgf, {});
   ASSERT_FALSE(handle.ok());
   EXPECT_EQ(handle.error(), Error::MemoryAllocationFailed);

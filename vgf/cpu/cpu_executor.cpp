@@ -259,7 +259,7 @@ std::vector<DelegateProfileEntry> CpuExecutor::op_profile() const {
   return steps;
 }
 
-Result<std::unique_ptr<GraphExecutor>> cpu_factory() { return make_cpu_executor(); }
+Result<std::unique_ptr<GraphExecutor>> cpu_factory(const BackendOptions*) { return make_cpu_executor(); }
 
 }  // namespace
 

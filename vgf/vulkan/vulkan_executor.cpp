@@ -440,12 +440,16 @@ std::vector<DispatchTiming> VulkanExecutor::last_profile() const {
   return last_plan_->program->last_timings();
 }
 
-Result<std::unique_ptr<vgf::GraphExecutor>> make_vulkan_executor() {
-  // Fail here (not at prepare) when there is no usable device, so "auto" picks the CPU.
-  ContextOptions options;
-  VKRT_ASSIGN_OR_RETURN(auto ctx, Context::shared(options));
-  (void)ctx;
-  return std::unique_ptr<vgf::GraphExecutor>(new VulkanExecutor());
+Result<std::unique_ptr<vgf::GraphExecutor>> make_vulkan_executor(const BackendOptions* opts) {
+  // Open the device the options select here (not at prepare), so that "auto" knows which device
+  // it would get (or that there is none) before any graph is lowered.
+  ContextOptions copts;
+  copts.device_selector = option_string(opts, "VgfBackend.device");
+  copts.validation = option_on(opts, "VgfBackend.validation", "VKRT_VULKAN_VALIDATION");
+  VKRT_ASSIGN_OR_RETURN(auto ctx, Context::shared(copts));
+  auto executor = std::make_unique<VulkanExecutor>();
+  executor->ctx_ = std::move(ctx);
+  return std::unique_ptr<vgf::GraphExecutor>(std::move(executor));
 }
 
 VKRT_REGISTER_GRAPH_EXECUTOR("vulkan", &make_vulkan_executor);

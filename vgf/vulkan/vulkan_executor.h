@@ -78,6 +78,8 @@ class VulkanExecutor final : public vgf::GraphExecutor {
   ~VulkanExecutor() override;
 
   std::string_view name() const override { return "vulkan"; }
+  std::string device_name() const override { return ctx_ ? ctx_->info().name : std::string(); }
+  bool software_device() const override { return ctx_ && ctx_->features().cpu_device; }
   Status prepare(const vgf::Graph& graph, const vgf::ExecutorOptions& options) override;
   Status run(std::span<const Tensor* const> inputs, std::span<Tensor* const> outputs,
              KernelContext* ctx) override;
@@ -96,6 +98,7 @@ class VulkanExecutor final : public vgf::GraphExecutor {
   void set_pipeline_fault(PipelineSet::Fault fault) { pipeline_fault_ = std::move(fault); }
 
  private:
+  friend Result<std::unique_ptr<vgf::GraphExecutor>> make_vulkan_executor(const BackendOptions* options);
   struct ShapePlan;
   Result<ShapePlan*> plan_for(std::span<const vgf::Shape> input_shapes);
   Result<std::unique_ptr<ShapePlan>> build_plan(std::span<const vgf::Shape> input_shapes);
@@ -130,8 +133,8 @@ class VulkanExecutor final : public vgf::GraphExecutor {
   VulkanExecutorStats stats_;
 };
 
-// The factory registered as "vulkan": fails with NotFound/NotSupported when no usable Vulkan
-// device exists (so "auto" falls back to the CPU executor).
-Result<std::unique_ptr<vgf::GraphExecutor>> make_vulkan_executor();
+// The factory registered as "vulkan": opens the device "VgfBackend.device" selects; fails with
+// NotFound/NotSupported when no usable Vulkan device exists (so "auto" falls back to the CPU).
+Result<std::unique_ptr<vgf::GraphExecutor>> make_vulkan_executor(const BackendOptions* options = nullptr);
 
 }  // namespace vkrt::vulkan

@@ -62,6 +62,10 @@ struct BackendInitContext {
   // Lines the user must see with this method's results (Method::notices()), e.g. that a driver
   // does not compute outputs. Never null during init.
   std::vector<std::string>* notices = nullptr;
+  // What the delegate chose at init that a user comparing runs wants to know, one line each
+  // (Method::placements()), e.g. "VgfBackend segment 'graph_segment_0': vulkan on NVIDIA H100".
+  // Never null during init.
+  std::vector<std::string>* placements = nullptr;
 };
 
 struct BackendExecuteContext {

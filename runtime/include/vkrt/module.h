@@ -115,6 +115,9 @@ class Method {
   // (e.g. "EthosUBackend: driver 'recording' does not run the NPU; delegate 0's outputs are not
   // computed"). Empty for a method whose outputs are all computed.
   const std::vector<std::string>& notices() const;
+  // Where each delegate placed its work at load, one line each (BackendInitContext::placements),
+  // e.g. the executor and device of every VgfBackend segment. executor_runner prints them.
+  const std::vector<std::string>& placements() const;
   // Bytes of the temp pool used at most so far.
   size_t temp_high_water() const;
 

@@ -257,10 +257,43 @@ TEST(VgfPte, NoVulkanDeviceRunsOnTheCpuWithANotice) {
   EXPECT_EQ(code, 1) << demanded;
   std::string automatic = run_command(no_driver + VKRT_EXECUTOR_RUNNER + " " + pte, &code);
   EXPECT_EQ(code, 0) << automatic;
-  EXPECT_NE(automatic.find("; running on the CPU executor (VgfBackend.executor=vulkan makes this an error)\n"),
+  // One line names the executor that ran the segment, and why auto chose it.
+  EXPECT_NE(automatic.find("vkrt: VgfBackend segment 'graph_segment_0' (GRAPH): cpu (no usable Vulkan device: "),
             std::string::npos)
       << automatic;
   EXPECT_NE(automatic.find("Model executed successfully"), std::string::npos) << automatic;
+}
+
+// --vgf_executor auto (the default) does what --help says: where the only Vulkan device is a CPU
+// implementation (lavapipe), the segment runs on the CPU executor, unless --device names that
+// device; --vgf_executor vulkan runs it there. One stderr line per segment says which.
+TEST(VgfPte, AutoPrefersTheCpuExecutorOverACpuVulkanDevice) {
+  auto bytes = build_program();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  const std::string pte = ::testing::TempDir() + "vkrt_vgf_int8_auto.pte";
+  ASSERT_TRUE(write_bytes_to_file(pte, *bytes).is_ok());
+  int code = -1;
+  const std::string runner = std::string(VKRT_EXECUTOR_RUNNER) + " " + pte + " --print_output none";
+  const std::string on_vulkan = run_command(runner + " --vgf_executor vulkan", &code);
+  const std::string marker = "vkrt: VgfBackend segment 'graph_segment_0' (GRAPH): vulkan on ";
+  const size_t at = on_vulkan.find(marker);
+  if (code != 0 || at == std::string::npos) GTEST_SKIP() << "no Vulkan device here: " << on_vulkan;
+  const std::string device = on_vulkan.substr(at + marker.size(), on_vulkan.find('\n', at) - at - marker.size());
+  const bool cpu_device = device.find("llvmpipe") != std::string::npos;
+
+  const std::string automatic = run_command(runner, &code);
+  EXPECT_EQ(code, 0) << automatic;
+  if (cpu_device) {
+    EXPECT_NE(automatic.find("vkrt: VgfBackend segment 'graph_segment_0' (GRAPH): cpu (the Vulkan device, " + device +
+                             ", is a CPU implementation"),
+              std::string::npos)
+        << automatic;
+    const std::string named = run_command(runner + " --device llvmpipe", &code);
+    EXPECT_EQ(code, 0) << named;
+    EXPECT_NE(named.find(marker + device), std::string::npos) << named;
+  } else {
+    EXPECT_NE(automatic.find(marker + device), std::string::npos) << automatic;
+  }
 }
 
 // --compare_with_cpu runs the program a second time with the segment on the CPU executor and
