@@ -48,6 +48,10 @@ int main(int argc, char** argv) {
                      "TOSA A16W8: int16 [1,32,32,3] -> VgfBackend (small CNN, int16 activations, int8 weights, "
                      "int48 accumulators) -> int16 [1,10]",
                      [] { return small_cnn_vgf_program(Precision::A16W8); }});
+  samples.push_back({"small_cnn_int8.vgf",
+                     "a bare VGF file (no program around it): int8 [1,32,32,3] -> small CNN -> int8 [1,10]; "
+                     "executor_runner runs it directly",
+                     [] { return small_cnn_vgf(Precision::Int8); }});
 #endif
   for (const auto& sample : samples) {
     const std::string path = (outdir / sample.name).string();

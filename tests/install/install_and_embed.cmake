@@ -21,3 +21,13 @@ if(NOT last_output MATCHES "method: forward" OR NOT last_output MATCHES "output 
   message(FATAL_ERROR "unexpected output from embed_app:\n${last_output}")
 endif()
 message(STATUS "embed_app output:\n${last_output}")
+# The VGF API (vkrt/vgf.h) from the installed package: a bare VGF run by a session and by the
+# program to_pte wraps it in, with the same outputs.
+if(EXISTS ${WORK_DIR}/samples/small_cnn_int8.vgf)
+  run(${WORK_DIR}/app/embed_app ${WORK_DIR}/samples/small_cnn_int8.vgf)
+  if(NOT last_output MATCHES "segment 'graph_segment_0' \\(GRAPH\\): (cpu|vulkan)" OR
+     NOT last_output MATCHES "VGF outputs agree: session and wrapped program")
+    message(FATAL_ERROR "unexpected output from embed_app on a VGF:\n${last_output}")
+  endif()
+  message(STATUS "embed_app output (VGF):\n${last_output}")
+endif()
