@@ -276,6 +276,8 @@ Status ModelRunner::prepare(const VgfFile& file, const ModelRunnerOptions& optio
                        "VGF: ", file.outputs.size(), " output bindings but ", file.output_names.size(),
                        " output names");
   VKRT_RETURN_IF_ERROR(choose_graph_executor(options));
+  // Resources first: a bad alias group or intermediate is found before any pipeline is built.
+  VKRT_RETURN_IF_ERROR(allocate_resources(*options.memory_budget));
   for (size_t i = 0; i < file.segments.size(); ++i) {
     segments_.push_back(std::make_unique<Segment>());
     if (file.segments[i].type == ModuleType::Compute) {
@@ -287,7 +289,7 @@ Status ModelRunner::prepare(const VgfFile& file, const ModelRunnerOptions& optio
     segments_.back()->outputs.resize(segments_.back()->output_mrt.size());
   }
   first_vulkan_.reset();  // a probe no GRAPH segment used
-  return allocate_resources(*options.memory_budget);
+  return Status::ok();
 }
 
 void ModelRunner::bind_alias_views(uint32_t mrt, const Tensor& t) {
