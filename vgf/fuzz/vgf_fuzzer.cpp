@@ -1,5 +1,6 @@
-// libFuzzer target: the VGF decoder, the SPIR-V graph reader (through each segment and on the
-// raw input as words), shape inference, and the .tosa reader; every small static graph they
+// libFuzzer target: the VGF decoder, the public VGF API (model, output shapes, a CPU session
+// with its executor choice, alias groups and intermediates), the SPIR-V graph reader (through
+// each segment and on the raw input as words), shape inference, and the .tosa reader; every small static graph they
 // accept then runs on the CPU executor (VKRT_FUZZ_CPU_EXECUTION, vgf/fuzz/execute_on_cpu.h: the
 // TOSA kernels on untrusted shapes and constants), and where the Vulkan executor is built
 // (VKRT_FUZZ_VULKAN_LOWERING) goes through its JIT short of the device
@@ -20,6 +21,7 @@
 #include "vgf/tosa_fb/tosa_reader.h"
 #ifdef VKRT_FUZZ_CPU_EXECUTION
 #include "vgf/fuzz/execute_on_cpu.h"
+#include "vkrt/vgf.h"
 #endif
 #ifdef VKRT_FUZZ_VULKAN_LOWERING
 #include "vgf/vulkan/fuzz/lower_for_fuzzing.h"
@@ -38,9 +40,32 @@ void lower(const vkrt::vgf::Graph& graph, std::span<const uint8_t> fuzz_bytes) {
 }
 }  // namespace
 
+#ifdef VKRT_FUZZ_CPU_EXECUTION
+// The public VGF API on the whole file: the model (every segment's graph), output shapes at the
+// declared input shapes (dynamic dims as 1), and a CPU session (executor choice, alias groups
+// and intermediates against a small budget). Graphs are run by execute_on_cpu above.
+void through_the_vgf_api(std::span<const uint8_t> bytes) {
+  auto model = vkrt::VgfModel::from_bytes(std::vector<uint8_t>(bytes.begin(), bytes.end()));
+  if (!model.ok()) return;
+  std::vector<std::vector<int64_t>> shapes;
+  for (const vkrt::VgfTensorInfo& in : model->inputs()) {
+    shapes.push_back(in.shape);
+    for (int64_t& d : shapes.back()) d = d < 0 ? 1 : d;
+  }
+  (void)model->output_shapes(shapes);
+  vkrt::VgfOptions options;
+  options.executor = vkrt::VgfExecutor::Cpu;
+  options.memory_budget_bytes = 16 << 20;
+  (void)vkrt::VgfSession::create(*model, options);
+}
+#endif
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace vkrt::vgf;
   std::span<const uint8_t> bytes(data, size);
+#ifdef VKRT_FUZZ_CPU_EXECUTION
+  through_the_vgf_api(bytes);
+#endif
   auto file = decode_vgf(bytes);
   if (file.ok()) {
     for (size_t i = 0; i < file->segments.size(); ++i) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/fuzz_seeds.h"
 #include "vgf/executor.h"
 #include "vgf/format/vgf_file.h"
 #include "vgf/ir/graph.h"
@@ -176,6 +177,7 @@ bool vulkan_device_available() {
   ASSERT_TRUE(session.ok()) << session.status().to_string()
 
 TEST(VgfSequence, GraphComputeGraphThroughAliasGroups) {
+  vkrt::testing::write_fuzz_seed("graph_compute_graph.vgf", graph_compute_graph_vgf());
   auto model = VgfModel::from_bytes(graph_compute_graph_vgf());
   ASSERT_TRUE(model.ok()) << model.status().to_string();
   ASSERT_EQ(model->segments().size(), 3u);
@@ -224,6 +226,7 @@ TEST(VgfSequence, GraphComputeGraphThroughAliasGroups) {
 }
 
 TEST(VgfSequence, ImageInputThroughACombinedImageSampler) {
+  vkrt::testing::write_fuzz_seed("image_input.vgf", image_input_vgf());
   auto model = VgfModel::from_bytes(image_input_vgf());
   ASSERT_TRUE(model.ok()) << model.status().to_string();
   ASSERT_EQ(model->inputs().size(), 1u);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/conformance.h"
+#include "common/fuzz_seeds.h"
 #include "common/run_command.h"
 #include "vgf/graph_vgf_writer.h"
 #include "vgf/ir/graph.h"
@@ -209,6 +210,7 @@ std::vector<int8_t> reference_pool(const std::vector<int8_t>& x, int n, int h, i
 }
 
 TEST(VgfApi, DynamicShapesComeFromTheInputs) {
+  vkrt::testing::write_fuzz_seed("dynamic_pool.vgf", dynamic_pool_vgf());
   auto model = VgfModel::from_bytes(dynamic_pool_vgf());
   ASSERT_TRUE(model.ok()) << model.status().to_string();
   EXPECT_EQ(model->inputs()[0].shape, (std::vector<int64_t>{-1, -1, -1, 4}));
