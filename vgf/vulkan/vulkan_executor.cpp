@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "vgf/vulkan/backend_options.h"
 #include "vgf/vulkan/op_lowering.h"
 #include "vkrt/event_tracer.h"
 
@@ -37,32 +38,11 @@ struct VulkanExecutor::ShapePlan {
 
 namespace {
 
-bool option_on(const BackendOptions* options, std::string_view key, const char* env) {
-  if (options && options->has(key)) {
-    std::string_view v = options->get(key);
-    return v == "1" || v == "true" || v == "on";
-  }
-  const char* e = env ? std::getenv(env) : nullptr;
-  return e && (std::strcmp(e, "1") == 0 || std::strcmp(e, "true") == 0);
-}
-
-// Options that are on unless set to "0"/"false"/"off" (option first, then env).
-bool option_default_on(const BackendOptions* options, std::string_view key, const char* env) {
-  auto off = [](std::string_view v) { return v == "0" || v == "false" || v == "off"; };
-  if (options && options->has(key)) return !off(options->get(key));
-  const char* e = std::getenv(env);
-  return !(e && off(e));
-}
-
 // Distinct tensors a generated chain may read: bindings left after output and constants,
 // within the device's per-stage storage-buffer limit, at most 8 (register pressure).
 size_t chain_input_budget(const DeviceFeatures& f) {
   size_t per_stage = f.max_storage_buffers_per_stage ? f.max_storage_buffers_per_stage : 4;
   return std::clamp<size_t>(per_stage > 2 ? per_stage - 2 : 1, 1, 8);
-}
-
-std::string option_string(const BackendOptions* options, std::string_view key) {
-  return options ? std::string(options->get(key)) : std::string();
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
