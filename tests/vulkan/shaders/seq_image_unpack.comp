@@ -1,4 +1,4 @@
-// Model-sequence test (sequence_test.cpp): an image model input (R8G8B8A8_UINT, combined image
+// Model-sequence test (vgf_sequence_test.cpp): an image model input (R8G8B8A8_UINT, combined image
 // sampler) unpacked into an int32 buffer, dst[(y * W + x) * 4 + c] = texel(x, y)[c] * 2.
 #version 450
 layout(local_size_x = 4, local_size_y = 4) in;

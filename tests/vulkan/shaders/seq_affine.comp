@@ -1,4 +1,4 @@
-// Model-sequence test (sequence_test.cpp): the COMPUTE segment between two GRAPH segments,
+// Model-sequence test (vgf_sequence_test.cpp): the COMPUTE segment between two GRAPH segments,
 // dst[i] = src[i] * 3 + 1 over int32 storage buffers.
 #version 450
 layout(local_size_x = 16) in;
