@@ -1,5 +1,7 @@
 #include "vgf/ir/graph.h"
 
+#include "vgf/ir/attribute_rules.h"
+
 #include <string>
 
 namespace vkrt::vgf {
@@ -270,6 +272,7 @@ Status validate_graph(const Graph& graph) {
                            " (", name, "): output ", k, " has no element type");
       available[t] = 2;
     }
+    VKRT_RETURN_IF_ERROR(check_op_attributes(graph, i));
   }
   for (size_t i = 0; i < graph.outputs.size(); ++i) {
     VKRT_CHECK_OR_RETURN(available[graph.outputs[i].tensor] != 0, InvalidProgram,

@@ -384,7 +384,9 @@ struct Graph {
 // Structural checks every executor relies on: tensor ids in range, every non-constant tensor
 // read by an op is a graph input or produced by an earlier op, each tensor produced once,
 // per-op operand counts and attribute variants as documented above, constants' byte sizes
-// match their shapes. Error messages name the op index and kind.
+// match their shapes, and the attribute rules of vgf/ir/attribute_rules.h (RESCALE's ERROR_IF).
+// Every reader calls it, so both executors see only graphs that pass. Error messages name the
+// op index and kind.
 Status validate_graph(const Graph& graph);
 
 // Expected number of tensor inputs for an op (-1 = variadic, at least 1).
