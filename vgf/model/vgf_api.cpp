@@ -11,7 +11,6 @@
 #include "vgf/ir/shape_inference.h"
 #include "vgf/model/model_runner.h"
 #include "vgf/segment_graph.h"
-#include "vkrt/pte_writer.h"
 #include "vkrt/thread_pool.h"
 #include "vkrt/vgf.h"
 
@@ -236,36 +235,6 @@ Result<std::vector<std::vector<int64_t>>> VgfModel::output_shapes(
     out.push_back(std::move(shape));
   }
   return out;
-}
-
-Result<std::vector<uint8_t>> VgfModel::to_pte(std::span<const std::vector<int64_t>> input_shapes) const {
-  VKRT_ASSIGN_OR_RETURN(auto out_shapes, output_shapes(input_shapes));
-  // Program inputs are the model's original inputs in argument order; a converter that dropped
-  // one leaves a gap that no program input can stand for.
-  std::vector<const VgfTensorInfo*> by_argument(impl_->inputs.size(), nullptr);
-  for (const VgfTensorInfo& in : impl_->inputs) {
-    VKRT_CHECK_OR_RETURN(in.argument < by_argument.size() && !by_argument[in.argument], NotSupported,
-                         "VGF input bindings are not 0..", by_argument.size() - 1,
-                         " (the converter dropped an input); it cannot be wrapped into a program");
-    by_argument[in.argument] = &in;
-  }
-  ProgramBuilder program;
-  MethodBuilder& m = program.add_method("forward");
-  std::vector<int32_t> inputs, args;
-  for (const VgfTensorInfo* in : by_argument) {
-    const size_t k = size_t(in - impl_->inputs.data());
-    inputs.push_back(m.add_planned_tensor(in->dtype, sizes32(input_shapes[k])));
-  }
-  std::vector<int32_t> outputs;
-  for (size_t j = 0; j < impl_->outputs.size(); ++j) {
-    outputs.push_back(m.add_planned_tensor(impl_->outputs[j].dtype, sizes32(out_shapes[j])));
-  }
-  args = inputs;
-  args.insert(args.end(), outputs.begin(), outputs.end());
-  const int32_t delegate = m.add_delegate(std::string(kVgfBackendName), impl_->bytes);
-  m.add_delegate_call(delegate, args);
-  m.set_inputs(inputs).set_outputs(outputs);
-  return program.build();
 }
 
 // ---- VgfSession ----
