@@ -265,7 +265,7 @@ int run_main(int argc, char** argv) {
                  "at most 1024, values below 1 mean 1")
       ->capture_default_str();
   app.add_option("--backend_option", flags.backend_options,
-                 "Backend option KEY=VALUE, repeatable (e.g. VgfBackend.executor=cpu)");
+                 "Backend option KEY=VALUE, repeatable (e.g. VgfBackend.executor=cpu; VgfBackend keys: docs/vgf.md \"Options\")");
   app.add_option("--vgf_executor", flags.vgf_executor,
                  "VgfBackend executor: vulkan | cpu | auto. auto (the default): a VGF with COMPUTE segments runs on\n"
                  "Vulkan; otherwise Vulkan on a GPU, and the CPU executor where there is no Vulkan device or the\n"

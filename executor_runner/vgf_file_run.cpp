@@ -179,19 +179,23 @@ int run_vgf_file(const Flags& flags) {
     return 0;
   }
 
-  VgfOptions options;
+  // The same options a program's VgfBackend gets: --backend_option keys, else the environment.
+  BackendOptions backend_options;
   for (const std::string& kv : flags.backend_options) {
     const size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) return fail("--backend_option", make_error(Error::InvalidArgument, "'", kv, "' is not KEY=VALUE"));
-    options.extra.set(kv.substr(0, eq), kv.substr(eq + 1));
+    backend_options.set(kv.substr(0, eq), kv.substr(eq + 1));
   }
-  std::string executor = flags.vgf_executor;
-  if (executor.empty()) executor = std::string(options.extra.get(kVgfExecutorOption));
-  auto choice = parse_vgf_executor(executor);
-  if (!choice.ok()) return fail("--vgf_executor", choice.status());
-  options.executor = *choice;
-  options.device = flags.device.empty() ? std::string(options.extra.get(kVgfDeviceOption)) : flags.device;
-  options.profile = flags.profile;
+  auto parsed = parse_vgf_options(backend_options);
+  if (!parsed.ok()) return fail("--backend_option", parsed.status());
+  VgfOptions options = std::move(parsed).value();
+  if (!flags.vgf_executor.empty()) {
+    auto choice = parse_vgf_executor(flags.vgf_executor);
+    if (!choice.ok()) return fail("--vgf_executor", choice.status());
+    options.executor = *choice;
+  }
+  if (!flags.device.empty()) options.device = flags.device;
+  if (flags.profile) options.profile = true;
   options.num_threads = std::max(1, flags.num_threads);
   options.memory_budget_bytes = default_memory_budget_bytes();
   if (!flags.memory_budget.empty()) {

@@ -19,6 +19,7 @@
 #include "vkrt/backend.h"
 #include "vkrt/error.h"
 #include "vkrt/tensor.h"
+#include "vkrt/vgf.h"
 
 namespace vkrt::vgf {
 
@@ -38,7 +39,7 @@ class ComputeSegmentRunner {
   // before writing outputs back.
   virtual Status run(std::span<const Tensor* const> inputs, std::span<Tensor* const> outputs) = 0;
 
-  // GPU time of the last run's dispatch, when the runner profiles ("VgfBackend.profile"=1).
+  // GPU time of the last run's dispatch, when the runner profiles (VgfOptions::profile).
   virtual std::vector<DelegateProfileEntry> op_profile() const { return {}; }
 };
 
@@ -46,9 +47,10 @@ class ComputeSegmentRunner {
 // module, pipeline, descriptor set layout from the segment's set_infos and the resources'
 // descriptor types, push-constant ranges, device buffers and images. Errors name the segment:
 // NotSupported for what the device or runner cannot bind, InvalidProgram for a segment that
-// breaks the format's rules.
+// breaks the format's rules. `options`: the load's (device, validation, profile, zero_copy,
+// pipeline_cache_dir); read during the call only.
 using ComputeSegmentFactory = Result<std::unique_ptr<ComputeSegmentRunner>> (*)(
-    const VgfFile& file, size_t segment, const BackendOptions* options);
+    const VgfFile& file, size_t segment, const VgfOptions& options);
 
 // Registers the factory (the Vulkan library does, from a static initialiser); the first one
 // registered stays. Thread-compatible.

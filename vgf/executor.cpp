@@ -58,7 +58,12 @@ std::vector<std::string> executor_factory_names() {
   return names;
 }
 
-Result<std::unique_ptr<GraphExecutor>> create_executor(std::string_view name, const BackendOptions* options) {
+const VgfOptions& ExecutorOptions::default_vgf_options() {
+  static const VgfOptions defaults;
+  return defaults;
+}
+
+Result<std::unique_ptr<GraphExecutor>> create_executor(std::string_view name, const VgfOptions& options) {
   ExecutorFactory factory = find_factory(name);
   if (factory == nullptr) {
     std::string known;

@@ -20,12 +20,17 @@
 #include "vkrt/error.h"
 #include "vkrt/kernel.h"
 #include "vkrt/tensor.h"
+#include "vkrt/vgf.h"
 
 namespace vkrt::vgf {
 
 struct ExecutorOptions {
-  // The backend options of the load ("VgfBackend.*" keys); may be null.
-  const BackendOptions* backend_options = nullptr;
+  // The load's options, parsed once (parse_vgf_options) by VgfBackend or given to VgfSession;
+  // null = VgfOptions{} (the defaults, no environment). Read during prepare() only.
+  const VgfOptions* options = nullptr;
+
+  const VgfOptions& vgf() const { return options ? *options : default_vgf_options(); }
+  static const VgfOptions& default_vgf_options();
 };
 
 class GraphExecutor {
@@ -57,7 +62,7 @@ class GraphExecutor {
                      KernelContext* ctx) = 0;
 
   // Per-step times of the last run when the executor profiles (the Vulkan one with
-  // VgfBackend.profile=1: one entry per dispatch); empty otherwise.
+  // VgfOptions::profile: one entry per dispatch); empty otherwise.
   virtual std::vector<DelegateProfileEntry> op_profile() const { return {}; }
 };
 
@@ -68,15 +73,16 @@ bool host_type_compatible(DType dtype, ScalarType host);
 
 // ---- Executor factories (the Vulkan executor registers itself from its own library). ----
 
-// Creates an executor for the load's backend options (may be null; the Vulkan one picks its
-// device from "VgfBackend.device"); may fail (e.g. NotFound when no Vulkan device is usable).
-using ExecutorFactory = Result<std::unique_ptr<GraphExecutor>> (*)(const BackendOptions* options);
+// Creates an executor for the load's options (the Vulkan one opens the device VgfOptions::device
+// selects, with the validation layer per VgfOptions::validation); may fail (e.g. NotFound when no
+// Vulkan device is usable).
+using ExecutorFactory = Result<std::unique_ptr<GraphExecutor>> (*)(const VgfOptions& options);
 
 // AlreadyRegistered when `name` is taken. Thread-compatible (call from static initialisers).
 Status register_executor_factory(std::string_view name, ExecutorFactory factory);
 // NotFound naming the registered executors when `name` is unknown; else the factory's result.
-Result<std::unique_ptr<GraphExecutor>> create_executor(std::string_view name,
-                                                       const BackendOptions* options = nullptr);
+Result<std::unique_ptr<GraphExecutor>> create_executor(
+    std::string_view name, const VgfOptions& options = ExecutorOptions::default_vgf_options());
 bool has_executor_factory(std::string_view name);
 std::vector<std::string> executor_factory_names();
 

@@ -137,8 +137,8 @@ Status prepare(Prepared& p, bool fuse, bool profile) {
   o.set("VgfBackend.pipeline_cache_dir", "off");
   o.set("VgfBackend.fuse_elementwise", fuse ? "1" : "0");
   if (profile) o.set("VgfBackend.profile", "1");
-  vgf::ExecutorOptions eo;
-  eo.backend_options = &o;
+  VKRT_ASSIGN_OR_RETURN(VgfOptions vo, parse_vgf_options(o));
+  vgf::ExecutorOptions eo{&vo};
   p.executor = std::make_unique<vulkan::VulkanExecutor>();
   VKRT_RETURN_IF_ERROR(p.executor->prepare(p.graph, eo));
   std::vector<vgf::TensorId> io;

@@ -107,14 +107,14 @@ vgf::Graph conv_graph(int64_t res, int64_t k) {
 
 void BM_Variant(benchmark::State& state, const vgf::Graph& g, std::string name, std::string policy,
                 double ops) {
-  ::setenv("VKRT_VULKAN_VARIANTS", policy.c_str(), 1);  // read when prepare() lowers the graph
   BackendOptions options;
+  options.set("VgfBackend.variants", policy);
   options.set("VgfBackend.profile", "1");
   options.set("VgfBackend.pipeline_cache_dir", "off");
+  auto vo = parse_vgf_options(options);
   VulkanExecutor ex;
-  vgf::ExecutorOptions eo{&options};
-  Status s = ex.prepare(g, eo);
-  ::unsetenv("VKRT_VULKAN_VARIANTS");
+  vgf::ExecutorOptions eo{vo.ok() ? &*vo : nullptr};
+  Status s = vo.ok() ? ex.prepare(g, eo) : Status(vo.status());
   if (!s.is_ok()) {
     state.SkipWithError(s.message().c_str());
     return;

@@ -63,7 +63,8 @@ struct Prepared {
 Result<Prepared> prepare(const vgf::Graph& g, const BackendOptions& options) {
   Prepared p;
   p.executor = std::make_unique<VulkanExecutor>();
-  vgf::ExecutorOptions eo{&options};
+  VKRT_ASSIGN_OR_RETURN(VgfOptions vo, parse_vgf_options(options));
+  vgf::ExecutorOptions eo{&vo};
   VKRT_RETURN_IF_ERROR(p.executor->prepare(g, eo));
   std::mt19937 rng(3);
   for (const auto& io : g.inputs) p.inputs.push_back(host_buffer(g, io.tensor, rng));
@@ -183,7 +184,7 @@ void BM_MobileNetV2Int8(benchmark::State& state, bool fusion) {
   if (!fusion) options.set("VgfBackend.fusion", "0");
   // Device-local heap usage as the driver counts it (VK_EXT_memory_budget), before the
   // executor exists: the delta after the runs is all it holds (buffers, pipelines, pools).
-  auto ctx = Context::shared(ContextOptions{});
+  auto ctx = Context::shared(vulkan::context_options(parse_vgf_options(base_options()).value()));
   const uint64_t heap_before = ctx.ok() ? (*ctx)->device_local_heap_usage() : 0;
   auto p = prepare(g, options);
   if (!p.ok()) {
@@ -214,9 +215,10 @@ void BM_Init(benchmark::State& state, bool warm) {
   std::filesystem::path dir = std::filesystem::temp_directory_path() / ("vkrt-bench-cache-" + std::to_string(::getpid()));
   BackendOptions options;
   options.set("VgfBackend.pipeline_cache_dir", dir.string());
+  const VgfOptions vo = parse_vgf_options(options).value();
   if (warm) {  // populate once
     VulkanExecutor ex;
-    vgf::ExecutorOptions eo{&options};
+    vgf::ExecutorOptions eo{&vo};
     (void)ex.prepare(g, eo);
   }
   double pipeline_s = 0, chain_s = 0, device_s = 0, first_s = -1;
@@ -228,7 +230,7 @@ void BM_Init(benchmark::State& state, bool warm) {
       state.ResumeTiming();
     }
     VulkanExecutor ex;
-    vgf::ExecutorOptions eo{&options};
+    vgf::ExecutorOptions eo{&vo};
     Status s = ex.prepare(g, eo);
     if (!s.is_ok()) {
       state.SkipWithError(s.message().c_str());
@@ -299,7 +301,12 @@ int main(int argc, char** argv) {
   int rest_argc = int(rest.size());
   benchmark::Initialize(&rest_argc, rest.data());
   if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 1;
-  auto ctx = vkrt::vulkan::Context::shared({});
+  auto env_options = vkrt::parse_vgf_options({});
+  if (!env_options.ok()) {
+    std::fprintf(stderr, "%s\n", env_options.status().message().c_str());
+    return 1;
+  }
+  auto ctx = vkrt::vulkan::Context::shared(vkrt::vulkan::context_options(*env_options));
   if (!ctx.ok()) {
     std::fprintf(stderr, "no Vulkan device: %s\n", ctx.status().message().c_str());
     return 1;

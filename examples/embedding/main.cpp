@@ -93,7 +93,13 @@ int run_vgf(const char* path) {
   for (auto& t : in_tensors) inputs.push_back(&t);
   for (auto& t : out_tensors) outputs.push_back(&t);
 
-  auto session = vkrt::VgfSession::create(*model, vkrt::VgfOptions{});
+  // The defaults, with the VKRT_VULKAN_* environment variables applied (vkrt/vgf.h).
+  auto options = vkrt::parse_vgf_options({});
+  if (!options.ok()) {
+    fprintf(stderr, "options: %s\n", options.status().to_string().c_str());
+    return 1;
+  }
+  auto session = vkrt::VgfSession::create(*model, *options);
   if (!session.ok()) {
     fprintf(stderr, "prepare: %s\n", session.status().to_string().c_str());
     return 1;

@@ -129,7 +129,10 @@ class PipelineCacheConcurrency : public ::testing::Test {
 };
 
 TEST_F(PipelineCacheConcurrency, ColdThenWarmRunsAgreeAndLeaveAValidCache) {
-  auto ctx = vulkan::Context::create({});
+  // The device the runners open (VKRT_VULKAN_DEVICE and the other variables, as they parse them).
+  auto options = parse_vgf_options({});
+  ASSERT_TRUE(options.ok()) << options.status().to_string();
+  auto ctx = vulkan::Context::create(vulkan::context_options(*options));
   if (!ctx.ok()) GTEST_SKIP() << "no Vulkan device: " << ctx.status().to_string();
 
   const std::vector<RunnerResult> cpu = run_together(1, "cpu", "cpu");

@@ -215,7 +215,7 @@ class RefusingExecutor final : public GraphExecutor {
 TEST(VgfEndToEnd, AutoRunsRefusedSegmentsOnTheCpuWithANotice) {
   VKRT_REQUIRE_CONFORMANCE(dir, "vgf/end-to-end");
   if (has_executor_factory("vulkan")) GTEST_SKIP() << "a real Vulkan executor is linked into this test";
-  ASSERT_TRUE(register_executor_factory("vulkan", [](const BackendOptions*) -> Result<std::unique_ptr<GraphExecutor>> {
+  ASSERT_TRUE(register_executor_factory("vulkan", [](const VgfOptions&) -> Result<std::unique_ptr<GraphExecutor>> {
                 return std::unique_ptr<GraphExecutor>(new RefusingExecutor());
               }).is_ok());
   Sample s;

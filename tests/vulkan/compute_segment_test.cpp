@@ -98,7 +98,7 @@ BackendOptions default_options() {
 Result<std::unique_ptr<vgf::ComputeSegmentRunner>> make_runner(const VgfFile& f, const BackendOptions& options) {
   vgf::ComputeSegmentFactory factory = vgf::compute_segment_factory();
   if (!factory) return make_error(Error::NotFound, "no COMPUTE-segment factory registered");
-  return factory(f, 0, &options);
+  return factory(f, 0, vgf_options(options));
 }
 
 // A host tensor of a resource, typed and shaped by resource_host_type (the contract's layout).
@@ -501,11 +501,11 @@ TEST(ComputeSegment, RefusesGraphSegments) {
   f.segments[0].type = vgf::ModuleType::Graph;
   vgf::ComputeSegmentFactory factory = vgf::compute_segment_factory();
   ASSERT_NE(factory, nullptr);
-  BackendOptions o = default_options();
-  auto r = factory(f, 0, &o);
+  const VgfOptions o = vgf_options(default_options());
+  auto r = factory(f, 0, o);
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(contains(r.status(), "segment 'affine' is a GRAPH segment")) << r.status().message();
-  r = factory(f, 3, &o);
+  r = factory(f, 3, o);
   ASSERT_FALSE(r.ok());
 }
 

@@ -798,8 +798,8 @@ TEST(ElementwiseFusionVulkan, ExecutorRunsAChainUnfusedWhenItsShaderDoesNotCompi
     return compile_glsl_compute(std::string(source) + "\n}} oops", name);
   });
   BackendOptions on = fusion_options(true);
-  vgf::ExecutorOptions eo;
-  eo.backend_options = &on;
+  const VgfOptions on_parsed = vgf_options(on);
+  vgf::ExecutorOptions eo{&on_parsed};
   Status s = executor.prepare(c.graph, eo);
   ASSERT_TRUE(s.is_ok()) << s.message();
   const auto& stats = executor.stats();

@@ -46,12 +46,13 @@ TEST(VulkanDeviceSelect, IndexAndCaseInsensitiveNameSubstring) {
 TEST(VulkanDeviceSelect, ContextHonoursSelector) {
   VKRT_REQUIRE_VULKAN();
   auto ctx = device_or_null(nullptr);
-  ContextOptions by_name;
+  // The test run's options (the validation layer on, as for every context of this binary).
+  ContextOptions by_name = context_options(vgf_options({}));
   by_name.device_selector = ctx->info().name.substr(0, 4);
   auto named = Context::create(by_name);
   ASSERT_TRUE(named.ok()) << named.status().message();
   EXPECT_EQ((*named)->info().name, ctx->info().name);
-  ContextOptions bogus;
+  ContextOptions bogus = by_name;
   bogus.device_selector = "no-such-device-xyz";
   auto missing = Context::create(bogus);
   ASSERT_FALSE(missing.ok());
@@ -330,7 +331,8 @@ TEST(VulkanGraph, StagingCopiesMatchZeroCopy) {
   staged.set("VgfBackend.zero_copy", "0");
   staged.set("VgfBackend.pipeline_cache_dir", "off");
   VulkanExecutor ex;
-  vgf::ExecutorOptions eo{&staged};
+  const VgfOptions staged_parsed = vgf_options(staged);
+  vgf::ExecutorOptions eo{&staged_parsed};
   for (int run = 0; run < 2; ++run) {
     std::vector<HostTensor> inputs{blk.input}, outputs;
     Status r = run_graph(ex, blk.graph, eo, inputs, outputs);
@@ -350,7 +352,8 @@ TEST(VulkanGraph, StagingCopiesMatchZeroCopy) {
 Status prepare_without_cache_file(VulkanExecutor& ex, const vgf::Graph& graph) {
   BackendOptions opts;
   opts.set("VgfBackend.pipeline_cache_dir", "off");
-  vgf::ExecutorOptions eo{&opts};
+  const VgfOptions opts_parsed = vgf_options(opts);
+  vgf::ExecutorOptions eo{&opts_parsed};
   return ex.prepare(graph, eo);
 }
 
@@ -430,7 +433,8 @@ TEST(VulkanGraph, WrongInputSizeIsAnErrorNotACrash) {
   VulkanExecutor ex;
   BackendOptions opts;
   opts.set("VgfBackend.pipeline_cache_dir", "off");
-  vgf::ExecutorOptions eo{&opts};
+  const VgfOptions opts_parsed = vgf_options(opts);
+  vgf::ExecutorOptions eo{&opts_parsed};
   ASSERT_TRUE(ex.prepare(blk.graph, eo).is_ok());
   HostTensor wrong(DType::Int16, blk.input.shape);
   Tensor t = wrong.tensor();
@@ -459,7 +463,8 @@ TEST(VulkanGraph, TensorsBeyond32BitIndexingAreRefused) {
   VulkanExecutor ex;
   BackendOptions opts;
   opts.set("VgfBackend.pipeline_cache_dir", "off");
-  vgf::ExecutorOptions eo{&opts};
+  const VgfOptions opts_parsed = vgf_options(opts);
+  vgf::ExecutorOptions eo{&opts_parsed};
   Status s = ex.prepare(b.graph, eo);
   EXPECT_EQ(s.code(), Error::NotSupported);
   EXPECT_NE(s.message().find("tensor 0 has 2147483648 elements"), std::string::npos) << s.message();
@@ -487,7 +492,8 @@ TEST(VulkanGraph, UnsupportedOpsAreAllNamed) {
   b.op(OpKind::CAST, {y}, {z});
   b.output(z);
   VulkanExecutor ex;
-  vgf::ExecutorOptions eo;
+  const VgfOptions env_options = vgf_options({});
+  vgf::ExecutorOptions eo{&env_options};
   Status s = ex.prepare(b.graph, eo);
   EXPECT_EQ(s.code(), Error::NotSupported);
   EXPECT_NE(s.message().find("op 0 (CAST)"), std::string::npos) << s.message();
@@ -501,7 +507,8 @@ TEST(VulkanGraph, ProfilingGivesOneTimingPerDispatch) {
   BackendOptions opts;
   opts.set("VgfBackend.profile", "1");
   opts.set("VgfBackend.pipeline_cache_dir", "off");
-  vgf::ExecutorOptions eo{&opts};
+  const VgfOptions opts_parsed = vgf_options(opts);
+  vgf::ExecutorOptions eo{&opts_parsed};
   ASSERT_TRUE(ex.prepare(blk.graph, eo).is_ok());
   Tensor in = blk.input.tensor();
   HostTensor out = blk.expected;
@@ -537,13 +544,14 @@ TEST(VulkanGraph, ProfilingGivesOneTimingPerDispatch) {
 TEST(VulkanGraph, RegisteredAsTheVulkanExecutor) {
   VKRT_REQUIRE_VULKAN();
   ASSERT_TRUE(vgf::has_executor_factory("vulkan"));
-  auto ex = vgf::create_executor("vulkan");
+  auto ex = vgf::create_executor("vulkan", vgf_options({}));
   ASSERT_TRUE(ex.ok()) << ex.status().message();
   EXPECT_EQ((*ex)->name(), "vulkan");
   Block blk = make_block(8, false);
   BackendOptions opts;
   opts.set("VgfBackend.pipeline_cache_dir", "off");
-  vgf::ExecutorOptions eo{&opts};
+  const VgfOptions opts_parsed = vgf_options(opts);
+  vgf::ExecutorOptions eo{&opts_parsed};
   ASSERT_TRUE((*ex)->prepare(blk.graph, eo).is_ok());
 }
 
@@ -624,7 +632,8 @@ VulkanExecutorStats prepare_with_cache(const vgf::Graph& g, const std::string& d
   VulkanExecutor ex;
   BackendOptions opts;
   opts.set("VgfBackend.pipeline_cache_dir", dir);
-  vgf::ExecutorOptions eo{&opts};
+  const VgfOptions opts_parsed = vgf_options(opts);
+  vgf::ExecutorOptions eo{&opts_parsed};
   Status s = ex.prepare(g, eo);
   EXPECT_TRUE(s.is_ok()) << s.message();
   return ex.stats();

@@ -1,7 +1,8 @@
 // Fast shader variants (docs/vulkan-executor.md "Fast variants"): the packed int8 dot-product
 // CONV2D / MATMUL variants against the CPU TOSA kernels (the oracle), bit for bit, on random
 // shapes (odd channel counts, K not a multiple of 4, padding, strides, dilation, zero points at
-// the extremes, constant and non-constant weights), forced with VKRT_VULKAN_VARIANTS=dot so they
+// the extremes, constant and non-constant weights), forced with VKRT_VULKAN_VARIANTS=dot (read by
+// parse_vgf_options, as the executor's options are here) so they
 // run on lavapipe too; and the selection rules (features x policy -> variant name), checked
 // without a device through the lowering itself.
 #include <cstdlib>
@@ -449,8 +450,8 @@ Status run_with_failing(const vgf::Graph& graph, std::vector<HostTensor>& inputs
   });
   BackendOptions options;
   options.set("VgfBackend.pipeline_cache_dir", "off");
-  vgf::ExecutorOptions eo;
-  eo.backend_options = &options;
+  const VgfOptions options_parsed = vgf_options(options);
+  vgf::ExecutorOptions eo{&options_parsed};
   VKRT_RETURN_IF_ERROR(run_graph(executor, graph, eo, inputs, outputs));
   *stats = executor.stats();
   return Status::ok();
@@ -552,6 +553,12 @@ TEST(VulkanDotVariants, MalformedPolicyIsAnError) {
 std::vector<std::string> lowered_shaders(const vgf::Graph& graph, const DeviceFeatures& features,
                                          const char* policy, Status* status) {
   ScopedVariantsEnv env(policy);
+  // The policy and layout as the executor gets them: parsed from the environment.
+  auto parsed = parse_vgf_options({});
+  if (!parsed.ok()) {
+    *status = parsed.status();
+    return {};
+  }
   std::vector<vgf::Shape> shapes;
   for (const auto& t : graph.tensors) shapes.push_back(t.shape);
   std::vector<FusedStep> steps = fuse_ops(graph, true);
@@ -559,6 +566,7 @@ std::vector<std::string> lowered_shaders(const vgf::Graph& graph, const DeviceFe
   auto plan = plan_memory(graph, shapes, steps, alias, 64);
   EXPECT_TRUE(plan.ok());
   LoweringContext ctx(graph, shapes, alias, *plan, features, 64);
+  ctx.set_variants(parsed->variants, parsed->coopmat);
   std::vector<std::string> names;
   for (const FusedStep& step : steps) {
     std::vector<PendingDispatch> out;

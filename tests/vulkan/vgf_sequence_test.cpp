@@ -160,9 +160,16 @@ std::vector<uint8_t> image_input_vgf() {
   return bytes.ok() ? *bytes : std::vector<uint8_t>();
 }
 
+// The defaults with the environment applied (the validation layer the test run turns on).
+VgfOptions env_options() {
+  auto parsed = parse_vgf_options({});
+  EXPECT_TRUE(parsed.ok()) << parsed.status().to_string();
+  return parsed.ok() ? *parsed : VgfOptions{};
+}
+
 // True where the Vulkan library is linked and finds a device: COMPUTE segments must run then.
 bool vulkan_device_available() {
-  auto probe = vgf::create_executor("vulkan");
+  auto probe = vgf::create_executor("vulkan", env_options());
   if (!probe.ok()) std::printf("no Vulkan device: %s\n", probe.status().to_string().c_str());
   return probe.ok();
 }
@@ -171,7 +178,7 @@ bool vulkan_device_available() {
   if (!vulkan_device_available()) GTEST_SKIP() << "no Vulkan device to run COMPUTE segments"
 
 #define CREATE_SESSION(session, model, choice)           \
-  VgfOptions session##_options;                          \
+  VgfOptions session##_options = env_options();          \
   session##_options.executor = choice;                   \
   auto session = VgfSession::create(model, session##_options); \
   ASSERT_TRUE(session.ok()) << session.status().to_string()
@@ -214,7 +221,7 @@ TEST(VgfSequence, GraphComputeGraphThroughAliasGroups) {
   }
 
   // The CPU executor cannot run the shader: refused, naming the segment.
-  VgfOptions cpu;
+  VgfOptions cpu = env_options();
   cpu.executor = VgfExecutor::Cpu;
   auto refused = VgfSession::create(*model, cpu);
   ASSERT_FALSE(refused.ok());
@@ -288,7 +295,7 @@ TEST(VgfSequence, AliasGroupOfDifferentSizesIsRefused) {
   ASSERT_TRUE(encoded.ok());
   auto model = VgfModel::from_bytes(*encoded);
   ASSERT_TRUE(model.ok()) << model.status().to_string();
-  VgfOptions options;
+  VgfOptions options = env_options();
   options.executor = VgfExecutor::Vulkan;
   auto session = VgfSession::create(*model, options);  // resources are checked before any device use
   ASSERT_FALSE(session.ok());

@@ -118,7 +118,7 @@ std::shared_ptr<Context> device_or_null(std::string* why) {
   SharedDevice& d = shared_device();
   if (!d.tried) {
     d.tried = true;
-    auto r = Context::shared(ContextOptions{});
+    auto r = Context::shared(context_options(vgf_options({})));
     if (r.ok()) {
       d.ctx = *r;
     } else {
@@ -127,6 +127,15 @@ std::shared_ptr<Context> device_or_null(std::string* why) {
   }
   if (why) *why = d.failure;
   return d.ctx;
+}
+
+VgfOptions vgf_options(const BackendOptions& options) {
+  auto parsed = parse_vgf_options(options);
+  if (!parsed.ok()) {
+    ADD_FAILURE() << "parse_vgf_options: " << parsed.status().message();
+    return VgfOptions{};
+  }
+  return std::move(parsed).value();
 }
 
 namespace {
@@ -177,8 +186,8 @@ Status run_on_vulkan(const vgf::Graph& graph, std::vector<HostTensor>& inputs,
   VulkanExecutor executor;
   BackendOptions defaults;
   defaults.set("VgfBackend.pipeline_cache_dir", "off");
-  vgf::ExecutorOptions eo;
-  eo.backend_options = options ? options : &defaults;
+  VKRT_ASSIGN_OR_RETURN(const VgfOptions parsed, parse_vgf_options(options ? *options : defaults));
+  vgf::ExecutorOptions eo{&parsed};
   VKRT_RETURN_IF_ERROR(run_graph(executor, graph, eo, inputs, outputs));
   if (stats) *stats = executor.stats();
   return Status::ok();

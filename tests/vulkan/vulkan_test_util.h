@@ -59,8 +59,14 @@ struct GraphBuilder {
   void output(TensorId t);
 };
 
-// The shared context, or nullptr (and the test should GTEST_SKIP) when no device exists.
+// The shared context, or nullptr (and the test should GTEST_SKIP) when no device exists. Opened
+// with the context options of vgf_options({}) (the environment: validation, device, variants).
 std::shared_ptr<Context> device_or_null(std::string* why);
+
+// parse_vgf_options(options): the keys given, the VKRT_VULKAN_* environment for the others (the
+// validation layer, VKRT_VULKAN_ZERO_COPY=0 of the staging test run, a test's ScopedEnv). A parse
+// error is a test failure (and the defaults are returned).
+VgfOptions vgf_options(const BackendOptions& options);
 
 #define VKRT_REQUIRE_VULKAN()                                                        \
   do {                                                                               \
@@ -79,6 +85,8 @@ Status run_graph(vgf::GraphExecutor& executor, const vgf::Graph& graph, const vg
 Status run_on_cpu(const vgf::Graph& graph, std::vector<HostTensor>& inputs, std::vector<HostTensor>& outputs);
 
 // Prepares `graph` on a fresh Vulkan executor and runs it. Outputs are shaped per the graph.
+// `options` are parsed (parse_vgf_options, so the environment applies; a parse error is returned);
+// null = only "VgfBackend.pipeline_cache_dir" = "off".
 Status run_on_vulkan(const vgf::Graph& graph, std::vector<HostTensor>& inputs,
                      std::vector<HostTensor>& outputs, const BackendOptions* options = nullptr,
                      VulkanExecutorStats* stats = nullptr);

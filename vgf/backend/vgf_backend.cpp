@@ -34,10 +34,13 @@ class VgfBackend final : public Backend {
     auto decoded = decode_vgf(processed);
     if (!decoded.ok()) return Status(decoded.status()).with_context("VgfBackend init");
     d->file = std::move(decoded).value();
+    // The options, parsed once here (keys, else their environment variables); everything below
+    // reads the typed fields.
+    auto parsed = parse_vgf_options(ctx.options ? *ctx.options : BackendOptions());
+    if (!parsed.ok()) return Status(parsed.status()).with_context("VgfBackend init");
+    const VgfOptions vgf_options = std::move(parsed).value();
     ModelRunnerOptions options;
-    VKRT_ASSIGN_OR_RETURN(options.executor,
-                          parse_vgf_executor(ctx.options ? ctx.options->get(kVgfExecutorOption) : std::string_view()));
-    options.backend_options = ctx.options;
+    options.options = &vgf_options;
     options.memory_budget = ctx.memory_budget;
     options.notices = ctx.notices;
     Status prepared = d->runner.prepare(d->file, options);

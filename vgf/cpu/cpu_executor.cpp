@@ -47,7 +47,7 @@ class CpuExecutor final : public GraphExecutor {
   // Scratch for op operands (sized at prepare so run does not allocate).
   std::vector<tosa::TensorRef> in_refs_;
   std::vector<Shape> input_shapes_;
-  // VgfBackend.profile: each op's span in the last run, on the tracer clock (sized at prepare).
+  // VgfOptions::profile: each op's span in the last run, on the tracer clock (sized at prepare).
   bool profile_ = false;
   std::vector<std::pair<uint64_t, uint64_t>> op_ns_;
 };
@@ -61,10 +61,7 @@ size_t tensor_bytes(const Graph& g, TensorId t, const Shape& shape) {
 Status CpuExecutor::prepare(const Graph& graph, const ExecutorOptions& options) {
   graph_ = &graph;
   VKRT_RETURN_IF_ERROR(validate_graph(graph));
-  if (options.backend_options != nullptr) {
-    const std::string_view p = options.backend_options->get("VgfBackend.profile");
-    profile_ = p == "1" || p == "true" || p == "on";
-  }
+  profile_ = options.vgf().profile;
   op_ns_.assign(profile_ ? graph.ops.size() : 0, {0, 0});
   // Every op must map to a kernel; report all that do not, at once.
   std::string unsupported;
@@ -259,7 +256,7 @@ std::vector<DelegateProfileEntry> CpuExecutor::op_profile() const {
   return steps;
 }
 
-Result<std::unique_ptr<GraphExecutor>> cpu_factory(const BackendOptions*) { return make_cpu_executor(); }
+Result<std::unique_ptr<GraphExecutor>> cpu_factory(const VgfOptions&) { return make_cpu_executor(); }
 
 }  // namespace
 

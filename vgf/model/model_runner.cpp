@@ -55,14 +55,6 @@ std::vector<int32_t> sizes32(const std::vector<int64_t>& shape) {
   return std::vector<int32_t>(shape.begin(), shape.end());
 }
 
-// "VgfBackend.device" or VKRT_VULKAN_DEVICE names a device: auto then runs on it even when it is
-// a CPU implementation (the user asked for it).
-bool device_named(const BackendOptions* options) {
-  if (options && !options->get(kVgfDeviceOption).empty()) return true;
-  const char* env = std::getenv("VKRT_VULKAN_DEVICE");
-  return env != nullptr && env[0] != '\0';
-}
-
 std::string segment_label(const VgfSegment& seg, size_t index) {
   return "segment " + std::to_string(index) + " ('" + seg.name + "')";
 }
@@ -96,14 +88,14 @@ Status ModelRunner::choose_graph_executor(const ModelRunnerOptions& options) {
   for (size_t i = 0; i < f.segments.size() && !compute; ++i) {
     if (f.segments[i].type == ModuleType::Compute) compute = &f.segments[compute_index = i];
   }
-  if (options.executor == VgfExecutor::Cpu) {
+  if (options.options->executor == VgfExecutor::Cpu) {
     VKRT_CHECK_OR_RETURN(compute == nullptr, NotSupported, segment_label(*compute, compute_index),
                          " is a COMPUTE segment (a SPIR-V compute shader): the cpu executor cannot run it; use the "
                          "vulkan or auto executor");
     graph_executor_ = "cpu";
     return Status::ok();
   }
-  if (options.executor == VgfExecutor::Vulkan) {
+  if (options.options->executor == VgfExecutor::Vulkan) {
     graph_executor_ = "vulkan";
     return Status::ok();
   }
@@ -114,7 +106,7 @@ Status ModelRunner::choose_graph_executor(const ModelRunnerOptions& options) {
     graph_executor_ = "cpu";
     return Status::ok();
   }
-  auto probe = create_executor("vulkan", options.backend_options);
+  auto probe = create_executor("vulkan", *options.options);
   if (!probe.ok()) {
     if (compute) {
       return Status(probe.status()).with_context(segment_label(*compute, compute_index) +
@@ -127,7 +119,7 @@ Status ModelRunner::choose_graph_executor(const ModelRunnerOptions& options) {
   if (compute) {
     graph_executor_ = "vulkan";
     if ((*probe)->software_device()) graph_reason_ = "the VGF has COMPUTE segments, which run on Vulkan only";
-  } else if ((*probe)->software_device() && !device_named(options.backend_options)) {
+  } else if ((*probe)->software_device() && options.options->device.empty()) {
     graph_executor_ = "cpu";
     graph_reason_ = "the Vulkan device, " + (*probe)->device_name() +
                     ", is a CPU implementation: the cpu executor runs the graph faster (--vgf_executor vulkan to use it)";
@@ -148,7 +140,7 @@ Status ModelRunner::prepare_graph_segment(size_t index, const ModelRunnerOptions
   VKRT_RETURN_IF_ERROR(options.memory_budget->reserve(intermediate_bytes(seg.graph),
                                                       "VGF segment '" + vseg.name + "' intermediate tensors"));
   ExecutorOptions eo;
-  eo.backend_options = options.backend_options;
+  eo.options = options.options;
   VgfPlacement placement;
   placement.segment = vseg.name;
   placement.reason = graph_reason_;
@@ -157,10 +149,10 @@ Status ModelRunner::prepare_graph_segment(size_t index, const ModelRunnerOptions
     exec = std::move(first_vulkan_);
   } else {
     if (graph_executor_ == "cpu") register_cpu_executor();
-    VKRT_ASSIGN_OR_RETURN(exec, create_executor(graph_executor_, options.backend_options));
+    VKRT_ASSIGN_OR_RETURN(exec, create_executor(graph_executor_, *options.options));
   }
   Status prepared = exec->prepare(seg.graph, eo);
-  if (!prepared.is_ok() && options.executor == VgfExecutor::Auto && exec->name() != "cpu") {
+  if (!prepared.is_ok() && options.options->executor == VgfExecutor::Auto && exec->name() != "cpu") {
     // The GPU executor cannot take this graph; the CPU one runs every op it supports.
     placement.reason = "the " + std::string(exec->name()) + " executor cannot run it: " + prepared.message();
     if (options.notices) {
@@ -168,7 +160,7 @@ Status ModelRunner::prepare_graph_segment(size_t index, const ModelRunnerOptions
                                  " (" + prepared.message() + "); running it on the CPU executor");
     }
     register_cpu_executor();
-    VKRT_ASSIGN_OR_RETURN(exec, create_executor("cpu", options.backend_options));
+    VKRT_ASSIGN_OR_RETURN(exec, create_executor("cpu", *options.options));
     prepared = exec->prepare(seg.graph, eo);
   }
   if (!prepared.is_ok()) return std::move(prepared).with_context("VGF segment '" + vseg.name + "'");
@@ -185,7 +177,7 @@ Status ModelRunner::prepare_compute_segment(size_t index, const ModelRunnerOptio
   ComputeSegmentFactory factory = compute_segment_factory();
   VKRT_CHECK_OR_RETURN(factory != nullptr, NotSupported, segment_label(vseg, index),
                        " is a COMPUTE segment: it runs on Vulkan only, and this build has no Vulkan executor");
-  auto runner = factory(*file_, index, options.backend_options);
+  auto runner = factory(*file_, index, *options.options);
   if (!runner.ok()) return Status(runner.status()).with_context("VGF " + segment_label(vseg, index));
   seg.compute = std::move(runner).value();
   for (const VgfBindingSlot& s : vseg.inputs) seg.input_mrt.push_back(s.mrt_index);
@@ -267,6 +259,7 @@ Status ModelRunner::allocate_resources(MemoryBudget& budget) {
 
 Status ModelRunner::prepare(const VgfFile& file, const ModelRunnerOptions& options) {
   VKRT_CHECK_OR_RETURN(options.memory_budget != nullptr, InvalidArgument, "ModelRunner: no memory budget");
+  VKRT_CHECK_OR_RETURN(options.options != nullptr, InvalidArgument, "ModelRunner: no options");
   file_ = &file;
   segments_.clear();
   placements_.clear();

@@ -24,8 +24,9 @@
 namespace vkrt::vgf {
 
 struct ModelRunnerOptions {
-  VgfExecutor executor = VgfExecutor::Auto;
-  const BackendOptions* backend_options = nullptr;  // "VgfBackend.*" keys for the executors
+  // The load's options, parsed once (VgfBackend::init) or given (VgfSession::create): the
+  // executor choice and what the executors read. Required; read during prepare() only.
+  const VgfOptions* options = nullptr;
   MemoryBudget* memory_budget = nullptr;            // required
   // Lines for the user about choices made against the request (a segment auto moved to the
   // CPU); may be null.

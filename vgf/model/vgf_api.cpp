@@ -20,30 +20,6 @@ using vgf::kDynamicDim;
 
 // ---- Options ----
 
-const char* vgf_executor_name(VgfExecutor executor) {
-  switch (executor) {
-    case VgfExecutor::Cpu: return "cpu";
-    case VgfExecutor::Vulkan: return "vulkan";
-    default: return "auto";
-  }
-}
-
-Result<VgfExecutor> parse_vgf_executor(std::string_view text) {
-  if (text.empty() || text == "auto") return VgfExecutor::Auto;
-  if (text == "cpu") return VgfExecutor::Cpu;
-  if (text == "vulkan") return VgfExecutor::Vulkan;
-  return make_error(Error::InvalidArgument, "VGF executor: expected cpu, vulkan or auto, got '", std::string(text),
-                    "'");
-}
-
-BackendOptions VgfOptions::to_backend_options() const {
-  BackendOptions out = extra;
-  out.set(std::string(kVgfExecutorOption), vgf_executor_name(executor));
-  if (!device.empty()) out.set(std::string(kVgfDeviceOption), device);
-  if (profile) out.set(std::string(kVgfProfileOption), "1");
-  return out;
-}
-
 std::string VgfPlacement::describe() const {
   std::string line = "segment '" + segment + "' (" + (compute ? "COMPUTE" : "GRAPH") + "): " + executor;
   if (!device.empty()) line += " on " + device;
@@ -241,7 +217,7 @@ Result<std::vector<std::vector<int64_t>>> VgfModel::output_shapes(
 
 struct VgfSession::Impl {
   std::shared_ptr<const VgfModel::Impl> model;  // keeps the file the runner reads alive
-  BackendOptions backend_options;
+  VgfOptions options;  // as given; the runner's executors read them
   MemoryBudget budget{0};
   std::unique_ptr<ThreadPool> threads;  // null for one thread
   std::unique_ptr<KernelContext> kernel_context;
@@ -255,15 +231,13 @@ VgfSession::~VgfSession() = default;
 Result<std::unique_ptr<VgfSession>> VgfSession::create(const VgfModel& model, const VgfOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->model = model.impl_;
-  impl->backend_options = options.to_backend_options();
+  VKRT_RETURN_IF_ERROR(check_vgf_options(options));
+  impl->options = options;
   impl->budget = MemoryBudget(options.memory_budget_bytes ? options.memory_budget_bytes : default_memory_budget_bytes());
   vgf::ModelRunnerOptions ro;
-  ro.executor = options.executor;
-  ro.backend_options = &impl->backend_options;
+  ro.options = &impl->options;
   ro.memory_budget = &impl->budget;
   VKRT_RETURN_IF_ERROR(impl->runner.prepare(impl->model->file, ro));
-  VKRT_CHECK_OR_RETURN(options.num_threads >= 1 && options.num_threads <= 1024, InvalidArgument,
-                       "VgfOptions::num_threads: ", options.num_threads, " (1 to 1024)");
   if (options.num_threads > 1) impl->threads = std::make_unique<ThreadPool>(options.num_threads);
   // No temp pool: the CPU executor plans its own scratch at prepare.
   impl->kernel_context = std::make_unique<KernelContext>(nullptr, impl->threads.get());

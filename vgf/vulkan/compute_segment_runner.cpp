@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "vgf/vulkan/backend_options.h"
 #include "vgf/vulkan/buffer.h"
 #include "vgf/vulkan/compute_segment_plan.h"
 #include "vgf/vulkan/context.h"
@@ -41,7 +40,7 @@ class VulkanComputeSegmentRunner final : public vgf::ComputeSegmentRunner {
  public:
   ~VulkanComputeSegmentRunner() override;
 
-  Status init(const VgfFile& file, size_t segment, const BackendOptions* options);
+  Status init(const VgfFile& file, size_t segment, const VgfOptions& options);
 
   std::string device_name() const override { return ctx_->info().name; }
   bool software_device() const override { return ctx_->features().cpu_device; }
@@ -436,24 +435,21 @@ Status VulkanComputeSegmentRunner::record(const VgfSegment& seg) {
   return Status::ok();
 }
 
-Status VulkanComputeSegmentRunner::init(const VgfFile& file, size_t segment, const BackendOptions* options) {
+Status VulkanComputeSegmentRunner::init(const VgfFile& file, size_t segment, const VgfOptions& options) {
   VKRT_RETURN_IF_ERROR(check_compute_segment(file, segment));
   const VgfSegment& seg = file.segments[segment];
   const vgf::VgfModule& module = file.modules[seg.module_index];
 
-  ContextOptions copts;
-  copts.device_selector = option_string(options, "VgfBackend.device");
-  copts.validation = option_on(options, "VgfBackend.validation", "VKRT_VULKAN_VALIDATION");
-  VKRT_ASSIGN_OR_RETURN(ctx_, Context::shared(copts));
-  profile_ = option_on(options, "VgfBackend.profile", "VKRT_VULKAN_PROFILE");
-  const bool zero_copy = option_default_on(options, "VgfBackend.zero_copy", "VKRT_VULKAN_ZERO_COPY");
+  VKRT_ASSIGN_OR_RETURN(ctx_, Context::shared(context_options(options)));
+  profile_ = options.profile;
+  const bool zero_copy = options.zero_copy;
   VKRT_ASSIGN_OR_RETURN(plan_, plan_compute_segment(file, segment, *ctx_));
   objects_.resize(plan_.objects.size());
   for (size_t i = 0; i < objects_.size(); ++i) static_cast<PlannedObject&>(objects_[i]) = plan_.objects[i];
   set_layouts_.assign(plan_.set_layout_count, VK_NULL_HANDLE);
   zeros_.assign(plan_.push_constant_bytes, 0);
 
-  VKRT_ASSIGN_OR_RETURN(cache_, PipelineCache::open(ctx_, option_string(options, "VgfBackend.pipeline_cache_dir")));
+  VKRT_ASSIGN_OR_RETURN(cache_, PipelineCache::open(ctx_, options.pipeline_cache_dir));
   VKRT_RETURN_IF_ERROR(create_objects(file, zero_copy));
   VKRT_RETURN_IF_ERROR(create_pipeline(module, seg));
   VKRT_RETURN_IF_ERROR(create_descriptors());
@@ -521,7 +517,7 @@ std::vector<DelegateProfileEntry> VulkanComputeSegmentRunner::op_profile() const
 }  // namespace
 
 Result<std::unique_ptr<vgf::ComputeSegmentRunner>> make_compute_segment_runner(const VgfFile& file, size_t segment,
-                                                                               const BackendOptions* options) {
+                                                                               const VgfOptions& options) {
   auto runner = std::make_unique<VulkanComputeSegmentRunner>();
   VKRT_RETURN_IF_ERROR(runner->init(file, segment, options));
   return std::unique_ptr<vgf::ComputeSegmentRunner>(std::move(runner));

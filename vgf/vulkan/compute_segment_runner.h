@@ -21,9 +21,9 @@
 // through one staging buffer; images by vkCmdCopyBufferToImage of packed pixel rows), one submit
 // of the command buffer recorded at create, wait, host tensors out. No heap allocation.
 //
-// Options: VgfBackend.device, VgfBackend.validation, VgfBackend.pipeline_cache_dir,
-// VgfBackend.profile (GPU timestamps around the dispatch: op_profile() has one entry
-// "COMPUTE <segment name>"), VgfBackend.zero_copy=0 (staging even on unified memory).
+// Options (typed, VgfOptions): device, validation, pipeline_cache_dir, profile (GPU timestamps
+// around the dispatch: op_profile() has one entry "COMPUTE <segment name>"), zero_copy = false
+// (staging even on unified memory).
 #pragma once
 
 #include <cstddef>
@@ -40,6 +40,6 @@ namespace vkrt::vulkan {
 // when this library is linked).
 Result<std::unique_ptr<vgf::ComputeSegmentRunner>> make_compute_segment_runner(const vgf::VgfFile& file,
                                                                                size_t segment,
-                                                                               const BackendOptions* options);
+                                                                               const VgfOptions& options);
 
 }  // namespace vkrt::vulkan

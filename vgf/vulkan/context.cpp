@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <vector>
 
 #include "vgf/vulkan/device_select.h"
@@ -27,11 +28,6 @@ VKAPI_ATTR VkBool32 VKAPI_CALL count_validation_message(
                  data && data->pMessage ? data->pMessage : "(no message)");
   }
   return VK_FALSE;
-}
-
-bool env_flag(const char* name) {
-  const char* v = std::getenv(name);
-  return v && (std::strcmp(v, "1") == 0 || std::strcmp(v, "true") == 0 || std::strcmp(v, "on") == 0);
 }
 
 Status load_vulkan() {
@@ -198,16 +194,19 @@ Result<std::shared_ptr<Context>> Context::create(const ContextOptions& options) 
   return ctx;
 }
 
+ContextOptions context_options(const VgfOptions& options) {
+  ContextOptions c;
+  c.device_selector = options.device;
+  c.validation = options.validation;
+  c.cooperative_matrix = options.variants != VgfVariants::Dot && options.variants != VgfVariants::Portable;
+  return c;
+}
+
 Result<std::shared_ptr<Context>> Context::shared(const ContextOptions& options) {
   static std::mutex mutex;
-  static std::map<std::pair<std::string, bool>, std::weak_ptr<Context>> contexts;
+  static std::map<std::tuple<std::string, bool, bool>, std::weak_ptr<Context>> contexts;
   std::lock_guard<std::mutex> lock(mutex);
-  // Key by the effective settings, so option-less and option-ful callers share one device.
-  std::string selector = options.device_selector;
-  if (selector.empty()) {
-    if (const char* env = std::getenv("VKRT_VULKAN_DEVICE")) selector = env;
-  }
-  auto key = std::make_pair(selector, options.validation || env_flag("VKRT_VULKAN_VALIDATION"));
+  auto key = std::make_tuple(options.device_selector, options.validation, options.cooperative_matrix);
   if (auto existing = contexts[key].lock()) return existing;
   VKRT_ASSIGN_OR_RETURN(auto ctx, create(options));
   contexts[key] = ctx;
@@ -222,7 +221,7 @@ Status Context::init(const ContextOptions& options) {
   if (vkEnumerateInstanceVersion) vkEnumerateInstanceVersion(&loader_version);
   const uint32_t api = loader_version >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : loader_version;
 
-  bool want_validation = options.validation || env_flag("VKRT_VULKAN_VALIDATION");
+  const bool want_validation = options.validation;
   std::vector<const char*> layers;
   std::vector<const char*> instance_exts;
   if (want_validation) {
@@ -309,11 +308,7 @@ Status Context::init(const ContextOptions& options) {
     vkGetPhysicalDeviceProperties(d, &p);
     candidates.push_back({p.deviceName, kind_of(p.deviceType)});
   }
-  std::string selector = options.device_selector;
-  if (selector.empty()) {
-    if (const char* env = std::getenv("VKRT_VULKAN_DEVICE")) selector = env;
-  }
-  VKRT_ASSIGN_OR_RETURN(size_t chosen, choose_device(candidates, selector));
+  VKRT_ASSIGN_OR_RETURN(size_t chosen, choose_device(candidates, options.device_selector));
   physical_device_ = devices[chosen];
 
   // ---- Properties and features (probed once). ----
@@ -382,13 +377,10 @@ Status Context::init(const ContextOptions& options) {
   f.cooperative_matrix_nv = has_extension(exts, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   f.memory_budget = has_extension(exts, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   // glslang declares the Vulkan memory model in every cooperative-matrix shader. Not enabled when
-  // the process asked for no cooperative-matrix variant (VKRT_VULKAN_VARIANTS=dot or portable
-  // when the context is created): validation layers older than the extension (Debian bookworm's
-  // 1.3.239) then see a device they know.
-  // (A malformed value is reported by the lowering, which reads the same variable.)
-  const Result<VariantPolicy> policy = variant_policy_from_env();
-  const bool coopmat_declined =
-      policy.ok() && (*policy == VariantPolicy::Dot || *policy == VariantPolicy::Portable);
+  // the options ask for no cooperative-matrix variant (ContextOptions::cooperative_matrix false:
+  // VgfVariants::Dot or Portable): validation layers older than the extension (Debian
+  // bookworm's 1.3.239) then see a device they know.
+  const bool coopmat_declined = !options.cooperative_matrix;
   f.cooperative_matrix_khr_offered = has_coopmat_khr && fcm.cooperativeMatrix && f12.vulkanMemoryModel;
   if (f.cooperative_matrix_khr_offered && !coopmat_declined) {
     f.cooperative_matrix_shapes = coopmat_khr_shapes(instance_, physical_device_);
@@ -505,7 +497,7 @@ const char* component_name(int32_t type) {
 // "KHR (s8->s32 16x16x32, f16->f32 16x16x16)", "NV (not used)" or "no".
 std::string coopmat_summary(const DeviceFeatures& f) {
   if (!f.cooperative_matrix_khr) {
-    if (f.cooperative_matrix_khr_offered) return "KHR offered, not enabled (VKRT_VULKAN_VARIANTS)";
+    if (f.cooperative_matrix_khr_offered) return "KHR offered, not enabled (variants dot or portable)";
     return f.cooperative_matrix_nv ? "NV (not used)" : "no";
   }
   std::string text = "KHR (";

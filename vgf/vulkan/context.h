@@ -2,8 +2,8 @@
 //
 // Created once through volk (the loader is opened at run time, so a machine without
 // libvulkan.so.1 gets a NotFound error, never a link failure), with the device's features
-// probed once (DeviceFeatures) and the optional Khronos validation layer (env var
-// VKRT_VULKAN_VALIDATION=1) whose messages are counted so tests can assert there were none.
+// probed once (DeviceFeatures) and the optional Khronos validation layer (VgfOptions::validation:
+// VgfBackend.validation, VKRT_VULKAN_VALIDATION) whose messages are counted so tests can assert there were none.
 #pragma once
 
 #include <volk.h>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "vkrt/error.h"
+#include "vkrt/vgf.h"
 
 namespace vkrt::vulkan {
 
@@ -89,11 +90,18 @@ struct DeviceInfo {
 };
 
 struct ContextOptions {
-  // Index or name substring; empty = env var VKRT_VULKAN_DEVICE, else the default ranking.
+  // Index or name substring; empty = the default ranking (device_select.h).
   std::string device_selector;
-  // Enable the Khronos validation layer; also forced on by VKRT_VULKAN_VALIDATION=1.
+  // Enable the Khronos validation layer.
   bool validation = false;
+  // Enable VK_KHR_cooperative_matrix where the device offers it. Off when the variant policy asks
+  // for no cooperative-matrix variant (VgfVariants::Dot / Portable): validation layers older than
+  // the extension (Debian bookworm's 1.3.239) then see a device they know.
+  bool cooperative_matrix = true;
 };
+
+// The context options of a load's VgfOptions (device, validation, variants).
+ContextOptions context_options(const VgfOptions& options);
 
 class Context {
  public:

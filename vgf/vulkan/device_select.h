@@ -1,9 +1,10 @@
 // Which Vulkan physical device an executor uses.
 //
-// Rule (docs/vulkan-executor.md): an explicit selector — the backend option "VgfBackend.device"
-// or else the env var VKRT_VULKAN_DEVICE — is either a decimal index into the enumeration order
-// or a case-insensitive substring of the device name; otherwise the first discrete GPU, else the
-// first integrated GPU, else the first virtual GPU, else the first CPU implementation (lavapipe).
+// Rule (docs/vulkan-executor.md): an explicit selector — VgfOptions::device (the backend option
+// "VgfBackend.device", else the env var VKRT_VULKAN_DEVICE, as parse_vgf_options reads them) — is
+// either a decimal index into the enumeration order or a case-insensitive substring of the device
+// name; otherwise the first discrete GPU, else the first integrated GPU, else the first virtual
+// GPU, else the first CPU implementation (lavapipe).
 #pragma once
 
 #include <cstddef>

@@ -88,7 +88,7 @@ std::vector<FusedStep> ChainPipelines::prepare(const vgf::Graph& graph, std::vec
     }
     auto kernel = generate_chain_kernel(graph, step, shapes);
     Status s = kernel.status();
-    if (s.is_ok() && std::getenv("VKRT_VULKAN_DUMP_CHAINS")) {  // debugging aid: the generated GLSL
+    if (s.is_ok() && dump_sources_) {  // debugging aid: the generated GLSL
       std::fprintf(stderr, "---- %s (%s)\n%s", kernel->name.c_str(), kernel->label.c_str(), kernel->source.c_str());
     }
     if (s.is_ok()) s = get_or_create(*kernel).status();

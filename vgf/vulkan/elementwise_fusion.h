@@ -79,6 +79,8 @@ class ChainPipelines {
 
   // Keeps compiled modules on disk between runs (warm init skips glslang); null = off.
   void set_disk_cache(const SpirvDiskCache* disk) { disk_ = disk; }
+  // Prints every generated shader's GLSL to stderr (VgfOptions::dump_chains; a debugging aid).
+  void set_dump_sources(bool on) { dump_sources_ = on; }
 
   // The pipeline of a generated module, or nullptr.
   const ComputePipeline* find(std::string_view name) const;
@@ -99,6 +101,7 @@ class ChainPipelines {
   VkPipelineCache cache_;
   Compiler compiler_;
   const SpirvDiskCache* disk_ = nullptr;
+  bool dump_sources_ = false;
   std::map<std::string, std::unique_ptr<Module>, std::less<>> modules_;  // by name
   size_t compile_count_ = 0;
   size_t disk_hits_ = 0;

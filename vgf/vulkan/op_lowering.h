@@ -9,6 +9,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vgf/ir/graph.h"
@@ -60,6 +61,14 @@ class LoweringContext {
   std::span<const vgf::Shape> shapes() const { return shapes_; }
   vgf::DType dtype(vgf::TensorId t) const { return graph_.tensor(t).dtype; }
   const DeviceFeatures& features() const { return features_; }
+  // The fast-variant policy and cooperative-matrix layout (VgfOptions::variants / coopmat) that
+  // select_fast_variant applies; Auto and "" (by GEMM size) unless set.
+  void set_variants(VgfVariants policy, std::string_view coopmat_layout) {
+    variants_ = policy;
+    coopmat_layout_ = coopmat_layout;
+  }
+  VgfVariants variants() const { return variants_; }
+  std::string_view coopmat_layout() const { return coopmat_layout_; }
 
   // The storage of a tensor (arena placement of its alias root, or its constant bytes).
   Slot tensor(vgf::TensorId t);
@@ -78,6 +87,8 @@ class LoweringContext {
   std::span<const vgf::TensorId> alias_;
   const MemoryPlan& plan_;
   const DeviceFeatures& features_;
+  VgfVariants variants_ = VgfVariants::Auto;
+  std::string_view coopmat_layout_;
   uint64_t alignment_;
   std::vector<uint8_t> constants_;
   std::map<vgf::TensorId, Slot> graph_constants_;

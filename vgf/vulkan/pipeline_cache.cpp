@@ -49,13 +49,6 @@ std::string hex(std::span<const uint8_t> bytes) {
 
 }  // namespace
 
-std::string default_pipeline_cache_dir() {
-  if (const char* d = std::getenv("VKRT_VULKAN_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/vkrt";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/vkrt";
-  return "";
-}
-
 PipelineCache::~PipelineCache() {
   if (cache_) vkDestroyPipelineCache(ctx_->device(), cache_, nullptr);
 }
@@ -64,7 +57,7 @@ Result<std::unique_ptr<PipelineCache>> PipelineCache::open(const std::shared_ptr
                                                            const std::string& dir_option) {
   std::unique_ptr<PipelineCache> cache(new PipelineCache());
   cache->ctx_ = ctx;
-  std::string dir = dir_option.empty() ? default_pipeline_cache_dir() : dir_option;
+  const std::string& dir = dir_option;  // resolved by parse_vgf_options
   std::vector<uint8_t> file;
   std::span<const uint8_t> payload;
   if (dir.empty() || dir == "off") {

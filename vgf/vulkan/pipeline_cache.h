@@ -9,8 +9,9 @@
 // is read and checked (bounded reads) before the payload is; anything else at the path (a
 // directory, a FIFO, an oversized file) is ignored with a one-line notice on stderr.
 //
-// Directory: option "VgfBackend.pipeline_cache_dir", else $VKRT_VULKAN_CACHE_DIR, else
-// $XDG_CACHE_HOME/vkrt, else $HOME/.cache/vkrt; "off" disables persistence.
+// Directory: VgfOptions::pipeline_cache_dir, which parse_vgf_options resolves (key
+// VgfBackend.pipeline_cache_dir, else $VKRT_VULKAN_CACHE_DIR, else $XDG_CACHE_HOME/vkrt, else
+// $HOME/.cache/vkrt); "" or "off" disables persistence.
 #pragma once
 
 #include <volk.h>
@@ -34,7 +35,7 @@ class PipelineCache {
   PipelineCache(const PipelineCache&) = delete;
   PipelineCache& operator=(const PipelineCache&) = delete;
 
-  // dir: "" = default location (see above); "off" = in memory only.
+  // dir: the cache directory (VgfOptions::pipeline_cache_dir); "" or "off" = in memory only.
   static Result<std::unique_ptr<PipelineCache>> open(const std::shared_ptr<Context>& ctx,
                                                      const std::string& dir);
   VkPipelineCache handle() const { return cache_; }
@@ -51,9 +52,6 @@ class PipelineCache {
   CacheLoadResult load_result_ = CacheLoadResult::Disabled;
   std::string path_;
 };
-
-// The default cache directory (see the header comment); "" when none can be determined.
-std::string default_pipeline_cache_dir();
 
 // Writes a temporary file next to `path` and renames it over `path` (readers never see half a
 // file); creates the directory. Every write, the fsync and the close are checked; on any failure

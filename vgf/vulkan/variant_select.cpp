@@ -109,16 +109,16 @@ uint32_t coopmat_shared_bytes(const CoopmatVariant& v, bool int8) {
   return chunks * v.chunk_words * 4 + (int8 ? (v.block_m + v.block_n) * 4 : 0);
 }
 
-// VKRT_VULKAN_COOPMAT: a layout suffix to use instead of the default choice (for tuning on a
-// GPU), or empty. InvalidArgument naming the text when no layout has that name.
-Result<std::string_view> coopmat_layout_from_env() {
-  const char* env = std::getenv("VKRT_VULKAN_COOPMAT");
-  if (!env || !*env) return std::string_view();
+// VgfOptions::coopmat: a layout suffix to use instead of the default choice (for tuning on a GPU),
+// or empty. InvalidArgument naming the text when no layout has that name (parse_vgf_options and
+// check_vgf_options refuse such a name first).
+Result<std::string_view> checked_coopmat_layout(std::string_view layout) {
+  if (layout.empty()) return std::string_view();
   for (const CoopmatVariant& v : kCoopmatVariants) {
-    if (std::string_view(env) == v.suffix) return std::string_view(v.suffix);
+    if (layout == v.suffix) return std::string_view(v.suffix);
   }
-  return make_error(Error::InvalidArgument, "VKRT_VULKAN_COOPMAT=\"", env,
-                    "\": expected 16w, 16, 16b, 16x, 16y, 16z, 8w, 8 or 8b");
+  return make_error(Error::InvalidArgument, "cooperative-matrix layout \"", std::string(layout),
+                    "\" (VgfBackend.coopmat, VKRT_VULKAN_COOPMAT): expected 16w, 16, 16b, 16x, 16y, 16z, 8w, 8 or 8b");
 }
 
 // Whether the device runs layout `v` for these inputs (int8 x int8 -> int32, or fp16 x fp16 ->
@@ -293,20 +293,6 @@ Status select_matmul_coopmat(const vgf::Op& op, LoweringContext& ctx, size_t pus
 
 }  // namespace
 
-Result<VariantPolicy> parse_variant_policy(std::string_view text) {
-  if (text.empty() || text == "auto") return VariantPolicy::Auto;
-  if (text == "dot") return VariantPolicy::Dot;
-  if (text == "portable") return VariantPolicy::Portable;
-  if (text == "coopmat") return VariantPolicy::Coopmat;
-  return make_error(Error::InvalidArgument, "VKRT_VULKAN_VARIANTS=\"", std::string(text),
-                    "\": expected auto, dot, portable or coopmat");
-}
-
-Result<VariantPolicy> variant_policy_from_env() {
-  const char* env = std::getenv("VKRT_VULKAN_VARIANTS");
-  return parse_variant_policy(env ? std::string_view(env) : std::string_view());
-}
-
 bool use_int8_dot_variants(const DeviceFeatures& features, VariantPolicy policy) {
   switch (policy) {
     case VariantPolicy::Portable: return false;
@@ -335,16 +321,16 @@ const CoopmatVariant* chosen_coopmat_variant(const DeviceFeatures& features, Var
 
 }  // namespace
 
-bool use_coopmat_matmul(const DeviceFeatures& features, VariantPolicy policy, bool int8) {
-  Result<std::string_view> layout = coopmat_layout_from_env();
+bool use_coopmat_matmul(const DeviceFeatures& features, VariantPolicy policy, bool int8, std::string_view name) {
+  Result<std::string_view> layout = checked_coopmat_layout(name);
   return layout.ok() && chosen_coopmat_variant(features, policy, int8, *layout, GemmSize{1, 1, 1}) != nullptr;
 }
 
 Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_bytes,
                            PendingDispatch* d) {
-  VKRT_ASSIGN_OR_RETURN(std::string_view layout, coopmat_layout_from_env());
+  VKRT_ASSIGN_OR_RETURN(std::string_view layout, checked_coopmat_layout(ctx.coopmat_layout()));
+  const VariantPolicy policy = ctx.variants();
   if (op.kind == vgf::OpKind::MATMUL && d->shader == "matmul_f16") {
-    VKRT_ASSIGN_OR_RETURN(VariantPolicy policy, variant_policy_from_env());
     const CoopmatVariant* variant = chosen_coopmat_variant(ctx.features(), policy, false, layout, gemm_size(op, ctx));
     return variant ? select_matmul_coopmat(op, ctx, push_bytes, *variant, false, d) : Status::ok();
   }
@@ -355,7 +341,6 @@ Status select_fast_variant(const vgf::Op& op, LoweringContext& ctx, size_t push_
   if (ctx.dtype(op.inputs[0]) != vgf::DType::Int8 || ctx.dtype(op.inputs[1]) != vgf::DType::Int8) {
     return Status::ok();
   }
-  VKRT_ASSIGN_OR_RETURN(VariantPolicy policy, variant_policy_from_env());
   if (const CoopmatVariant* variant =
           chosen_coopmat_variant(ctx.features(), policy, true, layout, gemm_size(op, ctx))) {
     if (matmul) return select_matmul_coopmat(op, ctx, push_bytes, *variant, true, d);

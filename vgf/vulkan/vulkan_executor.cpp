@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <optional>
 
-#include "vgf/vulkan/backend_options.h"
 #include "vgf/vulkan/op_lowering.h"
 #include "vkrt/event_tracer.h"
 
@@ -71,7 +70,7 @@ VulkanExecutor::~VulkanExecutor() {
 
 Status VulkanExecutor::prepare(const vgf::Graph& graph, const vgf::ExecutorOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
-  const BackendOptions* opts = options.backend_options;
+  const VgfOptions& opts = options.vgf();
   // A second prepare() replaces everything; recorded plans go before the pipelines they use.
   plans_.clear();
   last_plan_ = nullptr;
@@ -92,23 +91,21 @@ Status VulkanExecutor::prepare(const vgf::Graph& graph, const vgf::ExecutorOptio
                       unsupported);
   }
 
-  ContextOptions copts;
-  copts.device_selector = option_string(opts, "VgfBackend.device");
-  copts.validation = option_on(opts, "VgfBackend.validation", "VKRT_VULKAN_VALIDATION");
   const auto t_context = std::chrono::steady_clock::now();
-  VKRT_ASSIGN_OR_RETURN(ctx_, Context::shared(copts));
+  VKRT_ASSIGN_OR_RETURN(ctx_, Context::shared(context_options(opts)));
   const double context_seconds = seconds_since(t_context);
   chains_.reset();
   pipelines_.reset();
-  VKRT_ASSIGN_OR_RETURN(cache_, PipelineCache::open(ctx_, option_string(opts, "VgfBackend.pipeline_cache_dir")));
+  VKRT_ASSIGN_OR_RETURN(cache_, PipelineCache::open(ctx_, opts.pipeline_cache_dir));
   pipelines_ = std::make_unique<PipelineSet>(ctx_, cache_->handle());
   pipelines_->set_fault(pipeline_fault_);
   lowering_features_ = ctx_->features();
-  profile_ = option_on(opts, "VgfBackend.profile", "VKRT_VULKAN_PROFILE");
-  zero_copy_ = option_default_on(opts, "VgfBackend.zero_copy", "VKRT_VULKAN_ZERO_COPY");
-  bool fusion = !(opts && opts->get("VgfBackend.fusion") == "0");
-  bool fuse_elementwise =
-      fusion && option_default_on(opts, "VgfBackend.fuse_elementwise", "VKRT_VULKAN_FUSE_ELEMENTWISE");
+  profile_ = opts.profile;
+  zero_copy_ = opts.zero_copy;
+  variants_ = opts.variants;
+  coopmat_ = opts.coopmat;
+  const bool fusion = opts.fusion;
+  const bool fuse_elementwise = fusion && opts.fuse_elementwise;
 
   graph_ = &graph;
   stats_ = {};
@@ -118,6 +115,7 @@ Status VulkanExecutor::prepare(const vgf::Graph& graph, const vgf::ExecutorOptio
     // Chains are formed and compiled per plan (build_plan), for its concrete shapes; a chain
     // that fails to compile runs unfused (and is reported).
     chains_ = std::make_unique<ChainPipelines>(ctx_, cache_->handle(), chain_compiler_);
+    chains_->set_dump_sources(opts.dump_chains);
     // Compiled chains persist beside the pipeline cache (not with an injected test compiler).
     spirv_disk_.reset();
     if (!cache_->path().empty() && !chain_compiler_) {
@@ -193,6 +191,7 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
   std::vector<PendingDispatch> pending;
   do {
     lowering.emplace(g, plan->shapes, alias_, plan->memory, lowering_features_, alignment);
+    lowering->set_variants(variants_, coopmat_);
     pending.clear();
     for (const FusedStep& step : plan->steps) VKRT_RETURN_IF_ERROR(lower_step(step, *lowering, &pending));
   } while (drop_failing_fast_variant(pending));
@@ -420,13 +419,10 @@ std::vector<DispatchTiming> VulkanExecutor::last_profile() const {
   return last_plan_->program->last_timings();
 }
 
-Result<std::unique_ptr<vgf::GraphExecutor>> make_vulkan_executor(const BackendOptions* opts) {
+Result<std::unique_ptr<vgf::GraphExecutor>> make_vulkan_executor(const VgfOptions& options) {
   // Open the device the options select here (not at prepare), so that "auto" knows which device
   // it would get (or that there is none) before any graph is lowered.
-  ContextOptions copts;
-  copts.device_selector = option_string(opts, "VgfBackend.device");
-  copts.validation = option_on(opts, "VgfBackend.validation", "VKRT_VULKAN_VALIDATION");
-  VKRT_ASSIGN_OR_RETURN(auto ctx, Context::shared(copts));
+  VKRT_ASSIGN_OR_RETURN(auto ctx, Context::shared(context_options(options)));
   auto executor = std::make_unique<VulkanExecutor>();
   executor->ctx_ = std::move(ctx);
   return std::unique_ptr<vgf::GraphExecutor>(std::move(executor));

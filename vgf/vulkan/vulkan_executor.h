@@ -8,16 +8,9 @@
 // run(): copy inputs in, submit, wait, copy outputs out. A graph with dynamic dimensions is
 // planned and recorded per distinct set of input shapes (cached).
 //
-// Options (BackendOptions keys, see docs/vulkan-executor.md):
-//   VgfBackend.device              index or name substring (else env VKRT_VULKAN_DEVICE)
-//   VgfBackend.pipeline_cache_dir  directory, or "off" (else env VKRT_VULKAN_CACHE_DIR, XDG)
-//   VgfBackend.profile             "1": per-dispatch GPU timestamps (also env VKRT_VULKAN_PROFILE)
-//   VgfBackend.fusion              "0": one dispatch per op (for comparisons)
-//   VgfBackend.fuse_elementwise    "0": no generated elementwise-chain shaders (also env
-//                                  VKRT_VULKAN_FUSE_ELEMENTWISE=0), for A/B comparisons
-//   VgfBackend.validation          "1": Khronos validation layer (also env VKRT_VULKAN_VALIDATION)
-//   VgfBackend.zero_copy           "0": staging copies even on unified memory (also env
-//                                  VKRT_VULKAN_ZERO_COPY=0), for tests and A/B comparisons
+// Options: the typed VgfOptions of ExecutorOptions (vkrt/vgf.h; table in docs/vgf.md "Options"),
+// read at prepare(): device, validation, pipeline_cache_dir, profile, zero_copy, fusion,
+// fuse_elementwise, variants, coopmat, dump_chains. Nothing here reads strings or the environment.
 #pragma once
 
 #include <map>
@@ -98,7 +91,7 @@ class VulkanExecutor final : public vgf::GraphExecutor {
   void set_pipeline_fault(PipelineSet::Fault fault) { pipeline_fault_ = std::move(fault); }
 
  private:
-  friend Result<std::unique_ptr<vgf::GraphExecutor>> make_vulkan_executor(const BackendOptions* options);
+  friend Result<std::unique_ptr<vgf::GraphExecutor>> make_vulkan_executor(const VgfOptions& options);
   struct ShapePlan;
   Result<ShapePlan*> plan_for(std::span<const vgf::Shape> input_shapes);
   Result<std::unique_ptr<ShapePlan>> build_plan(std::span<const vgf::Shape> input_shapes);
@@ -127,14 +120,17 @@ class VulkanExecutor final : public vgf::GraphExecutor {
   };
   HostSpan copy_in_, submit_, copy_out_;
   bool zero_copy_ = true;  // inputs, outputs and constants straight into host-mapped device memory
+  VgfVariants variants_ = VgfVariants::Auto;  // VgfOptions::variants, for the lowering
+  std::string coopmat_;                       // VgfOptions::coopmat, for the lowering
   bool is_static_ = false;
   std::map<std::vector<vgf::Shape>, std::unique_ptr<ShapePlan>> plans_;
   ShapePlan* last_plan_ = nullptr;
   VulkanExecutorStats stats_;
 };
 
-// The factory registered as "vulkan": opens the device "VgfBackend.device" selects; fails with
-// NotFound/NotSupported when no usable Vulkan device exists (so "auto" falls back to the CPU).
-Result<std::unique_ptr<vgf::GraphExecutor>> make_vulkan_executor(const BackendOptions* options = nullptr);
+// The factory registered as "vulkan": opens the device context_options(options) selects; fails
+// with NotFound/NotSupported when no usable Vulkan device exists (so "auto" falls back to the CPU).
+Result<std::unique_ptr<vgf::GraphExecutor>> make_vulkan_executor(
+    const VgfOptions& options = vgf::ExecutorOptions::default_vgf_options());
 
 }  // namespace vkrt::vulkan

@@ -193,6 +193,30 @@ TEST(VgfPte, QuantizeDelegateDequantizeProgram) {
   EXPECT_GT(nonzero, 10);  // the reference exercises more than the ReLU floor
 }
 
+// VgfBackend parses its options once at init (parse_vgf_options): an unknown VgfBackend.* key
+// or a malformed value fails the load naming it; other backends' keys are not its business.
+TEST(VgfPte, BackendOptionsAreCheckedAtInit) {
+  auto bytes = build_program();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  auto load = [&](const std::string& key, const std::string& value) -> Status {
+    LoadOptions options;
+    options.backend_options.set("VgfBackend.executor", "cpu");
+    options.backend_options.set("EthosUBackend.some_option", "anything");
+    options.backend_options.set(key, value);
+    auto module = Module::load_from_buffer(*bytes, options);
+    if (!module.ok()) return module.status();
+    auto method = (*module)->load_method("forward");
+    return method.ok() ? Status::ok() : method.status();
+  };
+  EXPECT_TRUE(load("VgfBackend.profile", "on").is_ok());
+  Status unknown = load("VgfBackend.profle", "1");
+  EXPECT_EQ(unknown.code(), Error::InvalidArgument) << unknown.to_string();
+  EXPECT_NE(unknown.message().find("VgfBackend.profle"), std::string::npos) << unknown.message();
+  Status malformed = load("VgfBackend.fusion", "yes");
+  EXPECT_EQ(malformed.code(), Error::InvalidArgument) << malformed.to_string();
+  EXPECT_NE(malformed.message().find("VgfBackend.fusion=\"yes\""), std::string::npos) << malformed.message();
+}
+
 #ifdef VKRT_EXECUTOR_RUNNER
 // The same program as a file through executor_runner, as a user runs it, on the CPU executor
 // and on the Vulkan executor when a device exists (lavapipe in CI): both must give exactly the
