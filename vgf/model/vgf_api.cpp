@@ -95,10 +95,6 @@ Result<std::vector<uint8_t>> read_whole_file(const std::string& path) {
   return bytes;
 }
 
-std::vector<int32_t> sizes32(const std::vector<int64_t>& shape) {
-  return std::vector<int32_t>(shape.begin(), shape.end());
-}
-
 }  // namespace
 
 Result<VgfModel> VgfModel::from_bytes(std::vector<uint8_t> bytes) {
