@@ -133,14 +133,28 @@ Result<HostTensors> make_inputs(const VgfModel& model, const Flags& flags, std::
   return host;
 }
 
-Result<HostTensors> make_outputs(const VgfModel& model, const std::vector<std::vector<int64_t>>& shapes) {
+// Output buffers at the inferred shapes, within `byte_limit` (the memory budget): a small input
+// can ask for a large output (RESIZE, TILE), so the sizes are checked before anything is allocated.
+Result<HostTensors> make_outputs(const VgfModel& model, const std::vector<std::vector<int64_t>>& shapes,
+                                 uint64_t byte_limit) {
   HostTensors host;
   host.buffers.resize(shapes.size());
   host.tensors.resize(shapes.size());
+  uint64_t total = 0;
+  for (size_t j = 0; j < shapes.size(); ++j) {
+    uint64_t bytes = element_size(model.outputs()[j].dtype);
+    for (int64_t d : shapes[j]) {
+      VKRT_CHECK_OR_RETURN(d >= 0 && d <= INT32_MAX, InvalidArgument, "output ", j, ": dimension ", d);
+      if (__builtin_mul_overflow(bytes, uint64_t(d), &bytes)) bytes = UINT64_MAX;
+    }
+    if (__builtin_add_overflow(total, bytes, &total)) total = UINT64_MAX;
+    VKRT_CHECK_OR_RETURN(total <= byte_limit, MemoryAllocationFailed, "output ", j, " ", shape_text(shapes[j]),
+                         " would take the outputs past the memory budget (", byte_limit, " bytes)");
+  }
   for (size_t j = 0; j < shapes.size(); ++j) {
     std::vector<int32_t> sizes(shapes[j].begin(), shapes[j].end());
     size_t bytes = element_size(model.outputs()[j].dtype);
-    for (int32_t d : sizes) bytes *= size_t(d);  // bounded by the executors' own checks
+    for (int32_t d : sizes) bytes *= size_t(d);  // checked above
     host.buffers[j].assign(bytes ? bytes : 1, 0);
     VKRT_ASSIGN_OR_RETURN(host.tensors[j], Tensor::make(model.outputs()[j].dtype, sizes, host.buffers[j].data()));
   }
@@ -214,7 +228,7 @@ int run_vgf_file(const Flags& flags) {
   if (!inputs.ok()) return fail("setting inputs of " + flags.model_path, inputs.status());
   auto output_shapes = model->output_shapes(input_shapes);
   if (!output_shapes.ok()) return fail("inputs of " + flags.model_path, output_shapes.status());
-  auto outputs = make_outputs(*model, *output_shapes);
+  auto outputs = make_outputs(*model, *output_shapes, options.memory_budget_bytes);
   if (!outputs.ok()) return fail("outputs of " + flags.model_path, outputs.status());
 
   auto session = VgfSession::create(*model, options);
@@ -257,7 +271,7 @@ int run_vgf_file(const Flags& flags) {
   cpu_options.profile = false;
   auto cpu = VgfSession::create(*model, cpu_options);
   if (!cpu.ok()) return fail("--compare_with_cpu: the CPU executor", cpu.status());
-  auto cpu_outputs = make_outputs(*model, *output_shapes);
+  auto cpu_outputs = make_outputs(*model, *output_shapes, options.memory_budget_bytes);
   if (!cpu_outputs.ok()) return fail("--compare_with_cpu", cpu_outputs.status());
   s = (*cpu)->run(in, cpu_outputs->pointers);
   if (!s.is_ok()) return fail("--compare_with_cpu: the CPU executor's run", s);
