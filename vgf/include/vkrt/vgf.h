@@ -192,7 +192,8 @@ class VgfModel {
   Result<std::vector<std::vector<int64_t>>> output_shapes(std::span<const std::vector<int64_t>> input_shapes) const;
 
   // A program (.pte bytes) whose method "forward" takes the model's inputs at `input_shapes`,
-  // calls VgfBackend with this VGF and returns its outputs; runnable by executor_runner.
+  // calls VgfBackend with this VGF and returns its outputs; runnable by executor_runner. Defined
+  // in the library vkrt_vgf_to_pte, with the .pte writer (on vkrt::vkrt's link line).
   Result<std::vector<uint8_t>> to_pte(std::span<const std::vector<int64_t>> input_shapes) const;
 
   struct Impl;
