@@ -51,32 +51,12 @@ uint64_t static_resource_bytes(const ResourceHostType& type) {
   return bytes;
 }
 
-std::vector<int32_t> sizes32(const std::vector<int64_t>& shape) {
-  return std::vector<int32_t>(shape.begin(), shape.end());
-}
 
 std::string segment_label(const VgfSegment& seg, size_t index) {
   return "segment " + std::to_string(index) + " ('" + seg.name + "')";
 }
 
 }  // namespace
-
-Status check_resource_tensor(const VgfFile& file, uint32_t mrt, const Tensor& t, const char* what, size_t index) {
-  VKRT_ASSIGN_OR_RETURN(ResourceHostType type, resource_host_type(file, mrt));
-  const bool same_width_integers = is_integral(type.scalar, false) && is_integral(t.dtype(), false) &&
-                                   element_size(type.scalar) == element_size(t.dtype());
-  VKRT_CHECK_OR_RETURN(t.dtype() == type.scalar || same_width_integers, InvalidArgument, "VGF ", what, " ", index,
-                       ": expected ", scalar_type_name(type.scalar), " (resource ", mrt, "), got ",
-                       scalar_type_name(t.dtype()));
-  int64_t count = 1;
-  for (int64_t d : type.shape) {
-    if (d == kDynamicDim) return Status::ok();  // the executors check shapes against the graph
-    count *= d;
-  }
-  VKRT_CHECK_OR_RETURN(t.numel() == count, InvalidArgument, "VGF ", what, " ", index, ": ", t.numel(),
-                       " elements, resource ", mrt, " has ", count);
-  return Status::ok();
-}
 
 ModelRunner::ModelRunner() = default;
 ModelRunner::~ModelRunner() = default;
@@ -199,6 +179,19 @@ Status ModelRunner::allocate_resources(MemoryBudget& budget) {
   alias_members_.assign(n, {});
   storage_.clear();
   storage_.resize(n);
+  host_types_.assign(n, ResourceHostType{});
+  host_sizes_.assign(n, {});
+  host_counts_.assign(n, -1);
+  for (uint32_t m = 0; m < n; ++m) {
+    if (f.resources[m].category == ResourceCategory::Constant) continue;
+    VKRT_ASSIGN_OR_RETURN(host_types_[m], resource_host_type(f, m));
+    int64_t count = 1;
+    for (int64_t d : host_types_[m].shape) {
+      host_sizes_[m].push_back(d < 0 || d > INT32_MAX ? 0 : int32_t(d));
+      if (count >= 0 && (d < 0 || __builtin_mul_overflow(count, d, &count))) count = -1;
+    }
+    host_counts_[m] = count;
+  }
 
   std::vector<bool> model_io(n, false);
   for (const VgfBindingSlot& s : f.inputs) model_io[s.mrt_index] = true;
@@ -216,8 +209,7 @@ Status ModelRunner::allocate_resources(MemoryBudget& budget) {
     uint64_t group_bytes = 0;
     bool has_io = false;
     for (uint32_t m : members) {
-      VKRT_ASSIGN_OR_RETURN(ResourceHostType type, resource_host_type(f, m));
-      const uint64_t bytes = static_resource_bytes(type);
+      const uint64_t bytes = static_resource_bytes(host_types_[m]);
       VKRT_CHECK_OR_RETURN(bytes != UINT64_MAX, NotSupported, "VGF alias group ", id, ": resource ", m,
                            " needs a static shape");
       VKRT_CHECK_OR_RETURN(group_bytes == 0 || bytes == group_bytes, InvalidProgram, "VGF alias group ", id,
@@ -234,8 +226,8 @@ Status ModelRunner::allocate_resources(MemoryBudget& budget) {
     VKRT_CHECK_OR_RETURN(storage_[members[0]] != nullptr, MemoryAllocationFailed, "VGF alias group ", id, ": ",
                          group_bytes, " bytes");
     for (uint32_t m : members) {
-      VKRT_ASSIGN_OR_RETURN(ResourceHostType type, resource_host_type(f, m));
-      VKRT_ASSIGN_OR_RETURN(resource_tensors_[m], Tensor::make(type.scalar, sizes32(type.shape), storage_[members[0]].get()));
+      VKRT_ASSIGN_OR_RETURN(resource_tensors_[m], Tensor::make(host_types_[m].scalar, host_sizes_[m],
+                                                               storage_[members[0]].get()));
       resource_views_[m] = &resource_tensors_[m];
       allocated[m] = true;
     }
@@ -244,14 +236,13 @@ Status ModelRunner::allocate_resources(MemoryBudget& budget) {
   for (uint32_t m = 0; m < n; ++m) {
     const VgfResource& r = f.resources[m];
     if (r.category != ResourceCategory::Intermediate || allocated[m] || !alias_members_[m].empty()) continue;
-    VKRT_ASSIGN_OR_RETURN(ResourceHostType type, resource_host_type(f, m));
-    const uint64_t bytes = static_resource_bytes(type);
+    const uint64_t bytes = static_resource_bytes(host_types_[m]);
     VKRT_CHECK_OR_RETURN(bytes != UINT64_MAX && bytes <= uint64_t(INT32_MAX), NotSupported,
                          "VGF intermediate resource ", m, " needs a static shape");
     VKRT_RETURN_IF_ERROR(budget.reserve(bytes, "VGF intermediate resource " + std::to_string(m)));
     storage_[m].reset(new (std::nothrow) uint8_t[bytes ? bytes : 1]());
     VKRT_CHECK_OR_RETURN(storage_[m] != nullptr, MemoryAllocationFailed, "VGF intermediate resource ", m);
-    VKRT_ASSIGN_OR_RETURN(resource_tensors_[m], Tensor::make(type.scalar, sizes32(type.shape), storage_[m].get()));
+    VKRT_ASSIGN_OR_RETURN(resource_tensors_[m], Tensor::make(host_types_[m].scalar, host_sizes_[m], storage_[m].get()));
     resource_views_[m] = &resource_tensors_[m];
   }
   return Status::ok();
@@ -287,13 +278,26 @@ Status ModelRunner::prepare(const VgfFile& file, const ModelRunnerOptions& optio
 
 void ModelRunner::bind_alias_views(uint32_t mrt, const Tensor& t) {
   for (uint32_t m : alias_members_[mrt]) {
-    auto type = resource_host_type(*file_, m);
-    if (!type.ok()) continue;  // checked at prepare
-    auto view = Tensor::make(type->scalar, sizes32(type->shape), t.data());
+    auto view = Tensor::make(host_types_[m].scalar, host_sizes_[m], t.data());  // static: checked at prepare
     if (!view.ok()) continue;
     resource_tensors_[m] = *view;
     resource_views_[m] = &resource_tensors_[m];
   }
+}
+
+// A caller's tensor for a model input or output: the resource's element type (any integer type of
+// the same width for integers) and, for static shapes, its element count.
+Status ModelRunner::check_model_tensor(uint32_t mrt, const Tensor& t, const char* what, size_t index) const {
+  const ResourceHostType& type = host_types_[mrt];
+  const bool same_width_integers = is_integral(type.scalar, false) && is_integral(t.dtype(), false) &&
+                                   element_size(type.scalar) == element_size(t.dtype());
+  VKRT_CHECK_OR_RETURN(t.dtype() == type.scalar || same_width_integers, InvalidArgument, "VGF ", what, " ", index,
+                       ": expected ", scalar_type_name(type.scalar), " (resource ", mrt, "), got ",
+                       scalar_type_name(t.dtype()));
+  // Dynamic shapes: the executors check them against the graph.
+  VKRT_CHECK_OR_RETURN(host_counts_[mrt] < 0 || t.numel() == host_counts_[mrt], InvalidArgument, "VGF ", what, " ",
+                       index, ": ", t.numel(), " elements, resource ", mrt, " has ", host_counts_[mrt]);
+  return Status::ok();
 }
 
 Status ModelRunner::run(std::span<Tensor* const> model_inputs, std::span<Tensor* const> model_outputs,
@@ -315,7 +319,7 @@ Status ModelRunner::run(std::span<Tensor* const> model_inputs, std::span<Tensor*
   auto bind = [&](const std::vector<VgfBindingSlot>& slots, std::span<Tensor* const> tensors, const char* what) {
     for (size_t k = 0; k < slots.size(); ++k) {
       VKRT_CHECK_OR_RETURN(tensors[k] != nullptr, InvalidArgument, "VGF ", what, " ", k, " is null");
-      VKRT_RETURN_IF_ERROR(check_resource_tensor(f, slots[k].mrt_index, *tensors[k], what, k));
+      VKRT_RETURN_IF_ERROR(check_model_tensor(slots[k].mrt_index, *tensors[k], what, k));
       resource_views_[slots[k].mrt_index] = tensors[k];
       bind_alias_views(slots[k].mrt_index, *tensors[k]);
     }

@@ -57,6 +57,7 @@ class ModelRunner {
   Status prepare_graph_segment(size_t index, const ModelRunnerOptions& options);
   Status prepare_compute_segment(size_t index, const ModelRunnerOptions& options);
   Status allocate_resources(MemoryBudget& budget);
+  Status check_model_tensor(uint32_t mrt, const Tensor& t, const char* what, size_t index) const;
   void bind_alias_views(uint32_t mrt, const Tensor& t);
 
   const VgfFile* file_ = nullptr;
@@ -70,11 +71,12 @@ class ModelRunner {
   std::vector<Tensor> resource_tensors_;
   std::vector<Tensor*> resource_views_;
   std::vector<std::vector<uint32_t>> alias_members_;  // per resource: the other members of its group
+  // Per non-constant resource, found at prepare so that run() allocates nothing: its host type,
+  // its sizes as a Tensor takes them, and its element count (-1 when a dimension is dynamic).
+  std::vector<ResourceHostType> host_types_;
+  std::vector<std::vector<int32_t>> host_sizes_;
+  std::vector<int64_t> host_counts_;
   std::vector<std::unique_ptr<uint8_t[]>> storage_;
 };
-
-// The host type of every resource, with the check of a caller's tensor against it: element type
-// (any integer type of the same width for integers) and, for static shapes, element count.
-Status check_resource_tensor(const VgfFile& file, uint32_t mrt, const Tensor& t, const char* what, size_t index);
 
 }  // namespace vkrt::vgf
