@@ -292,7 +292,8 @@ TEST(SpirvGraph, SignExtensionOfUnsignedTypedConstants) {
   EXPECT_EQ(std::get<RescaleAttr>(back2->ops[0].attr).input_zp, 128);
 }
 
-// The operand table (vgf/spirv/tosa_operands.cpp) against extinst.tosa.001000.1.grammar.json.
+// The op descriptors' names, opcodes and SPIR-V operand lists (vgf/ir/ops/*.cpp) against
+// extinst.tosa.001000.1.grammar.json.
 TEST(TosaOperands, MatchTheKhronosGrammar) {
   VKRT_REQUIRE_CONFORMANCE(path, "vgf/grammar/tosa.grammar.json");
   std::ifstream f(path);

@@ -1,6 +1,6 @@
 #include "vgf/ir/graph.h"
 
-#include "vgf/ir/attribute_rules.h"
+#include "vgf/ir/op_descriptor.h"
 
 #include <string>
 
@@ -73,115 +73,6 @@ ScalarType dtype_to_scalar_type(DType t) {
   return ScalarType::Byte;
 }
 
-namespace {
-constexpr const char* kOpNames[kOpKindCount] = {
-    "ARGMAX", "AVG_POOL2D", "CONV2D", "CONV3D", "DEPTHWISE_CONV2D", "FFT2D", "MATMUL",
-    "MAX_POOL2D", "RFFT2D", "TRANSPOSE_CONV2D", "CLAMP", "ERF", "SIGMOID", "TANH", "ADD",
-    "ARITHMETIC_RIGHT_SHIFT", "BITWISE_AND", "BITWISE_OR", "BITWISE_XOR", "INTDIV",
-    "LOGICAL_AND", "LOGICAL_LEFT_SHIFT", "LOGICAL_RIGHT_SHIFT", "LOGICAL_OR", "LOGICAL_XOR",
-    "MAXIMUM", "MINIMUM", "MUL", "POW", "SUB", "TABLE", "ABS", "BITWISE_NOT", "CEIL", "CLZ", "COS",
-    "EXP", "FLOOR", "LOG", "LOGICAL_NOT", "NEGATE", "RECIPROCAL", "RSQRT", "SIN", "SELECT",
-    "EQUAL", "GREATER", "GREATER_EQUAL", "REDUCE_ALL", "REDUCE_ANY", "REDUCE_MAX", "REDUCE_MIN",
-    "REDUCE_PRODUCT", "REDUCE_SUM", "CONCAT", "PAD", "RESHAPE", "REVERSE", "SLICE", "TILE",
-    "TRANSPOSE", "GATHER", "SCATTER", "RESIZE", "CAST", "RESCALE"};
-
-// Which attribute alternative each op carries (index into OpAttributes).
-template <typename T>
-constexpr size_t attr_index() {
-  OpAttributes v = T{};
-  return v.index();
-}
-}  // namespace
-
-const char* op_name(OpKind op) {
-  auto i = uint32_t(op);
-  return i < uint32_t(kOpKindCount) ? kOpNames[i] : "UNKNOWN_OP";
-}
-
-bool is_valid_op_kind(uint32_t value) { return value < uint32_t(kOpKindCount); }
-
-int expected_input_count(OpKind op) {
-  switch (op) {
-    case OpKind::CONV2D:
-    case OpKind::CONV3D:
-    case OpKind::DEPTHWISE_CONV2D:
-    case OpKind::TRANSPOSE_CONV2D:
-    case OpKind::SELECT:
-    case OpKind::SCATTER:
-      return 3;
-    case OpKind::FFT2D:
-    case OpKind::MATMUL:
-    case OpKind::ADD:
-    case OpKind::ARITHMETIC_RIGHT_SHIFT:
-    case OpKind::BITWISE_AND:
-    case OpKind::BITWISE_OR:
-    case OpKind::BITWISE_XOR:
-    case OpKind::INTDIV:
-    case OpKind::LOGICAL_AND:
-    case OpKind::LOGICAL_LEFT_SHIFT:
-    case OpKind::LOGICAL_RIGHT_SHIFT:
-    case OpKind::LOGICAL_OR:
-    case OpKind::LOGICAL_XOR:
-    case OpKind::MAXIMUM:
-    case OpKind::MINIMUM:
-    case OpKind::MUL:
-    case OpKind::POW:
-    case OpKind::SUB:
-    case OpKind::EQUAL:
-    case OpKind::GREATER:
-    case OpKind::GREATER_EQUAL:
-    case OpKind::GATHER:
-      return 2;
-    case OpKind::CONCAT:
-      return -1;
-    default:
-      return 1;
-  }
-}
-
-int expected_output_count(OpKind op) {
-  return (op == OpKind::FFT2D || op == OpKind::RFFT2D) ? 2 : 1;
-}
-
-// The attribute struct each op must carry.
-static size_t expected_attr_index(OpKind op) {
-  switch (op) {
-    case OpKind::ARGMAX: return attr_index<ArgmaxAttr>();
-    case OpKind::AVG_POOL2D:
-    case OpKind::MAX_POOL2D: return attr_index<PoolAttr>();
-    case OpKind::CONV2D:
-    case OpKind::CONV3D:
-    case OpKind::DEPTHWISE_CONV2D: return attr_index<ConvAttr>();
-    case OpKind::TRANSPOSE_CONV2D: return attr_index<TransposeConvAttr>();
-    case OpKind::MATMUL: return attr_index<MatmulAttr>();
-    case OpKind::FFT2D:
-    case OpKind::RFFT2D: return attr_index<FftAttr>();
-    case OpKind::CLAMP: return attr_index<ClampAttr>();
-    case OpKind::ARITHMETIC_RIGHT_SHIFT: return attr_index<ShiftAttr>();
-    case OpKind::MAXIMUM:
-    case OpKind::MINIMUM: return attr_index<NanModeAttr>();
-    case OpKind::MUL: return attr_index<MulAttr>();
-    case OpKind::TABLE: return attr_index<TableAttr>();
-    case OpKind::NEGATE: return attr_index<NegateAttr>();
-    case OpKind::REDUCE_ALL:
-    case OpKind::REDUCE_ANY:
-    case OpKind::REDUCE_MAX:
-    case OpKind::REDUCE_MIN:
-    case OpKind::REDUCE_PRODUCT:
-    case OpKind::REDUCE_SUM:
-    case OpKind::CONCAT:
-    case OpKind::REVERSE: return attr_index<AxisAttr>();
-    case OpKind::PAD: return attr_index<PadAttr>();
-    case OpKind::RESHAPE: return attr_index<ReshapeAttr>();
-    case OpKind::SLICE: return attr_index<SliceAttr>();
-    case OpKind::TILE: return attr_index<TileAttr>();
-    case OpKind::TRANSPOSE: return attr_index<TransposeAttr>();
-    case OpKind::RESIZE: return attr_index<ResizeAttr>();
-    case OpKind::RESCALE: return attr_index<RescaleAttr>();
-    default: return attr_index<NoAttr>();
-  }
-}
-
 bool TensorInfo::is_static() const {
   if (!ranked) return false;
   for (int64_t d : shape) {
@@ -252,8 +143,9 @@ Status validate_graph(const Graph& graph) {
     VKRT_CHECK_OR_RETURN(op.outputs.size() == size_t(expected_output_count(op.kind)),
                          InvalidProgram, "op ", i, " (", name, "): expected ",
                          expected_output_count(op.kind), " outputs, got ", op.outputs.size());
-    VKRT_CHECK_OR_RETURN(op.attr.index() == expected_attr_index(op.kind), InvalidProgram, "op ",
-                         i, " (", name, "): wrong attribute kind");
+    const OpDescriptor& descriptor = op_descriptor(op.kind);
+    VKRT_CHECK_OR_RETURN(op.attr.index() == descriptor.attributes, InvalidProgram, "op ", i, " (", name,
+                         "): wrong attribute kind");
     for (size_t k = 0; k < op.inputs.size(); ++k) {
       TensorId t = op.inputs[k];
       VKRT_CHECK_OR_RETURN(t < tensor_count, InvalidProgram, "op ", i, " (", name, "): input ",
@@ -272,7 +164,9 @@ Status validate_graph(const Graph& graph) {
                            " (", name, "): output ", k, " has no element type");
       available[t] = 2;
     }
-    VKRT_RETURN_IF_ERROR(check_op_attributes(graph, i));
+    if (descriptor.check != nullptr) {
+      VKRT_RETURN_IF_ERROR(descriptor.check(OpContext{graph, op, i}));
+    }
   }
   for (size_t i = 0; i < graph.outputs.size(); ++i) {
     VKRT_CHECK_OR_RETURN(available[graph.outputs[i].tensor] != 0, InvalidProgram,

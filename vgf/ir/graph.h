@@ -384,7 +384,7 @@ struct Graph {
 // Structural checks every executor relies on: tensor ids in range, every non-constant tensor
 // read by an op is a graph input or produced by an earlier op, each tensor produced once,
 // per-op operand counts and attribute variants as documented above, constants' byte sizes
-// match their shapes, and the attribute rules of vgf/ir/attribute_rules.h (RESCALE's ERROR_IF).
+// match their shapes, and each op's ERROR_IF rules from its descriptor (vgf/ir/op_descriptor.h).
 // Every reader calls it, so both executors see only graphs that pass. Error messages name the
 // op index and kind.
 Status validate_graph(const Graph& graph);

@@ -13,11 +13,10 @@
 #include <vector>
 
 #include "vgf/ir/graph.h"
+#include "vgf/ir/op_descriptor.h"
 #include "vkrt/error.h"
 
 namespace vkrt::vgf {
-
-using Shape = std::vector<int64_t>;
 
 // Concrete shapes of every tensor (indexed by TensorId) given the shapes of the graph inputs
 // (input_shapes[i] for graph.inputs[i]). Errors (InvalidArgument / InvalidProgram) name the op

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "vgf/ir/op_descriptor.h"
 #include "vgf/spirv/spirv_defs.h"
 #include "vkrt/tensor.h"
 #include "vgf/spirv/spirv_module.h"
@@ -50,8 +51,12 @@ class GraphBuilder {
 // Decodes one TOSA op's operands (attribute constants -> typed attrs, tensors -> ids).
 class OpDecoder {
  public:
-  OpDecoder(const Module& m, OpKind kind, std::span<const uint32_t> operands)
-      : m_(m), kind_(kind), operands_(operands) {}
+  OpDecoder(const Module& m, OpKind kind, std::span<const uint32_t> operands, DType input_dtype)
+      : m_(m), kind_(kind), operands_(operands), input_dtype_(input_dtype) {}
+
+  OpKind kind() const { return kind_; }
+  DType input_dtype() const { return input_dtype_; }  // the op's first tensor input
+  bool has(std::string_view name) const { return tosa_operand_index(kind_, name) >= 0; }
 
   uint32_t id(std::string_view name) const {
     int i = tosa_operand_index(kind_, name);
@@ -112,193 +117,192 @@ class OpDecoder {
   const Module& m_;
   OpKind kind_;
   std::span<const uint32_t> operands_;
+  DType input_dtype_;
 };
+
+// One decoder per attribute struct. The op's SPIR-V operand list (its descriptor) says which of
+// the struct's fields it carries (AVG_POOL2D has zero points, MAX_POOL2D a nan_mode, ...).
+Status decode(const OpDecoder&, NoAttr&) { return Status::ok(); }
+
+Status decode(const OpDecoder& d, ArgmaxAttr& a) {
+  VKRT_ASSIGN_OR_RETURN(int64_t axis, d.scalar("axis"));
+  a.axis = int32_t(axis);
+  VKRT_ASSIGN_OR_RETURN(a.nan_mode, d.enumeration<NanMode>("nan_mode", 1, 2));
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, PoolAttr& a) {
+  VKRT_RETURN_IF_ERROR(d.array("kernel", a.kernel));
+  VKRT_RETURN_IF_ERROR(d.array("stride", a.stride));
+  VKRT_RETURN_IF_ERROR(d.array("pad", a.pad));
+  if (d.has("acc_type")) {
+    VKRT_ASSIGN_OR_RETURN(a.acc_type, d.enumeration<AccType>("acc_type", 1, 4));
+    VKRT_ASSIGN_OR_RETURN(a.input_zp, d.zero_point("input_zp"));
+    VKRT_ASSIGN_OR_RETURN(a.output_zp, d.zero_point("output_zp"));
+  }
+  if (d.has("nan_mode")) {
+    VKRT_ASSIGN_OR_RETURN(a.nan_mode, d.enumeration<NanMode>("nan_mode", 1, 2));
+  }
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, ConvAttr& a) {
+  const size_t spatial = d.kind() == OpKind::CONV3D ? 3 : 2;
+  VKRT_RETURN_IF_ERROR(d.array("pad", a.pad, 2 * spatial));
+  VKRT_RETURN_IF_ERROR(d.array("stride", a.stride, spatial));
+  VKRT_RETURN_IF_ERROR(d.array("dilation", a.dilation, spatial));
+  VKRT_ASSIGN_OR_RETURN(a.acc_type, d.enumeration<AccType>("acc_type", 1, 4));
+  VKRT_ASSIGN_OR_RETURN(a.local_bound, d.boolean("local_bound"));
+  VKRT_ASSIGN_OR_RETURN(a.input_zp, d.zero_point("input_zp"));
+  VKRT_ASSIGN_OR_RETURN(a.weight_zp, d.zero_point("weight_zp"));
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, TransposeConvAttr& a) {
+  VKRT_RETURN_IF_ERROR(d.array("out_pad", a.out_pad));
+  VKRT_RETURN_IF_ERROR(d.array("stride", a.stride));
+  VKRT_ASSIGN_OR_RETURN(a.acc_type, d.enumeration<AccType>("acc_type", 1, 4));
+  VKRT_ASSIGN_OR_RETURN(a.local_bound, d.boolean("local_bound"));
+  VKRT_ASSIGN_OR_RETURN(a.input_zp, d.zero_point("input_zp"));
+  VKRT_ASSIGN_OR_RETURN(a.weight_zp, d.zero_point("weight_zp"));
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, MatmulAttr& a) {
+  VKRT_ASSIGN_OR_RETURN(a.a_zp, d.zero_point("A_zp"));
+  VKRT_ASSIGN_OR_RETURN(a.b_zp, d.zero_point("B_zp"));
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, FftAttr& a) {
+  if (d.has("inverse")) {
+    VKRT_ASSIGN_OR_RETURN(a.inverse, d.boolean("inverse"));
+  }
+  VKRT_ASSIGN_OR_RETURN(a.local_bound, d.boolean("local_bound"));
+  return Status::ok();
+}
+
+// The bounds are in the input's type: integer inputs use the sign-extended values.
+Status decode(const OpDecoder& d, ClampAttr& a) {
+  VKRT_ASSIGN_OR_RETURN(FlatConstant lo, d.flat("min_val"));
+  VKRT_ASSIGN_OR_RETURN(FlatConstant hi, d.flat("max_val"));
+  VKRT_CHECK_OR_RETURN(lo.raw.size() == 1 && hi.raw.size() == 1, InvalidProgram, "CLAMP: min_val/max_val must be scalars");
+  a.min_int = lo.sign_extended(0);
+  a.max_int = hi.sign_extended(0);
+  a.min_fp = lo.as_double(0);
+  a.max_fp = hi.as_double(0);
+  if (!dtype_is_float(d.input_dtype())) {
+    a.min_fp = double(a.min_int);
+    a.max_fp = double(a.max_int);
+  }
+  VKRT_ASSIGN_OR_RETURN(a.nan_mode, d.enumeration<NanMode>("nan_mode", 1, 2));
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, ShiftAttr& a) {
+  VKRT_ASSIGN_OR_RETURN(a.round, d.boolean("round"));
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, NanModeAttr& a) {
+  VKRT_ASSIGN_OR_RETURN(a.nan_mode, d.enumeration<NanMode>("nan_mode", 1, 2));
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, MulAttr& a) {
+  VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> shift, d.ints("shift", 1));
+  VKRT_CHECK_OR_RETURN(shift[0] >= INT32_MIN && shift[0] <= INT32_MAX, InvalidProgram, "MUL: shift ", shift[0],
+                       " out of range");
+  a.shift = int32_t(shift[0]);  // its TOSA range (0..63, int32 only) is the descriptor's rule
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, TableAttr& a) {
+  VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> t, d.ints("table"));
+  VKRT_CHECK_OR_RETURN(t.size() == 256 || t.size() == 513, InvalidProgram, "TABLE: table has ", t.size(),
+                       " entries (expected 256 or 513)");
+  for (int64_t v : t) a.table.push_back(int16_t(v));
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, NegateAttr& a) {
+  VKRT_ASSIGN_OR_RETURN(a.input_zp, d.zero_point("input1_zp"));
+  VKRT_ASSIGN_OR_RETURN(a.output_zp, d.zero_point("output_zp"));
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, AxisAttr& a) {
+  VKRT_ASSIGN_OR_RETURN(int64_t axis, d.scalar("axis"));
+  VKRT_CHECK_OR_RETURN(axis >= 0 && axis < kMaxRank, InvalidProgram, op_name(d.kind()), ": axis ", axis,
+                       " out of range");
+  a.axis = int32_t(axis);
+  if (d.has("nan_mode")) {
+    VKRT_ASSIGN_OR_RETURN(a.nan_mode, d.enumeration<NanMode>("nan_mode", 1, 2));
+  }
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, PadAttr& a) {
+  VKRT_ASSIGN_OR_RETURN(a.padding, d.ints("padding"));
+  VKRT_ASSIGN_OR_RETURN(FlatConstant c, d.flat("pad_const"));
+  VKRT_CHECK_OR_RETURN(c.raw.size() == 1, InvalidProgram, "PAD: pad_const must have one element");
+  a.pad_const_int = c.sign_extended(0);
+  a.pad_const_fp = c.as_double(0);
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, ReshapeAttr& a) {
+  VKRT_ASSIGN_OR_RETURN(a.shape, d.ints("shape"));
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, SliceAttr& a) {
+  VKRT_ASSIGN_OR_RETURN(a.start, d.ints("start"));
+  VKRT_ASSIGN_OR_RETURN(a.size, d.ints("size"));
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, TileAttr& a) {
+  VKRT_ASSIGN_OR_RETURN(a.multiples, d.ints("multiples"));
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, TransposeAttr& a) {
+  VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> p, d.ints("perms"));
+  for (int64_t v : p) a.perms.push_back(int32_t(v));
+  return Status::ok();
+}
+
+Status decode(const OpDecoder& d, ResizeAttr& a) {
+  VKRT_ASSIGN_OR_RETURN(a.mode, d.enumeration<ResizeMode>("mode", 1, 2));
+  VKRT_RETURN_IF_ERROR(d.array("scale", a.scale));
+  VKRT_RETURN_IF_ERROR(d.array("offset", a.offset));
+  return d.array("border", a.border);
+}
+
+Status decode(const OpDecoder& d, RescaleAttr& a) {
+  VKRT_ASSIGN_OR_RETURN(a.scale32, d.boolean("scale32"));
+  VKRT_ASSIGN_OR_RETURN(a.rounding_mode, d.enumeration<RoundingMode>("rounding_mode", 1, 3));
+  VKRT_ASSIGN_OR_RETURN(a.per_channel, d.boolean("per_channel"));
+  VKRT_ASSIGN_OR_RETURN(a.input_unsigned, d.boolean("input_unsigned"));
+  VKRT_ASSIGN_OR_RETURN(a.output_unsigned, d.boolean("output_unsigned"));
+  VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> mult, d.ints("multiplier"));
+  VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> shift, d.ints("shift"));
+  VKRT_CHECK_OR_RETURN(mult.size() == shift.size() && !mult.empty(), InvalidProgram, "RESCALE: multiplier has ",
+                       mult.size(), " values, shift ", shift.size());
+  for (int64_t v : mult) a.multiplier.push_back(int32_t(v));
+  for (int64_t v : shift) a.shift.push_back(int8_t(v));
+  VKRT_ASSIGN_OR_RETURN(a.input_zp, d.zero_point("input_zp", a.input_unsigned));
+  VKRT_ASSIGN_OR_RETURN(a.output_zp, d.zero_point("output_zp", a.output_unsigned));
+  return Status::ok();
+}
 
 Result<OpAttributes> decode_attributes(const Module& m, OpKind kind, std::span<const uint32_t> operands,
                                        DType input_dtype) {
-  OpDecoder d(m, kind, operands);
-  switch (kind) {
-    case OpKind::ARGMAX: {
-      ArgmaxAttr a;
-      VKRT_ASSIGN_OR_RETURN(int64_t axis, d.scalar("axis"));
-      a.axis = int32_t(axis);
-      VKRT_ASSIGN_OR_RETURN(a.nan_mode, d.enumeration<NanMode>("nan_mode", 1, 2));
-      return OpAttributes(a);
-    }
-    case OpKind::AVG_POOL2D:
-    case OpKind::MAX_POOL2D: {
-      PoolAttr a;
-      VKRT_RETURN_IF_ERROR(d.array("kernel", a.kernel));
-      VKRT_RETURN_IF_ERROR(d.array("stride", a.stride));
-      VKRT_RETURN_IF_ERROR(d.array("pad", a.pad));
-      if (kind == OpKind::AVG_POOL2D) {
-        VKRT_ASSIGN_OR_RETURN(a.acc_type, d.enumeration<AccType>("acc_type", 1, 4));
-        VKRT_ASSIGN_OR_RETURN(a.input_zp, d.zero_point("input_zp"));
-        VKRT_ASSIGN_OR_RETURN(a.output_zp, d.zero_point("output_zp"));
-      } else {
-        VKRT_ASSIGN_OR_RETURN(a.nan_mode, d.enumeration<NanMode>("nan_mode", 1, 2));
-      }
-      return OpAttributes(a);
-    }
-    case OpKind::CONV2D:
-    case OpKind::CONV3D:
-    case OpKind::DEPTHWISE_CONV2D: {
-      ConvAttr a;
-      size_t spatial = kind == OpKind::CONV3D ? 3 : 2;
-      VKRT_RETURN_IF_ERROR(d.array("pad", a.pad, 2 * spatial));
-      VKRT_RETURN_IF_ERROR(d.array("stride", a.stride, spatial));
-      VKRT_RETURN_IF_ERROR(d.array("dilation", a.dilation, spatial));
-      VKRT_ASSIGN_OR_RETURN(a.acc_type, d.enumeration<AccType>("acc_type", 1, 4));
-      VKRT_ASSIGN_OR_RETURN(a.local_bound, d.boolean("local_bound"));
-      VKRT_ASSIGN_OR_RETURN(a.input_zp, d.zero_point("input_zp"));
-      VKRT_ASSIGN_OR_RETURN(a.weight_zp, d.zero_point("weight_zp"));
-      return OpAttributes(a);
-    }
-    case OpKind::TRANSPOSE_CONV2D: {
-      TransposeConvAttr a;
-      VKRT_RETURN_IF_ERROR(d.array("out_pad", a.out_pad));
-      VKRT_RETURN_IF_ERROR(d.array("stride", a.stride));
-      VKRT_ASSIGN_OR_RETURN(a.acc_type, d.enumeration<AccType>("acc_type", 1, 4));
-      VKRT_ASSIGN_OR_RETURN(a.local_bound, d.boolean("local_bound"));
-      VKRT_ASSIGN_OR_RETURN(a.input_zp, d.zero_point("input_zp"));
-      VKRT_ASSIGN_OR_RETURN(a.weight_zp, d.zero_point("weight_zp"));
-      return OpAttributes(a);
-    }
-    case OpKind::MATMUL: {
-      MatmulAttr a;
-      VKRT_ASSIGN_OR_RETURN(a.a_zp, d.zero_point("A_zp"));
-      VKRT_ASSIGN_OR_RETURN(a.b_zp, d.zero_point("B_zp"));
-      return OpAttributes(a);
-    }
-    case OpKind::FFT2D:
-    case OpKind::RFFT2D: {
-      FftAttr a;
-      if (kind == OpKind::FFT2D) {
-        VKRT_ASSIGN_OR_RETURN(a.inverse, d.boolean("inverse"));
-      }
-      VKRT_ASSIGN_OR_RETURN(a.local_bound, d.boolean("local_bound"));
-      return OpAttributes(a);
-    }
-    case OpKind::CLAMP: {
-      ClampAttr a;
-      VKRT_ASSIGN_OR_RETURN(FlatConstant lo, d.flat("min_val"));
-      VKRT_ASSIGN_OR_RETURN(FlatConstant hi, d.flat("max_val"));
-      VKRT_CHECK_OR_RETURN(lo.raw.size() == 1 && hi.raw.size() == 1, InvalidProgram,
-                           "CLAMP: min_val/max_val must be scalars");
-      a.min_int = lo.sign_extended(0);
-      a.max_int = hi.sign_extended(0);
-      a.min_fp = lo.as_double(0);
-      a.max_fp = hi.as_double(0);
-      if (!dtype_is_float(input_dtype)) {
-        a.min_fp = double(a.min_int);
-        a.max_fp = double(a.max_int);
-      }
-      VKRT_ASSIGN_OR_RETURN(a.nan_mode, d.enumeration<NanMode>("nan_mode", 1, 2));
-      return OpAttributes(a);
-    }
-    case OpKind::ARITHMETIC_RIGHT_SHIFT: {
-      ShiftAttr a;
-      VKRT_ASSIGN_OR_RETURN(a.round, d.boolean("round"));
-      return OpAttributes(a);
-    }
-    case OpKind::MAXIMUM:
-    case OpKind::MINIMUM: {
-      NanModeAttr a;
-      VKRT_ASSIGN_OR_RETURN(a.nan_mode, d.enumeration<NanMode>("nan_mode", 1, 2));
-      return OpAttributes(a);
-    }
-    case OpKind::MUL: {
-      MulAttr a;
-      VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> shift, d.ints("shift", 1));
-      VKRT_CHECK_OR_RETURN(shift[0] >= 0 && shift[0] <= 63, InvalidProgram, "MUL: shift ", shift[0], " out of range");
-      a.shift = int32_t(shift[0]);
-      return OpAttributes(a);
-    }
-    case OpKind::TABLE: {
-      TableAttr a;
-      VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> t, d.ints("table"));
-      VKRT_CHECK_OR_RETURN(t.size() == 256 || t.size() == 513, InvalidProgram, "TABLE: table has ",
-                           t.size(), " entries (expected 256 or 513)");
-      for (int64_t v : t) a.table.push_back(int16_t(v));
-      return OpAttributes(a);
-    }
-    case OpKind::NEGATE: {
-      NegateAttr a;
-      VKRT_ASSIGN_OR_RETURN(a.input_zp, d.zero_point("input1_zp"));
-      VKRT_ASSIGN_OR_RETURN(a.output_zp, d.zero_point("output_zp"));
-      return OpAttributes(a);
-    }
-    case OpKind::REDUCE_ALL: case OpKind::REDUCE_ANY: case OpKind::REDUCE_MAX:
-    case OpKind::REDUCE_MIN: case OpKind::REDUCE_PRODUCT: case OpKind::REDUCE_SUM:
-    case OpKind::CONCAT: case OpKind::REVERSE: {
-      AxisAttr a;
-      VKRT_ASSIGN_OR_RETURN(int64_t axis, d.scalar("axis"));
-      VKRT_CHECK_OR_RETURN(axis >= 0 && axis < kMaxRank, InvalidProgram, op_name(kind), ": axis ", axis, " out of range");
-      a.axis = int32_t(axis);
-      if (kind == OpKind::REDUCE_MAX || kind == OpKind::REDUCE_MIN) {
-        VKRT_ASSIGN_OR_RETURN(a.nan_mode, d.enumeration<NanMode>("nan_mode", 1, 2));
-      }
-      return OpAttributes(a);
-    }
-    case OpKind::PAD: {
-      PadAttr a;
-      VKRT_ASSIGN_OR_RETURN(a.padding, d.ints("padding"));
-      VKRT_ASSIGN_OR_RETURN(FlatConstant c, d.flat("pad_const"));
-      VKRT_CHECK_OR_RETURN(c.raw.size() == 1, InvalidProgram, "PAD: pad_const must have one element");
-      a.pad_const_int = c.sign_extended(0);
-      a.pad_const_fp = c.as_double(0);
-      return OpAttributes(a);
-    }
-    case OpKind::RESHAPE: {
-      ReshapeAttr a;
-      VKRT_ASSIGN_OR_RETURN(a.shape, d.ints("shape"));
-      return OpAttributes(a);
-    }
-    case OpKind::SLICE: {
-      SliceAttr a;
-      VKRT_ASSIGN_OR_RETURN(a.start, d.ints("start"));
-      VKRT_ASSIGN_OR_RETURN(a.size, d.ints("size"));
-      return OpAttributes(a);
-    }
-    case OpKind::TILE: {
-      TileAttr a;
-      VKRT_ASSIGN_OR_RETURN(a.multiples, d.ints("multiples"));
-      return OpAttributes(a);
-    }
-    case OpKind::TRANSPOSE: {
-      TransposeAttr a;
-      VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> p, d.ints("perms"));
-      for (int64_t v : p) a.perms.push_back(int32_t(v));
-      return OpAttributes(a);
-    }
-    case OpKind::RESIZE: {
-      ResizeAttr a;
-      VKRT_ASSIGN_OR_RETURN(a.mode, d.enumeration<ResizeMode>("mode", 1, 2));
-      VKRT_RETURN_IF_ERROR(d.array("scale", a.scale));
-      VKRT_RETURN_IF_ERROR(d.array("offset", a.offset));
-      VKRT_RETURN_IF_ERROR(d.array("border", a.border));
-      return OpAttributes(a);
-    }
-    case OpKind::RESCALE: {
-      RescaleAttr a;
-      VKRT_ASSIGN_OR_RETURN(a.scale32, d.boolean("scale32"));
-      VKRT_ASSIGN_OR_RETURN(a.rounding_mode, d.enumeration<RoundingMode>("rounding_mode", 1, 3));
-      VKRT_ASSIGN_OR_RETURN(a.per_channel, d.boolean("per_channel"));
-      VKRT_ASSIGN_OR_RETURN(a.input_unsigned, d.boolean("input_unsigned"));
-      VKRT_ASSIGN_OR_RETURN(a.output_unsigned, d.boolean("output_unsigned"));
-      VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> mult, d.ints("multiplier"));
-      VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> shift, d.ints("shift"));
-      VKRT_CHECK_OR_RETURN(mult.size() == shift.size() && !mult.empty(), InvalidProgram,
-                           "RESCALE: multiplier has ", mult.size(), " values, shift ", shift.size());
-      for (int64_t v : mult) a.multiplier.push_back(int32_t(v));
-      for (int64_t v : shift) a.shift.push_back(int8_t(v));
-      VKRT_ASSIGN_OR_RETURN(a.input_zp, d.zero_point("input_zp", a.input_unsigned));
-      VKRT_ASSIGN_OR_RETURN(a.output_zp, d.zero_point("output_zp", a.output_unsigned));
-      return OpAttributes(a);
-    }
-    default:
-      return OpAttributes(NoAttr{});
-  }
+  const OpDecoder d(m, kind, operands, input_dtype);
+  OpAttributes attr = default_attributes(kind);
+  VKRT_RETURN_IF_ERROR(std::visit([&](auto& a) { return decode(d, a); }, attr));
+  return attr;
 }
 
 Result<TensorId> GraphBuilder::constant_tensor(uint32_t id) {

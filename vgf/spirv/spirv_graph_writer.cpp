@@ -1,12 +1,14 @@
 // Graph IR -> SPIR-V graph module (see spirv_graph_writer.h).
 #include "vgf/spirv/spirv_graph_writer.h"
 
+#include <algorithm>
+
 #include <cstring>
 #include <map>
 #include <tuple>
 
 #include "vgf/spirv/spirv_defs.h"
-#include "vgf/spirv/tosa_operands.h"
+#include "vgf/ir/op_descriptor.h"
 
 namespace vkrt::vgf::spirv {
 namespace {
@@ -194,6 +196,31 @@ class Writer {
   Result<uint32_t> tensor_value(TensorId t);
   Result<uint32_t> constant_tensor(TensorId t);
   Result<uint32_t> attribute_operand(const Op& op, std::string_view name);
+  // One encoder per attribute struct: the constant for operand `name` of `op`.
+  Result<uint32_t> encode(const Op& op, std::string_view name, const NoAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const ArgmaxAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const PoolAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const ConvAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const TransposeConvAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const MatmulAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const FftAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const ClampAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const ShiftAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const NanModeAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const MulAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const TableAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const NegateAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const AxisAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const PadAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const ReshapeAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const SliceAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const TileAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const TransposeAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const ResizeAttr& a);
+  Result<uint32_t> encode(const Op& op, std::string_view name, const RescaleAttr& a);
+  DType input_dtype(const Op& op, size_t k) const { return g_.tensors[op.inputs[k]].dtype; }
+  DType output_dtype(const Op& op) const { return g_.tensors[op.outputs[0]].dtype; }
+  Result<uint32_t> fp32_or_int_const(DType t, double fp, int64_t integer);
   Status write_op(const Op& op);
 
   const Graph& g_;
@@ -241,174 +268,169 @@ Result<uint32_t> Writer::tensor_value(TensorId t) {
 }
 
 Result<uint32_t> Writer::attribute_operand(const Op& op, std::string_view name) {
-  const DType in = g_.tensors[op.inputs[0]].dtype;
-  const DType out = g_.tensors[op.outputs[0]].dtype;
-  auto zp_type = [](DType t) { return t; };
-  switch (op.kind) {
-    case OpKind::ARGMAX: {
-      const auto& a = std::get<ArgmaxAttr>(op.attr);
-      return name == "axis" ? uint_const(uint32_t(a.axis)) : uint_const(uint32_t(a.nan_mode));
-    }
-    case OpKind::AVG_POOL2D:
-    case OpKind::MAX_POOL2D: {
-      const auto& a = std::get<PoolAttr>(op.attr);
-      if (name == "kernel") return int_tensor_const(a.kernel);
-      if (name == "stride") return int_tensor_const(a.stride);
-      if (name == "pad") return int_tensor_const(a.pad);
-      if (name == "acc_type") return uint_const(uint32_t(a.acc_type));
-      if (name == "nan_mode") return uint_const(uint32_t(a.nan_mode));
-      if (name == "input_zp") return zero_point(zp_type(in), a.input_zp);
-      if (name == "output_zp") return zero_point(zp_type(out), a.output_zp);
-      break;
-    }
-    case OpKind::CONV2D:
-    case OpKind::CONV3D:
-    case OpKind::DEPTHWISE_CONV2D: {
-      const auto& a = std::get<ConvAttr>(op.attr);
-      size_t spatial = op.kind == OpKind::CONV3D ? 3 : 2;
-      if (name == "pad") return int_tensor_const(a.pad, 2 * spatial);
-      if (name == "stride") return int_tensor_const(a.stride, spatial);
-      if (name == "dilation") return int_tensor_const(a.dilation, spatial);
-      if (name == "acc_type") return uint_const(uint32_t(a.acc_type));
-      if (name == "local_bound") return bool_const(a.local_bound);
-      if (name == "input_zp") return zero_point(in, a.input_zp);
-      if (name == "weight_zp") return zero_point(g_.tensors[op.inputs[1]].dtype, a.weight_zp);
-      break;
-    }
-    case OpKind::TRANSPOSE_CONV2D: {
-      const auto& a = std::get<TransposeConvAttr>(op.attr);
-      if (name == "out_pad") return int_tensor_const(a.out_pad);
-      if (name == "stride") return int_tensor_const(a.stride);
-      if (name == "acc_type") return uint_const(uint32_t(a.acc_type));
-      if (name == "local_bound") return bool_const(a.local_bound);
-      if (name == "input_zp") return zero_point(in, a.input_zp);
-      if (name == "weight_zp") return zero_point(g_.tensors[op.inputs[1]].dtype, a.weight_zp);
-      break;
-    }
-    case OpKind::MATMUL: {
-      const auto& a = std::get<MatmulAttr>(op.attr);
-      if (name == "A_zp") return zero_point(in, a.a_zp);
-      if (name == "B_zp") return zero_point(g_.tensors[op.inputs[1]].dtype, a.b_zp);
-      break;
-    }
-    case OpKind::FFT2D:
-    case OpKind::RFFT2D: {
-      const auto& a = std::get<FftAttr>(op.attr);
-      return bool_const(name == "inverse" ? a.inverse : a.local_bound);
-    }
-    case OpKind::CLAMP: {
-      const auto& a = std::get<ClampAttr>(op.attr);
-      if (name == "nan_mode") return uint_const(uint32_t(a.nan_mode));
-      bool lo = name == "min_val";
-      if (in == DType::Fp32) {
-        float f = float(lo ? a.min_fp : a.max_fp);
-        uint32_t bits;
-        std::memcpy(&bits, &f, 4);
-        return scalar_const(in, bits);
-      }
-      VKRT_CHECK_OR_RETURN(!dtype_is_float(in), InvalidArgument, "SPIR-V writer: CLAMP on ", dtype_name(in));
-      return scalar_const(in, uint64_t(lo ? a.min_int : a.max_int));
-    }
-    case OpKind::ARITHMETIC_RIGHT_SHIFT:
-      return bool_const(std::get<ShiftAttr>(op.attr).round);
-    case OpKind::MAXIMUM:
-    case OpKind::MINIMUM:
-      return uint_const(uint32_t(std::get<NanModeAttr>(op.attr).nan_mode));
-    case OpKind::MUL:
-      return int_tensor_const(8, {std::get<MulAttr>(op.attr).shift});
-    case OpKind::TABLE: {
-      const auto& t = std::get<TableAttr>(op.attr).table;
-      return int_tensor_const(in == DType::Int8 ? 8 : 16, std::vector<int64_t>(t.begin(), t.end()));
-    }
-    case OpKind::NEGATE: {
-      const auto& a = std::get<NegateAttr>(op.attr);
-      return zero_point(name == "input1_zp" ? in : out, name == "input1_zp" ? a.input_zp : a.output_zp);
-    }
-    case OpKind::REDUCE_ALL: case OpKind::REDUCE_ANY: case OpKind::REDUCE_MAX:
-    case OpKind::REDUCE_MIN: case OpKind::REDUCE_PRODUCT: case OpKind::REDUCE_SUM:
-    case OpKind::CONCAT: case OpKind::REVERSE: {
-      const auto& a = std::get<AxisAttr>(op.attr);
-      return name == "axis" ? uint_const(uint32_t(a.axis)) : uint_const(uint32_t(a.nan_mode));
-    }
-    case OpKind::PAD: {
-      const auto& a = std::get<PadAttr>(op.attr);
-      if (name == "padding") return int_tensor_const(32, a.padding);
-      if (in == DType::Fp32) {
-        float f = float(a.pad_const_fp);
-        uint32_t bits;
-        std::memcpy(&bits, &f, 4);
-        return zero_point(in, bits);
-      }
-      return zero_point(in, a.pad_const_int);
-    }
-    case OpKind::RESHAPE: return int_tensor_const(32, std::get<ReshapeAttr>(op.attr).shape);
-    case OpKind::SLICE: {
-      const auto& a = std::get<SliceAttr>(op.attr);
-      return int_tensor_const(32, name == "start" ? a.start : a.size);
-    }
-    case OpKind::TILE: return int_tensor_const(32, std::get<TileAttr>(op.attr).multiples);
-    case OpKind::TRANSPOSE: {
-      const auto& p = std::get<TransposeAttr>(op.attr).perms;
-      return int_tensor_const(32, std::vector<int64_t>(p.begin(), p.end()));
-    }
-    case OpKind::RESIZE: {
-      const auto& a = std::get<ResizeAttr>(op.attr);
-      if (name == "mode") return uint_const(uint32_t(a.mode));
-      if (name == "scale") return int_tensor_const(a.scale);
-      if (name == "offset") return int_tensor_const(a.offset);
-      if (name == "border") return int_tensor_const(a.border);
-      break;
-    }
-    case OpKind::RESCALE: {
-      const auto& a = std::get<RescaleAttr>(op.attr);
-      if (name == "scale32") return bool_const(a.scale32);
-      if (name == "rounding_mode") return uint_const(uint32_t(a.rounding_mode));
-      if (name == "per_channel") return bool_const(a.per_channel);
-      if (name == "input_unsigned") return bool_const(a.input_unsigned);
-      if (name == "output_unsigned") return bool_const(a.output_unsigned);
-      if (name == "multiplier")
-        return int_tensor_const(a.scale32 ? 32 : 16, std::vector<int64_t>(a.multiplier.begin(), a.multiplier.end()));
-      if (name == "shift") return int_tensor_const(8, std::vector<int64_t>(a.shift.begin(), a.shift.end()));
-      if (name == "input_zp") return zero_point(in, a.input_zp);
-      if (name == "output_zp") return zero_point(out, a.output_zp);
-      break;
-    }
-    default:
-      break;
+  auto id = std::visit([&](const auto& a) { return encode(op, name, a); }, op.attr);
+  if (id.ok() && *id == 0) {
+    return make_error(Error::InvalidArgument, "SPIR-V writer: ", op_name(op.kind), " has no operand '",
+                      std::string(name), "'");
   }
-  return make_error(Error::InvalidArgument, "SPIR-V writer: ", op_name(op.kind), " has no operand '",
-                    std::string(name), "'");
+  return id;
 }
 
-// Which operand names are tensor inputs (the rest are attributes), in IR input order.
-bool is_tensor_operand(OpKind kind, std::string_view name, int& input_index) {
-  static const std::string_view kTensorNames[] = {"input", "input1", "input2", "input3", "weight",
-                                                  "bias", "A", "B", "input_real", "input_imag",
-                                                  "values", "indices", "values_in"};
-  bool tensor = false;
-  for (std::string_view n : kTensorNames) tensor = tensor || n == name;
-  if (!tensor) return false;
-  // SCATTER's "input" is its third tensor; everything else follows operand order.
-  (void)kind;
-  ++input_index;
-  return true;
+// Encoders return id 0 for a name their struct does not carry (attribute_operand reports it).
+Result<uint32_t> Writer::encode(const Op&, std::string_view, const NoAttr&) { return 0u; }
+
+Result<uint32_t> Writer::encode(const Op&, std::string_view name, const ArgmaxAttr& a) {
+  return name == "axis" ? uint_const(uint32_t(a.axis)) : uint_const(uint32_t(a.nan_mode));
+}
+
+Result<uint32_t> Writer::encode(const Op& op, std::string_view name, const PoolAttr& a) {
+  if (name == "kernel") return int_tensor_const(a.kernel);
+  if (name == "stride") return int_tensor_const(a.stride);
+  if (name == "pad") return int_tensor_const(a.pad);
+  if (name == "acc_type") return uint_const(uint32_t(a.acc_type));
+  if (name == "nan_mode") return uint_const(uint32_t(a.nan_mode));
+  if (name == "input_zp") return zero_point(input_dtype(op, 0), a.input_zp);
+  if (name == "output_zp") return zero_point(output_dtype(op), a.output_zp);
+  return 0u;
+}
+
+Result<uint32_t> Writer::encode(const Op& op, std::string_view name, const ConvAttr& a) {
+  const size_t spatial = op.kind == OpKind::CONV3D ? 3 : 2;
+  if (name == "pad") return int_tensor_const(a.pad, 2 * spatial);
+  if (name == "stride") return int_tensor_const(a.stride, spatial);
+  if (name == "dilation") return int_tensor_const(a.dilation, spatial);
+  if (name == "acc_type") return uint_const(uint32_t(a.acc_type));
+  if (name == "local_bound") return bool_const(a.local_bound);
+  if (name == "input_zp") return zero_point(input_dtype(op, 0), a.input_zp);
+  if (name == "weight_zp") return zero_point(input_dtype(op, 1), a.weight_zp);
+  return 0u;
+}
+
+Result<uint32_t> Writer::encode(const Op& op, std::string_view name, const TransposeConvAttr& a) {
+  if (name == "out_pad") return int_tensor_const(a.out_pad);
+  if (name == "stride") return int_tensor_const(a.stride);
+  if (name == "acc_type") return uint_const(uint32_t(a.acc_type));
+  if (name == "local_bound") return bool_const(a.local_bound);
+  if (name == "input_zp") return zero_point(input_dtype(op, 0), a.input_zp);
+  if (name == "weight_zp") return zero_point(input_dtype(op, 1), a.weight_zp);
+  return 0u;
+}
+
+Result<uint32_t> Writer::encode(const Op& op, std::string_view name, const MatmulAttr& a) {
+  if (name == "A_zp") return zero_point(input_dtype(op, 0), a.a_zp);
+  if (name == "B_zp") return zero_point(input_dtype(op, 1), a.b_zp);
+  return 0u;
+}
+
+Result<uint32_t> Writer::encode(const Op&, std::string_view name, const FftAttr& a) {
+  return bool_const(name == "inverse" ? a.inverse : a.local_bound);
+}
+
+// fp32 values as their bit pattern, integers in the type's width.
+Result<uint32_t> Writer::fp32_or_int_const(DType t, double fp, int64_t integer) {
+  if (t == DType::Fp32) {
+    const float f = float(fp);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    return scalar_const(t, bits);
+  }
+  return scalar_const(t, uint64_t(integer));
+}
+
+Result<uint32_t> Writer::encode(const Op& op, std::string_view name, const ClampAttr& a) {
+  if (name == "nan_mode") return uint_const(uint32_t(a.nan_mode));
+  const DType in = input_dtype(op, 0);
+  VKRT_CHECK_OR_RETURN(in == DType::Fp32 || !dtype_is_float(in), InvalidArgument, "SPIR-V writer: CLAMP on ",
+                       dtype_name(in));
+  const bool lo = name == "min_val";
+  return fp32_or_int_const(in, lo ? a.min_fp : a.max_fp, lo ? a.min_int : a.max_int);
+}
+
+Result<uint32_t> Writer::encode(const Op&, std::string_view, const ShiftAttr& a) { return bool_const(a.round); }
+
+Result<uint32_t> Writer::encode(const Op&, std::string_view, const NanModeAttr& a) {
+  return uint_const(uint32_t(a.nan_mode));
+}
+
+Result<uint32_t> Writer::encode(const Op&, std::string_view, const MulAttr& a) { return int_tensor_const(8, {a.shift}); }
+
+Result<uint32_t> Writer::encode(const Op& op, std::string_view, const TableAttr& a) {
+  return int_tensor_const(input_dtype(op, 0) == DType::Int8 ? 8 : 16, std::vector<int64_t>(a.table.begin(), a.table.end()));
+}
+
+Result<uint32_t> Writer::encode(const Op& op, std::string_view name, const NegateAttr& a) {
+  if (name == "input1_zp") return zero_point(input_dtype(op, 0), a.input_zp);
+  return zero_point(output_dtype(op), a.output_zp);
+}
+
+Result<uint32_t> Writer::encode(const Op&, std::string_view name, const AxisAttr& a) {
+  return name == "axis" ? uint_const(uint32_t(a.axis)) : uint_const(uint32_t(a.nan_mode));
+}
+
+// pad_const is a one-element tensor of the input type (fp32 bits for float inputs).
+Result<uint32_t> Writer::encode(const Op& op, std::string_view name, const PadAttr& a) {
+  if (name == "padding") return int_tensor_const(32, a.padding);
+  const DType in = input_dtype(op, 0);
+  if (in == DType::Fp32) {
+    const float f = float(a.pad_const_fp);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    return zero_point(in, bits);
+  }
+  return zero_point(in, a.pad_const_int);
+}
+
+Result<uint32_t> Writer::encode(const Op&, std::string_view, const ReshapeAttr& a) { return int_tensor_const(32, a.shape); }
+
+Result<uint32_t> Writer::encode(const Op&, std::string_view name, const SliceAttr& a) {
+  return int_tensor_const(32, name == "start" ? a.start : a.size);
+}
+
+Result<uint32_t> Writer::encode(const Op&, std::string_view, const TileAttr& a) { return int_tensor_const(32, a.multiples); }
+
+Result<uint32_t> Writer::encode(const Op&, std::string_view, const TransposeAttr& a) {
+  return int_tensor_const(32, std::vector<int64_t>(a.perms.begin(), a.perms.end()));
+}
+
+Result<uint32_t> Writer::encode(const Op&, std::string_view name, const ResizeAttr& a) {
+  if (name == "mode") return uint_const(uint32_t(a.mode));
+  if (name == "scale") return int_tensor_const(a.scale);
+  if (name == "offset") return int_tensor_const(a.offset);
+  if (name == "border") return int_tensor_const(a.border);
+  return 0u;
+}
+
+Result<uint32_t> Writer::encode(const Op& op, std::string_view name, const RescaleAttr& a) {
+  if (name == "scale32") return bool_const(a.scale32);
+  if (name == "rounding_mode") return uint_const(uint32_t(a.rounding_mode));
+  if (name == "per_channel") return bool_const(a.per_channel);
+  if (name == "input_unsigned") return bool_const(a.input_unsigned);
+  if (name == "output_unsigned") return bool_const(a.output_unsigned);
+  if (name == "multiplier")
+    return int_tensor_const(a.scale32 ? 32 : 16, std::vector<int64_t>(a.multiplier.begin(), a.multiplier.end()));
+  if (name == "shift") return int_tensor_const(8, std::vector<int64_t>(a.shift.begin(), a.shift.end()));
+  if (name == "input_zp") return zero_point(input_dtype(op, 0), a.input_zp);
+  if (name == "output_zp") return zero_point(output_dtype(op), a.output_zp);
+  return 0u;
 }
 
 Status Writer::write_op(const Op& op) {
   std::vector<uint32_t> operands;
-  int input_index = -1;
-  for (std::string_view name : tosa_operand_names(op.kind)) {
-    if (op.kind == OpKind::CONCAT && name == "input1") {
+  const OpDescriptor& descriptor = op_descriptor(op.kind);
+  for (std::string_view name : descriptor.spirv_operands) {
+    if (descriptor.variadic) {  // CONCAT: its one tensor operand stands for every input
       for (TensorId t : op.inputs) {
         VKRT_ASSIGN_OR_RETURN(uint32_t v, tensor_value(t));
         operands.push_back(v);
       }
       continue;
     }
-    if (is_tensor_operand(op.kind, name, input_index)) {
-      VKRT_CHECK_OR_RETURN(size_t(input_index) < op.inputs.size(), InvalidArgument,
-                           "SPIR-V writer: ", op_name(op.kind), " lacks input ", input_index);
-      VKRT_ASSIGN_OR_RETURN(uint32_t v, tensor_value(op.inputs[size_t(input_index)]));
+    const auto& tensors = descriptor.tensor_inputs;
+    const size_t input_index = size_t(std::find(tensors.begin(), tensors.end(), name) - tensors.begin());
+    if (input_index < tensors.size()) {
+      VKRT_CHECK_OR_RETURN(input_index < op.inputs.size(), InvalidArgument, "SPIR-V writer: ", op_name(op.kind),
+                           " lacks input ", input_index);
+      VKRT_ASSIGN_OR_RETURN(uint32_t v, tensor_value(op.inputs[input_index]));
       operands.push_back(v);
     } else {
       VKRT_ASSIGN_OR_RETURN(uint32_t v, attribute_operand(op, name));

@@ -1,6 +1,6 @@
 // A VGF whose RESCALE carries one corrupt attribute byte (a shift of 64 or -30, a negative scale32
 // multiplier) must be refused, the same way whichever executor would run it: the rule lives in
-// the IR validation every reader and executor goes through (vgf/ir/attribute_rules.h). Before,
+// the IR validation every reader and executor goes through (RESCALE's descriptor, vgf/ir/ops/type_conversion_ops.cpp). Before,
 // the CPU executor refused such a graph and the Vulkan one ran it with meaningless outputs.
 #include <gtest/gtest.h>
 
