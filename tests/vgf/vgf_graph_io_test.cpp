@@ -227,7 +227,8 @@ TEST(SpirvGraph, ReaderRejectsMalformedModules) {
   ASSERT_TRUE(spv.ok()) << spv.status().to_string();
   const std::vector<uint32_t>& words = spv->words;
   spirv::SpirvReadOptions ro;
-  ASSERT_TRUE(spirv::read_spirv_graph(words, ro).ok());
+  auto whole = spirv::read_spirv_graph(words, ro);
+  ASSERT_TRUE(whole.ok()) << whole.status().to_string();
   // Truncations: every prefix fails cleanly.
   for (size_t n = 0; n < words.size(); n += 3) {
     std::vector<uint32_t> prefix(words.begin(), words.begin() + long(n));

@@ -418,7 +418,7 @@ Status Writer::write_op(const Op& op) {
   std::vector<uint32_t> operands;
   const OpDescriptor& descriptor = op_descriptor(op.kind);
   for (std::string_view name : descriptor.spirv_operands) {
-    if (descriptor.variadic) {  // CONCAT: its one tensor operand stands for every input
+    if (descriptor.variadic && name == descriptor.tensor_inputs.front()) {  // CONCAT: every input
       for (TensorId t : op.inputs) {
         VKRT_ASSIGN_OR_RETURN(uint32_t v, tensor_value(t));
         operands.push_back(v);
