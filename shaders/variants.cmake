@@ -166,3 +166,5 @@ endforeach()
 vkrt_shader(rescale_i48_i8 rescale_i48.comp OUT_T=int8_t)
 vkrt_shader(rescale_i48_i16 rescale_i48.comp OUT_T=int16_t)
 vkrt_shader(rescale_i48_i32 rescale_i48.comp OUT_T=int)
+# FFT2D and RFFT2D (fp32 only; RFFT2D through the FFT2D_REAL_INPUT flag of the push constants).
+vkrt_shader(fft2d_f32 fft2d.comp)

@@ -384,4 +384,42 @@ Status check_reduce(ReduceOp op, const TensorRef& input, const ReduceAttrs& attr
                     const TensorRef& output);
 Status reduce(ReduceOp op, const TensorRef& input, const ReduceAttrs& attrs, const TensorRef& output);
 
+// ------------------------------------------------------------------------------------------
+// FFT2D, RFFT2D (TOSA 1.0 EXT-FFT; the spec's FFT2D.tosac / RFFT2D.tosac). Fp32 only.
+// Unnormalised 2D DFTs over the last two dims of [N,H,W]; H and W must be powers of two
+// (ERROR_IF) and at most 8192 (MAX_KERNEL of level 8K). Output (oy, ox) =
+//   sum over (iy, ix) of x[iy,ix] * exp(-sign * 2*pi*i * ((iy*oy mod H)/H + (ix*ox mod W)/W)),
+// sign = +1 forward, -1 inverse. Computed as that direct sum (no fast transform), in double,
+// with exact twiddles at the quarter turns; it is separable, so one output row costs
+// O(H*W + W*W) and an image O(H*W*(H+W)). Unlike the other kernels these two allocate a
+// scratch of max(H,W) + W complex doubles (at most 256 KiB); if that fails they return
+// MemoryAllocationFailed.
+
+struct Fft2dAttrs {
+  bool inverse = false;      // false: exp(-i...), true: exp(+i...); neither normalises
+  bool local_bound = false;  // fp precision hint; the CPU result is always the accurate sum
+};
+// FFT2D: input_real, input_imag [N,H,W] -> output_real, output_imag [N,H,W].
+Status check_fft2d(const TensorRef& input_real, const TensorRef& input_imag, const Fft2dAttrs& attrs,
+                   const TensorRef& output_real, const TensorRef& output_imag);
+Status fft2d(const TensorRef& input_real, const TensorRef& input_imag, const Fft2dAttrs& attrs,
+             const TensorRef& output_real, const TensorRef& output_imag, const Parallel* parallel = nullptr);
+
+struct Rfft2dAttrs {
+  bool local_bound = false;  // as Fft2dAttrs
+};
+// RFFT2D: input_real [N,H,W] -> output_real, output_imag [N,H,W/2+1]: the forward FFT2D of a real
+// input, first W/2+1 columns. The imaginary outputs at (0 or H/2, 0 or W/2) are exactly 0.
+Status check_rfft2d(const TensorRef& input_real, const Rfft2dAttrs& attrs, const TensorRef& output_real,
+                    const TensorRef& output_imag);
+Status rfft2d(const TensorRef& input_real, const Rfft2dAttrs& attrs, const TensorRef& output_real,
+              const TensorRef& output_imag, const Parallel* parallel = nullptr);
+
+// The twiddle table both kernels and the Vulkan shader (shaders/glsl/fft2d.comp) use:
+// cos_sin[2k] = cos(2*pi*k/size), cos_sin[2k+1] = sin(2*pi*k/size) for 0 <= k < size, computed
+// in double and rounded once to fp32. For an [N,H,W] transform size = max(H, W): the angle of
+// (ay, ax) is entry (ay*(size/H) + ax*(size/W)) mod size. InvalidArgument unless size is a power
+// of two <= 8192 and cos_sin holds 2*size floats.
+Status fft2d_twiddles(int64_t size, std::span<float> cos_sin);
+
 }  // namespace vkrt::tosa
