@@ -29,7 +29,9 @@ TEST(VulkanOpTable, EveryRegisteredOpHasALowering) {
     const VulkanOpImpl& impl = vulkan_op(OpKind(k));
     SCOPED_TRACE(vgf::op_name(OpKind(k)));
     EXPECT_EQ(impl.supports != nullptr, impl.lower != nullptr);
-    if (impl.chainable()) EXPECT_NE(impl.supports, nullptr);
+    if (impl.chainable()) {
+      EXPECT_NE(impl.supports, nullptr);
+    }
     registered += impl.supports != nullptr;
   }
   // Everything but CONV3D, FFT2D and RFFT2D has a shader.

@@ -10,7 +10,7 @@
 #include <map>
 #include <sstream>
 
-#include "glsl_common_source.h"  // kCommonGlsl: shaders/glsl/common.glsl, embedded at build time
+#include "glsl_common_source.h"  // kCommonGlsl, kElementwiseOpsGlsl: shaders/glsl/*.glsl, embedded at build time
 #include "vgf/vulkan/elementwise_fusion.h"
 
 namespace vkrt::vulkan {
@@ -19,65 +19,9 @@ namespace {
 using vgf::DType;
 using vgf::TensorId;
 
-// Helpers that the single-op shaders define inside their switch statements; here they are
-// functions so every op is one expression. Same formulas as binary.comp / unary.comp /
-// cast.comp.
+// The one helper that reads the chain's constant block (binding 1); the others come from
+// shaders/glsl/elementwise_ops.glsl (kElementwiseOpsGlsl), shared with the single-op shaders.
 constexpr const char* kChainHelpers = R"glsl(
-// Low `bits` bits of v, sign-extended: what storing into an int8/int16 tensor keeps.
-int ew_wrap(int v, int bits) { return bits == 32 ? v : bitfieldExtract(v, 0, bits); }
-uint ew_unsigned(int v, int bits) { return bits == 32 ? uint(v) : uint(v) & ((1u << uint(bits)) - 1u); }
-int ew_mul_shift(int a, int b, int shift) {
-  I64 prod = i64_add(i64_mul(a, b), i64_pow2(shift - 1));
-  return i64_shr_low(prod, shift);
-}
-int ew_asr(int a, int b, bool round) {
-  if (b <= 0 || b >= 32) return a;
-  int r = a >> b;
-  if (round && ((a >> (b - 1)) & 1) != 0) r += 1;
-  return r;
-}
-int ew_lsl(int a, int b, int bits) { return (b < 0 || b >= 32) ? 0 : ew_wrap(a << b, bits); }
-int ew_lsr(int a, int b, int bits) {
-  return (b < 0 || b >= 32) ? 0 : ew_wrap(int(ew_unsigned(a, bits) >> uint(b)), bits);
-}
-int ew_intdiv(int a, int b) {
-  if (b == 0) return 0;  // REQUIRE violated: any value, no crash
-  if (a == int(0x80000000u) && b == -1) return a;
-  return a / b;
-}
-float ew_fmaxmin(float a, float b, bool is_max, bool propagate) {
-  bool a_nan = isnan(a), b_nan = isnan(b);
-  if (a_nan || b_nan) {
-    if (propagate || (a_nan && b_nan)) return a_nan ? a : b;
-    return a_nan ? b : a;
-  }
-  return is_max ? max(a, b) : min(a, b);
-}
-float ew_fclamp(float x, float lo, float hi, bool ignore_nan) {
-  if (isnan(x)) return ignore_nan ? lo : x;
-  return min(max(x, lo), hi);
-}
-float ew_tanh(float x) {
-  float e = exp(-2.0 * abs(x));
-  return sign(x) * (1.0 - e) / (1.0 + e);
-}
-float ew_erf(float x) {  // Abramowitz & Stegun 7.1.26, as unary.comp
-  float s = sign(x);
-  x = abs(x);
-  float t = 1.0 / (1.0 + 0.3275911 * x);
-  float y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t +
-                   0.254829592) * t * exp(-x * x);
-  return s * y;
-}
-int ew_f2i(float x, int bits) {  // round to nearest even, saturate, NaN -> 0 (cast.comp)
-  float lo = float(-(1 << (bits - 1)));
-  float hi_excl = -lo;
-  if (isnan(x)) return 0;
-  float rounded = roundEven(x);  // round first: 127.5 -> 128 must saturate to 127
-  if (rounded >= hi_excl) return int(uint(hi_excl) - 1u);
-  if (rounded <= lo) return int(lo);
-  return int(rounded);
-}
 int ew_table16(int x, int base_offset) {  // table.comp, 513 entries at base_offset
   int index = clamp((x >> 7) + 256, 0, 511);
   int frac = x & 0x7F;
@@ -255,7 +199,7 @@ Result<ChainKernel> ChainWriter::write() {
     src << "layout(set = 0, binding = " << i + 2 << ") readonly buffer In" << i << " { "
         << storage_type(g_.tensor(kernel_.inputs[i]).dtype) << " data_in" << i << "[]; };\n";
   }
-  src << kChainHelpers << "\nvoid main() {\n  uint idx = linear_index();\n  if (idx >= " << count
+  src << kElementwiseOpsGlsl << kChainHelpers << "\nvoid main() {\n  uint idx = linear_index();\n  if (idx >= " << count
       << "u) return;\n";
   if (need_coords_) {
     src << "  uint rem = idx;\n";

@@ -1,8 +1,10 @@
 // Lowering of CONV2D / DEPTHWISE_CONV2D / MATMUL (with fused epilogues), pooling, RESCALE and
-// TABLE, and their entries in the op table (op_table.h). Push-constant structs mirror the `Params` blocks of shaders/glsl/*.comp exactly.
+// TABLE, and their entries in the op table (op_table.h). Push-constant structs come from
+// shaders/glsl/push_constants.h, the header the shaders' `Params` blocks are declared with.
 #include <algorithm>
 
 #include "shaders/glsl/op_codes.h"
+#include "shaders/glsl/push_constants.h"
 #include "vgf/vulkan/op_lowering.h"
 #include "vgf/vulkan/variant_select.h"
 
@@ -18,35 +20,15 @@ constexpr int kEpiPerChannel = 4;
 constexpr int kEpiTable = 8;       // the table's offset in the shift buffer sits in flags >> 8
 constexpr int kRescaleInputUnsigned = 8;
 
-struct ConvParams {
-  int32_t N, IH, IW, IC, OH, OW, OC, KH, KW;
-  int32_t stride_y, stride_x, pad_top, pad_left, dil_y, dil_x;
-  int32_t in_zp, w_zp, out_zp, clamp_min, clamp_max;
-  int32_t flags;
-  int32_t bias_broadcast;
-};
+struct ConvParams { CONV_PARAMS };
 
-struct MatmulParams {
-  int32_t N, H, W, C;
-  int32_t a_zp, b_zp, out_zp, clamp_min, clamp_max;
-  int32_t flags;
-};
+struct MatmulParams { MATMUL_PARAMS };
 
-struct PoolParams {
-  int32_t N, IH, IW, C, OH, OW, KH, KW;
-  int32_t stride_y, stride_x, pad_top, pad_left;
-  int32_t in_zp, out_zp, type_min, type_max;
-  int32_t mode;
-  int32_t nan_mode;
-};
+struct PoolParams { POOL_PARAMS };
 
-struct RescaleParams {
-  int32_t count, channels, flags, in_zp, out_zp, out_min, out_max;
-};
+struct RescaleParams { RESCALE_PARAMS };
 
-struct CountParams {
-  int32_t count;
-};
+struct CountParams { COUNT_PARAMS };
 
 // The fused epilogue of a step: flags, requantization tables and output bounds.
 struct Epilogue {

@@ -1,6 +1,7 @@
 // Lowering of data movement: TRANSPOSE, SLICE, REVERSE, CONCAT (copy_nd.comp) and PAD, TILE
 // (gather_nd.comp), RESHAPE (no dispatch), and their entries in the op table (op_table.h). Shapes
 // are right-aligned to rank 6; element size picks the variant.
+#include "shaders/glsl/push_constants.h"
 #include "vgf/vulkan/op_lowering.h"
 
 namespace vkrt::vulkan {
@@ -9,19 +10,9 @@ namespace {
 using vgf::DType;
 using vgf::OpKind;
 
-struct CopyParams {
-  int32_t shape[6];
-  int32_t in_stride[6];
-  int32_t out_stride[6];
-  int32_t in_offset, out_offset, count;
-};
+struct CopyParams { COPY_ND_PARAMS };
 
-struct GatherParams {
-  int32_t out_shape[6];
-  int32_t in_dim[6];
-  int32_t pad_before[6];
-  int32_t count, tile, pad_value, pad_value_hi;
-};
+struct GatherNdParams { GATHER_ND_PARAMS };
 
 // Contiguous element strides of `s` (rank r), placed at the last r of 6 slots.
 void strides6(const vgf::Shape& s, int32_t out[6]) {
@@ -84,7 +75,7 @@ Status lower_concat(const vgf::Op& op, LoweringContext& ctx, std::vector<Pending
 }
 
 // PAD and TILE: gather_nd.comp computes each output element's source (or the pad value).
-Status lower_gather_nd(const vgf::Op& op, const GatherParams& params, LoweringContext& ctx,
+Status lower_gather_nd(const vgf::Op& op, const GatherNdParams& params, LoweringContext& ctx,
                        std::vector<PendingDispatch>* out) {
   PendingDispatch d;
   d.shader = variant("gather_nd", ctx.dtype(op.inputs[0]));
@@ -97,8 +88,8 @@ Status lower_gather_nd(const vgf::Op& op, const GatherParams& params, LoweringCo
   return Status::ok();
 }
 
-GatherParams gather_nd_params(const vgf::Op& op, LoweringContext& ctx) {
-  GatherParams p{};
+GatherNdParams gather_nd_params(const vgf::Op& op, LoweringContext& ctx) {
+  GatherNdParams p{};
   dims6(ctx.shape(op.outputs[0]), p.out_shape);
   dims6(ctx.shape(op.inputs[0]), p.in_dim);
   p.count = int32_t(element_count(ctx.shape(op.outputs[0])));
@@ -109,7 +100,7 @@ Status lower_pad(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDis
   const DType t = ctx.dtype(op.inputs[0]);
   const size_t rank = ctx.shape(op.outputs[0]).size();
   const size_t lead = 6 - rank;
-  GatherParams p = gather_nd_params(op, ctx);
+  GatherNdParams p = gather_nd_params(op, ctx);
   const auto& a = std::get<vgf::PadAttr>(op.attr);
   if (a.padding.size() != 2 * rank) {
     return make_error(Error::InvalidProgram, "PAD: ", a.padding.size(), " padding values for rank ", rank);
@@ -126,7 +117,7 @@ Status lower_pad(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDis
 }
 
 Status lower_tile(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out) {
-  GatherParams p = gather_nd_params(op, ctx);
+  GatherNdParams p = gather_nd_params(op, ctx);
   p.tile = 1;
   return lower_gather_nd(op, p, ctx, out);
 }

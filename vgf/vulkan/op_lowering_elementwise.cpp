@@ -1,6 +1,7 @@
 // Lowering of elementwise binary (with broadcasting), comparison, unary ops and CLAMP, and their
 // entries in the op table (op_table.h): capabilities, lowering, shader op code, fused-chain GLSL.
 #include "shaders/glsl/op_codes.h"
+#include "shaders/glsl/push_constants.h"
 #include "vgf/vulkan/op_lowering.h"
 
 namespace vkrt::vulkan {
@@ -9,16 +10,9 @@ namespace {
 using vgf::DType;
 using vgf::OpKind;
 
-struct BinaryParams {
-  int32_t shape[6];
-  int32_t a_stride[6];
-  int32_t b_stride[6];
-  int32_t count, op, param;
-};
+struct BinaryParams { BINARY_PARAMS };
 
-struct UnaryParams {
-  int32_t count, op, p0, p1, type_min, type_max, nan_mode;
-};
+struct UnaryParams { UNARY_PARAMS };
 
 // Right-aligns a shape to rank 6 (leading 1s).
 void align6(const vgf::Shape& s, int32_t out[6]) {

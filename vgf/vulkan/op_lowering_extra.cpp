@@ -1,9 +1,10 @@
 // Lowering of RESIZE, SCATTER and the fp16 CASTs, and the entries of RESIZE and SCATTER in the op
-// table (op_table.h; CAST is registered in op_lowering_misc.cpp). (TRANSPOSE_CONV2D and the int16 convolutions
-// share lower_conv_like in op_lowering_compute.cpp). Push-constant structs mirror the `Params`
-// blocks of shaders/glsl/{resize,scatter,cast_f16}.comp exactly.
+// table (op_table.h; CAST is registered in op_lowering_misc.cpp). TRANSPOSE_CONV2D and the int16
+// convolutions share lower_conv_like in op_lowering_compute.cpp. Push-constant structs come from
+// shaders/glsl/push_constants.h.
 #include <algorithm>
 
+#include "shaders/glsl/push_constants.h"
 #include "vgf/vulkan/op_lowering.h"
 
 namespace vkrt::vulkan {
@@ -12,19 +13,11 @@ namespace {
 using vgf::DType;
 using vgf::OpKind;
 
-struct ResizeParams {
-  int32_t N, IH, IW, C, OH, OW;
-  int32_t y_n, y_d, x_n, x_d, offset_y, offset_x;
-  int32_t bilinear;
-};
+struct ResizeParams { RESIZE_PARAMS };
 
-struct ScatterParams {
-  int32_t N, K, C, W;
-};
+struct ScatterParams { GATHER_SCATTER_PARAMS };
 
-struct CastParams {
-  int32_t count, out_bool;
-};
+struct CastParams { CAST_PARAMS };
 
 // Name part of a CAST operand: bool rides on the int8 variants (out_bool flag).
 const char* cast_suffix(DType t) { return t == DType::Fp16 ? "f16" : type_suffix(t); }

@@ -1,6 +1,7 @@
 // Lowering of REDUCE_*, ARGMAX, SELECT, GATHER and CAST, and their entries in the op table
 // (op_table.h).
 #include "shaders/glsl/op_codes.h"
+#include "shaders/glsl/push_constants.h"
 #include "vgf/vulkan/op_lowering.h"
 
 namespace vkrt::vulkan {
@@ -9,25 +10,13 @@ namespace {
 using vgf::DType;
 using vgf::OpKind;
 
-struct ReduceParams {
-  int32_t outer, axis_len, inner, op, nan_mode;
-};
+struct ReduceParams { REDUCE_PARAMS };
 
-struct SelectParams {
-  int32_t shape[6];
-  int32_t c_stride[6];
-  int32_t a_stride[6];
-  int32_t b_stride[6];
-  int32_t count;
-};
+struct SelectParams { SELECT_PARAMS };
 
-struct GatherParams {
-  int32_t N, K, C, W;
-};
+struct GatherParams { GATHER_SCATTER_PARAMS };
 
-struct CastParams {
-  int32_t count, out_bool;
-};
+struct CastParams { CAST_PARAMS };
 
 // Contiguous strides of `in` broadcast to the right-aligned 6-d `out` (0 where broadcast).
 void broadcast6(const vgf::Shape& in, const int32_t out[6], int32_t strides[6]) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "vgf/ir/graph.h"
+#include "vgf/ir/shape_inference.h"  // vgf::Shape
 #include "vkrt/error.h"
 
 namespace vkrt::vulkan {
