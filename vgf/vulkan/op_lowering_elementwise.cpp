@@ -31,7 +31,7 @@ void broadcast_strides(const vgf::Shape& in, const int32_t out_shape[6], int32_t
   }
 }
 
-// binary.comp (or compare.comp, by `shader`) on the op's two broadcast inputs.
+// A binary.comp variant (`shader`: binary_* or compare_*) on the op's two broadcast inputs.
 Status lower_binary_with(const vgf::Op& op, std::string shader, LoweringContext& ctx,
                          std::vector<PendingDispatch>* out) {
   const vgf::Shape& so = ctx.shape(op.outputs[0]);
@@ -106,7 +106,7 @@ Status lower_unary(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingD
   return Status::ok();
 }
 
-// Capabilities: the element types binary.comp, compare.comp and unary.comp have variants for.
+// Capabilities: the element types binary.comp (binary_*, compare_*) and unary.comp have variants for.
 constexpr std::initializer_list<DType> kInts = {DType::Int8, DType::Int16, DType::Int32};
 constexpr std::initializer_list<DType> kIntsAndFp32 = {DType::Int8, DType::Int16, DType::Int32, DType::Fp32};
 
@@ -128,7 +128,8 @@ std::string int32_only(const OpOperands& o) { return o.supported_if(o.in(0) == D
 std::string bool_only(const OpOperands& o) { return o.supported_if(o.in(0) == DType::Bool); }
 std::string fp32_only(const OpOperands& o) { return o.supported_if(o.in(0) == DType::Fp32); }
 
-// Chain expressions that depend on attributes (the same formulas as binary.comp / unary.comp).
+// Chain expressions that depend on attributes (the formulas of binary.comp / unary.comp; the ew_*
+// functions are shaders/glsl/elementwise_ops.glsl's).
 const char* glsl_bool(bool b) { return b ? "true" : "false"; }
 
 Result<std::string> chain_mul(const ChainOperands& o) {
@@ -178,8 +179,8 @@ Result<std::string> chain_clamp(const ChainOperands& o) {
   return "min(max(" + a + ", " + glsl_int(c.min_int) + "), " + glsl_int(c.max_int) + ")";
 }
 
-// Binary ops: binary.comp / compare.comp; the GLSL of fused chains ($a, $b: input registers,
-// $bits: the width of the input type; ew_* helpers in elementwise_fusion_codegen.cpp).
+// Binary ops: binary.comp; the GLSL of fused chains ($a, $b: input registers,
+// $bits: the width of the input type; ew_* functions: shaders/glsl/elementwise_ops.glsl).
 const VulkanOpEntry kElementwiseOps[] = {
     {OpKind::ADD, {int32_or_fp32_pair, lower_single<lower_binary>, BIN_ADD, "$a + $b"}},
     {OpKind::SUB, {int32_or_fp32_pair, lower_single<lower_binary>, BIN_SUB, "$a - $b"}},
@@ -194,7 +195,8 @@ const VulkanOpEntry kElementwiseOps[] = {
     {OpKind::LOGICAL_XOR, {bool_pair, lower_single<lower_binary>, BIN_LOGICAL_XOR, "int(($a != 0) != ($b != 0))"}},
     {OpKind::ARITHMETIC_RIGHT_SHIFT,
      {int_pair, lower_single<lower_binary>, BIN_ARITHMETIC_RIGHT_SHIFT, nullptr, chain_arithmetic_right_shift}},
-    {OpKind::LOGICAL_LEFT_SHIFT, {int_pair, lower_single<lower_binary>, BIN_LOGICAL_LEFT_SHIFT, "ew_lsl($a, $b, $bits)"}},
+    {OpKind::LOGICAL_LEFT_SHIFT,
+     {int_pair, lower_single<lower_binary>, BIN_LOGICAL_LEFT_SHIFT, "ew_lsl($a, $b, $bits)"}},
     {OpKind::LOGICAL_RIGHT_SHIFT,
      {int_pair, lower_single<lower_binary>, BIN_LOGICAL_RIGHT_SHIFT, "ew_lsr($a, $b, $bits)"}},
     {OpKind::INTDIV, {int32_pair, lower_single<lower_binary>, BIN_INTDIV, "ew_intdiv($a, $b)"}},
