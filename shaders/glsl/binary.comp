@@ -2,11 +2,13 @@
 // shape = output dims (rank <= 6, padded with leading 1s), a_stride / b_stride = element
 // strides of the inputs per output dim, 0 where the input dim is broadcast.
 // Variants: IN_T, OUT_T, FLOAT_PATH; BITS = input element width for shifts; COMPARE_OUT
-// when OUT_T is bool (uint8).
+// when OUT_T is bool (uint8). The arithmetic is elementwise_ops.glsl's, shared with fused chains.
 // Bindings: 0 input1, 1 input2, 2 output.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
+#include "elementwise_ops.glsl"
 #include "op_codes.h"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -15,31 +17,17 @@ layout(set = 0, binding = 0) readonly buffer A { IN_T data_a[]; };
 layout(set = 0, binding = 1) readonly buffer B { IN_T data_b[]; };
 layout(set = 0, binding = 2) writeonly buffer Out { OUT_T data_out[]; };
 
-layout(push_constant) uniform Params {
-  int shape[6];
-  int a_stride[6];
-  int b_stride[6];
-  int count;
-  int op;
-  int param;  // MUL: shift (int32); ARITHMETIC_RIGHT_SHIFT: round; MAX/MIN: nan_mode
-} p;
+layout(push_constant) uniform Params { BINARY_PARAMS } p;  // push_constants.h
 
 #ifdef FLOAT_PATH
 float apply(float a, float b) {
-  bool a_nan = isnan(a), b_nan = isnan(b);
   switch (p.op) {
     case BIN_ADD: return a + b;
     case BIN_SUB: return a - b;
     case BIN_MUL: return a * b;
     case BIN_POW: return pow(a, b);
     case BIN_MAXIMUM:
-    case BIN_MINIMUM: {
-      if (a_nan || b_nan) {
-        if (p.param == NAN_PROPAGATE || (a_nan && b_nan)) return a_nan ? a : b;
-        return a_nan ? b : a;
-      }
-      return p.op == BIN_MAXIMUM ? max(a, b) : min(a, b);
-    }
+    case BIN_MINIMUM: return ew_fmaxmin(a, b, p.op == BIN_MAXIMUM, p.param == NAN_PROPAGATE);
   }
   return 0.0;
 }
@@ -52,30 +40,11 @@ bool compare(float a, float b) {
   return false;
 }
 #else
-// Width-truncating reinterpretations for the logical shifts.
-int wrap_to_width(int v) {
-#if BITS == 32
-  return v;
-#else
-  return bitfieldExtract(v, 0, BITS);
-#endif
-}
-uint as_unsigned_width(int v) {
-#if BITS == 32
-  return uint(v);
-#else
-  return uint(v) & ((1u << BITS) - 1u);
-#endif
-}
 int apply(int a, int b) {
   switch (p.op) {
     case BIN_ADD: return a + b;
     case BIN_SUB: return a - b;
-    case BIN_MUL: {
-      if (p.param == 0) return a * b;  // low 32 bits of the product (tosa.md §9)
-      I64 prod = i64_add(i64_mul(a, b), i64_pow2(p.param - 1));
-      return i64_shr_low(prod, p.param);
-    }
+    case BIN_MUL: return p.param == 0 ? a * b : ew_mul_shift(a, b, p.param);  // int: low 32 bits (tosa.md §9)
     case BIN_MAXIMUM: return max(a, b);
     case BIN_MINIMUM: return min(a, b);
     case BIN_BITWISE_AND: return a & b;
@@ -84,20 +53,10 @@ int apply(int a, int b) {
     case BIN_LOGICAL_AND: return int(a != 0 && b != 0);
     case BIN_LOGICAL_OR: return int(a != 0 || b != 0);
     case BIN_LOGICAL_XOR: return int((a != 0) != (b != 0));
-    case BIN_ARITHMETIC_RIGHT_SHIFT: {
-      if (b <= 0 || b >= 32) return a;
-      int r = a >> b;
-      if (p.param != 0 && ((a >> (b - 1)) & 1) != 0) r += 1;
-      return r;
-    }
-    case BIN_LOGICAL_LEFT_SHIFT: return (b < 0 || b >= 32) ? 0 : wrap_to_width(a << b);
-    case BIN_LOGICAL_RIGHT_SHIFT:
-      return (b < 0 || b >= 32) ? 0 : wrap_to_width(int(as_unsigned_width(a) >> uint(b)));
-    case BIN_INTDIV: {
-      if (b == 0) return 0;                         // REQUIRE violated: any value, no crash
-      if (a == int(0x80000000) && b == -1) return a;
-      return a / b;                                 // GLSL truncates toward zero
-    }
+    case BIN_ARITHMETIC_RIGHT_SHIFT: return ew_asr(a, b, p.param != 0);
+    case BIN_LOGICAL_LEFT_SHIFT: return ew_lsl(a, b, BITS);
+    case BIN_LOGICAL_RIGHT_SHIFT: return ew_lsr(a, b, BITS);
+    case BIN_INTDIV: return ew_intdiv(a, b);
   }
   return 0;
 }

@@ -6,16 +6,15 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
+#include "elementwise_ops.glsl"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
 
 layout(set = 0, binding = 0) readonly buffer In { IN_T data_in[]; };
 layout(set = 0, binding = 1) writeonly buffer Out { OUT_T data_out[]; };
 
-layout(push_constant) uniform Params {
-  int count;
-  int out_bool;  // 1: output is bool (x != 0)
-} p;
+layout(push_constant) uniform Params { CAST_PARAMS } p;  // push_constants.h
 
 void main() {
   uint idx = linear_index();
@@ -26,16 +25,7 @@ void main() {
   data_out[idx] = OUT_T(x);
 #else
   if (p.out_bool != 0) { data_out[idx] = OUT_T(x != 0.0 ? 1 : 0); return; }
-  int r;
-  float lo = float(-(1 << (OUT_BITS - 1)));     // exactly representable
-  float hi_excl = -lo;                          // 2^(bits-1)
-  // Round first, then saturate: 127.5 rounds to 128, which must give 127, not wrap to -128.
-  float rounded = roundEven(x);
-  if (isnan(x)) r = 0;
-  else if (rounded >= hi_excl) r = int(uint(hi_excl) - 1u);
-  else if (rounded <= lo) r = int(lo);
-  else r = int(rounded);
-  data_out[idx] = OUT_T(r);
+  data_out[idx] = OUT_T(ew_f2i(x, OUT_BITS));  // elementwise_ops.glsl, shared with fused chains
 #endif
 #else
   int x = int(data_in[idx]);

@@ -10,16 +10,14 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
 
 layout(set = 0, binding = 0) readonly buffer In { IN_T data_in[]; };
 layout(set = 0, binding = 1) writeonly buffer Out { OUT_T data_out[]; };
 
-layout(push_constant) uniform Params {
-  int count;
-  int out_bool;  // 1: output is bool (x != 0)
-} p;
+layout(push_constant) uniform Params { CAST_PARAMS } p;  // push_constants.h
 
 // IEEE binary16 bits -> fp32 (exact).
 float half_to_float(uint h) {

@@ -8,6 +8,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
 
@@ -27,13 +28,7 @@ layout(set = 0, binding = 3) readonly buffer Mult { int data_mult[]; };
 layout(set = 0, binding = 4) readonly buffer Shift { int data_shift[]; };
 layout(set = 0, binding = 5) writeonly buffer Out { OUT_T data_out[]; };
 
-layout(push_constant) uniform Params {
-  int N, IH, IW, IC, OH, OW, OC, KH, KW;
-  int stride_y, stride_x, pad_top, pad_left, dil_y, dil_x;
-  int in_zp, w_zp, out_zp, clamp_min, clamp_max;  // clamp bounds: float bits on FLOAT_PATH
-  int flags;            // EPI_* bits
-  int bias_broadcast;   // 1 when bias has one element
-} p;
+layout(push_constant) uniform Params { CONV_PARAMS } p;  // push_constants.h
 
 #include "epilogue.glsl"
 

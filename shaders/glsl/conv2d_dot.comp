@@ -23,6 +23,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 #include "int8_dot.glsl"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -42,11 +43,7 @@ layout(set = 0, binding = 5) writeonly buffer Out { OUT_T data_out[]; };
 // The first 22 fields mirror conv2d.comp (ConvParams in op_lowering_compute.cpp); the last two
 // are appended by variant_select.cpp (ConvDotExtra).
 layout(push_constant) uniform Params {
-  int N, IH, IW, IC, OH, OW, OC, KH, KW;
-  int stride_y, stride_x, pad_top, pad_left, dil_y, dil_x;
-  int in_zp, w_zp, out_zp, clamp_min, clamp_max;
-  int flags;
-  int bias_broadcast;
+  CONV_PARAMS
   int ic_words;   // ceil(IC / 4)
   int dot_flags;  // DOT_IN_WORDS
 } p;

@@ -9,6 +9,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 #include "int48.glsl"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -24,13 +25,7 @@ layout(set = 0, binding = 4) readonly buffer Shift { int data_shift[]; };
 layout(set = 0, binding = 5) writeonly buffer Out { OUT_T data_out[]; };
 
 // The ConvParams block of conv2d.comp; out_zp/clamp/flags serve the fused RESCALE only.
-layout(push_constant) uniform Params {
-  int N, IH, IW, IC, OH, OW, OC, KH, KW;
-  int stride_y, stride_x, pad_top, pad_left, dil_y, dil_x;
-  int in_zp, w_zp, out_zp, clamp_min, clamp_max;
-  int flags;
-  int bias_broadcast;
-} p;
+layout(push_constant) uniform Params { CONV_PARAMS } p;  // push_constants.h
 
 #include "epilogue_i48.glsl"
 

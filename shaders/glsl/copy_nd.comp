@@ -7,19 +7,14 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
 
 layout(set = 0, binding = 0) readonly buffer In { ELEM_T data_in[]; };
 layout(set = 0, binding = 1) writeonly buffer Out { ELEM_T data_out[]; };
 
-layout(push_constant) uniform Params {
-  int shape[6];
-  int in_stride[6];
-  int out_stride[6];
-  int in_offset, out_offset;
-  int count;
-} p;
+layout(push_constant) uniform Params { COPY_ND_PARAMS } p;  // push_constants.h
 
 void main() {
   uint idx = linear_index();

@@ -9,6 +9,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
 
@@ -32,13 +33,7 @@ layout(set = 0, binding = 3) readonly buffer Mult { int data_mult[]; };
 layout(set = 0, binding = 4) readonly buffer Shift { int data_shift[]; };
 layout(set = 0, binding = 5) writeonly buffer Out { OUT_T data_out[]; };
 
-layout(push_constant) uniform Params {
-  int N, IH, IW, C, OH, OW, M, KH, KW;
-  int stride_y, stride_x, pad_top, pad_left, dil_y, dil_x;
-  int in_zp, w_zp, out_zp, clamp_min, clamp_max;
-  int flags;
-  int bias_broadcast;
-} p;
+layout(push_constant) uniform Params { CONV_PARAMS } p;  // push_constants.h
 
 #include "epilogue.glsl"
 
@@ -51,7 +46,7 @@ ivec4 unpack_minus(uint word, int zp) {
 }
 
 void main() {
-  int C4 = p.C / 4;
+  int C4 = p.IC / 4;
   uint idx = linear_index();
   if (idx >= uint(p.N * p.OH * p.OW * C4)) return;
   int c0 = int(idx % uint(C4)) * 4;
@@ -67,20 +62,20 @@ void main() {
     for (int kx = 0; kx < p.KW; ++kx) {
       int x = ox * p.stride_x - p.pad_left + kx * p.dil_x;
       if (x < 0 || x >= p.IW) continue;
-      ivec4 v = unpack_minus(words_in[(((n * p.IH + y) * p.IW + x) * p.C + c0) / 4], p.in_zp);
-      ivec4 w = unpack_minus(words_w[((ky * p.KW + kx) * p.C + c0) / 4], p.w_zp);
+      ivec4 v = unpack_minus(words_in[(((n * p.IH + y) * p.IW + x) * p.IC + c0) / 4], p.in_zp);
+      ivec4 w = unpack_minus(words_w[((ky * p.KW + kx) * p.IC + c0) / 4], p.w_zp);
       acc += v * w;  // int32, wrapping as the CPU kernels' accumulator
     }
   }
   for (int j = 0; j < 4; ++j) {
     int oc = c0 + j;
     int b = data_bias[p.bias_broadcast != 0 ? 0 : oc];
-    data_out[pix * uint(p.C) + uint(oc)] = epilogue(acc[j] + b, oc);
+    data_out[pix * uint(p.IC) + uint(oc)] = epilogue(acc[j] + b, oc);
   }
 }
 #else
 void main() {
-  int OC = p.C * p.M;
+  int OC = p.IC * p.OC;
   uint idx = linear_index();
   if (idx >= uint(p.N * p.OH * p.OW * OC)) return;
   int oc = int(idx % uint(OC));
@@ -88,8 +83,8 @@ void main() {
   int ox = int(pix % uint(p.OW));
   int oy = int((pix / uint(p.OW)) % uint(p.OH));
   int n = int(pix / uint(p.OW * p.OH));
-  int c = oc / p.M;
-  int m = oc % p.M;
+  int c = oc / p.OC;
+  int m = oc % p.OC;
 
   ACC_T acc = ACC_T(0);
   for (int ky = 0; ky < p.KH; ++ky) {
@@ -98,8 +93,8 @@ void main() {
     for (int kx = 0; kx < p.KW; ++kx) {
       int x = ox * p.stride_x - p.pad_left + kx * p.dil_x;
       if (x < 0 || x >= p.IW) continue;
-      ACC_T v = TO_ACC(data_in[((n * p.IH + y) * p.IW + x) * p.C + c]) - ACC_T(p.in_zp);
-      ACC_T w = TO_ACC(data_w[((ky * p.KW + kx) * p.C + c) * p.M + m]) - ACC_T(p.w_zp);
+      ACC_T v = TO_ACC(data_in[((n * p.IH + y) * p.IW + x) * p.IC + c]) - ACC_T(p.in_zp);
+      ACC_T w = TO_ACC(data_w[((ky * p.KW + kx) * p.IC + c) * p.OC + m]) - ACC_T(p.w_zp);
       acc += v * w;
     }
   }

@@ -4,6 +4,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
 
@@ -11,7 +12,7 @@ layout(set = 0, binding = 0) readonly buffer V { ELEM_T data_v[]; };
 layout(set = 0, binding = 1) readonly buffer I { int data_i[]; };
 layout(set = 0, binding = 2) writeonly buffer Out { ELEM_T data_out[]; };
 
-layout(push_constant) uniform Params { int N, K, C, W; } p;
+layout(push_constant) uniform Params { GATHER_SCATTER_PARAMS } p;  // push_constants.h
 
 void main() {
   uint idx = linear_index();

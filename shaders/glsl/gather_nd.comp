@@ -7,20 +7,14 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
 
 layout(set = 0, binding = 0) readonly buffer In { ELEM_T data_in[]; };
 layout(set = 0, binding = 1) writeonly buffer Out { ELEM_T data_out[]; };
 
-layout(push_constant) uniform Params {
-  int out_shape[6];
-  int in_dim[6];
-  int pad_before[6];
-  int count;
-  int tile;  // 0: PAD, 1: TILE
-  int pad_value, pad_value_hi;
-} p;
+layout(push_constant) uniform Params { GATHER_ND_PARAMS } p;  // push_constants.h
 
 void main() {
   uint idx = linear_index();

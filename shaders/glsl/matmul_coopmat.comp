@@ -44,6 +44,7 @@
 #extension GL_KHR_memory_scope_semantics : require  // gl_ScopeSubgroup
 #extension GL_KHR_shader_subgroup_basic : require
 #include "common.glsl"
+#include "push_constants.h"
 
 #define WG (SG_ROWS * SG_COLS * SUBGROUP)
 layout(local_size_x = WG) in;
@@ -92,11 +93,7 @@ layout(set = 0, binding = 5) writeonly buffer Out { OUT_T data_out[]; };
 // The first 22 fields mirror conv2d.comp (ConvParams in op_lowering_compute.cpp); vec_flags is
 // appended by variant_select.cpp (MatmulCoopmatExtra).
 layout(push_constant) uniform Params {
-  int N, IH, IW, IC, OH, OW, OC, KH, KW;
-  int stride_y, stride_x, pad_top, pad_left, dil_y, dil_x;
-  int in_zp, w_zp, out_zp, clamp_min, clamp_max;
-  int flags;
-  int bias_broadcast;
+  CONV_PARAMS
   int vec_flags;  // A_VEC | B_VEC (both when IC is a multiple of CHUNK)
 } p;
 // The GEMM: one batch of M = N*H*W pixel rows, K = IC, N = OC columns.
@@ -110,9 +107,7 @@ layout(push_constant) uniform Params {
 // The first 10 fields mirror MatmulParams (op_lowering_compute.cpp); vec_flags is appended by
 // variant_select.cpp (MatmulCoopmatExtra).
 layout(push_constant) uniform Params {
-  int N, H, W, C;
-  int a_zp, b_zp, out_zp, clamp_min, clamp_max;
-  int flags;
+  MATMUL_PARAMS
   int vec_flags;  // A_VEC | B_VEC
 } p;
 #define BATCHES p.N

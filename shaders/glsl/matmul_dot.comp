@@ -13,6 +13,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 #include "int8_dot.glsl"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -33,9 +34,7 @@ layout(set = 0, binding = 5) writeonly buffer Out { OUT_T data_out[]; };
 // The first 10 fields mirror matmul.comp (MatmulParams in op_lowering_compute.cpp); the last two
 // are appended by variant_select.cpp (MatmulDotExtra).
 layout(push_constant) uniform Params {
-  int N, H, W, C;
-  int a_zp, b_zp, out_zp, clamp_min, clamp_max;
-  int flags;
+  MATMUL_PARAMS
   int c_words;    // ceil(C / 4)
   int dot_flags;  // DOT_A_WORDS | DOT_B_PACKED
 } p;

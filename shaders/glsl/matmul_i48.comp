@@ -7,6 +7,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 #include "int48.glsl"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -22,11 +23,7 @@ layout(set = 0, binding = 4) readonly buffer Shift { int data_shift[]; };
 layout(set = 0, binding = 5) writeonly buffer Out { OUT_T data_out[]; };
 
 // The MatmulParams block of matmul.comp; out_zp/clamp/flags serve the fused RESCALE only.
-layout(push_constant) uniform Params {
-  int N, H, W, C;
-  int a_zp, b_zp, out_zp, clamp_min, clamp_max;
-  int flags;
-} p;
+layout(push_constant) uniform Params { MATMUL_PARAMS } p;  // push_constants.h
 
 #include "epilogue_i48.glsl"
 

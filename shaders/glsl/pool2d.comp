@@ -5,6 +5,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 #include "op_codes.h"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -12,13 +13,7 @@ layout(local_size_x = WORKGROUP_SIZE) in;
 layout(set = 0, binding = 0) readonly buffer In { IN_T data_in[]; };
 layout(set = 0, binding = 1) writeonly buffer Out { IN_T data_out[]; };
 
-layout(push_constant) uniform Params {
-  int N, IH, IW, C, OH, OW, KH, KW;
-  int stride_y, stride_x, pad_top, pad_left;
-  int in_zp, out_zp, type_min, type_max;
-  int mode;
-  int nan_mode;
-} p;
+layout(push_constant) uniform Params { POOL_PARAMS } p;  // push_constants.h
 
 void main() {
   uint idx = linear_index();

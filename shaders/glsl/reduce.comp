@@ -5,6 +5,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 #include "op_codes.h"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -16,11 +17,7 @@ layout(set = 0, binding = 1) writeonly buffer Out { int data_out[]; };
 layout(set = 0, binding = 1) writeonly buffer Out { IN_T data_out[]; };
 #endif
 
-layout(push_constant) uniform Params {
-  int outer, axis_len, inner;
-  int op;
-  int nan_mode;
-} p;
+layout(push_constant) uniform Params { REDUCE_PARAMS } p;  // push_constants.h
 
 void main() {
   uint idx = linear_index();

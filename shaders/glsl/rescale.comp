@@ -7,6 +7,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
 
@@ -15,13 +16,7 @@ layout(set = 0, binding = 1) readonly buffer Mult { int data_mult[]; };
 layout(set = 0, binding = 2) readonly buffer Shift { int data_shift[]; };
 layout(set = 0, binding = 3) writeonly buffer Out { OUT_T data_out[]; };
 
-layout(push_constant) uniform Params {
-  int count;
-  int channels;      // size of the last dim (per_channel) or 1
-  int flags;         // EPI_DOUBLE_ROUND | EPI_PER_CHANNEL | 8 = input_unsigned
-  int in_zp, out_zp;
-  int out_min, out_max;  // output range (unsigned output: [0, 2^bits - 1])
-} p;
+layout(push_constant) uniform Params { RESCALE_PARAMS } p;  // push_constants.h
 
 #define IN_UNSIGNED 8
 

@@ -7,6 +7,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 #include "int48.glsl"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -16,13 +17,7 @@ layout(set = 0, binding = 1) readonly buffer Mult { int data_mult[]; };
 layout(set = 0, binding = 2) readonly buffer Shift { int data_shift[]; };
 layout(set = 0, binding = 3) writeonly buffer Out { OUT_T data_out[]; };
 
-layout(push_constant) uniform Params {
-  int count;
-  int channels;      // size of the last dim (per_channel) or 1
-  int flags;         // EPI_PER_CHANNEL (no double rounding, no unsigned input with int48)
-  int in_zp, out_zp;
-  int out_min, out_max;
-} p;
+layout(push_constant) uniform Params { RESCALE_PARAMS } p;  // push_constants.h
 
 void main() {
   uint idx = linear_index();

@@ -11,6 +11,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
 
@@ -21,11 +22,7 @@ layout(set = 0, binding = 1) writeonly buffer Out { uint data_out[]; };  // (lo,
 layout(set = 0, binding = 1) writeonly buffer Out { OUT_T data_out[]; };
 #endif
 
-layout(push_constant) uniform Params {
-  int N, IH, IW, C, OH, OW;
-  int y_n, y_d, x_n, x_d, offset_y, offset_x;
-  int bilinear;  // 0 NEAREST, 1 BILINEAR
-} p;
+layout(push_constant) uniform Params { RESIZE_PARAMS } p;  // push_constants.h
 
 // floor(a / b) for b > 0.
 int floor_div(int a, int b) {

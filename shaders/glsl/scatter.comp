@@ -8,6 +8,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
 
@@ -16,7 +17,7 @@ layout(set = 0, binding = 1) readonly buffer I { int data_i[]; };
 layout(set = 0, binding = 2) readonly buffer In { ELEM_T data_in[]; };
 layout(set = 0, binding = 3) writeonly buffer Out { ELEM_T data_out[]; };
 
-layout(push_constant) uniform Params { int N, K, C, W; } p;
+layout(push_constant) uniform Params { GATHER_SCATTER_PARAMS } p;  // push_constants.h
 
 void main() {
   uint idx = linear_index();

@@ -4,6 +4,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
 
@@ -12,13 +13,7 @@ layout(set = 0, binding = 1) readonly buffer A { ELEM_T data_a[]; };
 layout(set = 0, binding = 2) readonly buffer B { ELEM_T data_b[]; };
 layout(set = 0, binding = 3) writeonly buffer Out { ELEM_T data_out[]; };
 
-layout(push_constant) uniform Params {
-  int shape[6];
-  int c_stride[6];
-  int a_stride[6];
-  int b_stride[6];
-  int count;
-} p;
+layout(push_constant) uniform Params { SELECT_PARAMS } p;  // push_constants.h
 
 void main() {
   uint idx = linear_index();

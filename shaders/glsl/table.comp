@@ -4,6 +4,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
 
@@ -16,7 +17,7 @@ layout(set = 0, binding = 2) writeonly buffer Out { int data_out[]; };
 #endif
 layout(set = 0, binding = 1) readonly buffer Table { int data_table[]; };
 
-layout(push_constant) uniform Params { int count; } p;
+layout(push_constant) uniform Params { COUNT_PARAMS } p;  // push_constants.h
 
 void main() {
   uint idx = linear_index();

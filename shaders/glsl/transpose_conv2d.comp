@@ -11,6 +11,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
 #ifdef ACC_I48
 #include "int48.glsl"
 #endif
@@ -34,13 +35,7 @@ layout(set = 0, binding = 5) writeonly buffer Out { OUT_T data_out[]; };
 
 // The ConvParams block of conv2d.comp: pad_top/pad_left carry out_pad[0]/out_pad[2];
 // dilation is unused.
-layout(push_constant) uniform Params {
-  int N, IH, IW, IC, OH, OW, OC, KH, KW;
-  int stride_y, stride_x, pad_top, pad_left, dil_y, dil_x;
-  int in_zp, w_zp, out_zp, clamp_min, clamp_max;
-  int flags;
-  int bias_broadcast;
-} p;
+layout(push_constant) uniform Params { CONV_PARAMS } p;  // push_constants.h
 
 #ifdef ACC_I48
 #include "epilogue_i48.glsl"

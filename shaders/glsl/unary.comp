@@ -1,9 +1,12 @@
 // Elementwise unary ops (tosa.md §9, §12), CLAMP included. Variants: IN_T (= output type),
 // FLOAT_PATH. Integer results are clamped to [type_min, type_max] where TOSA saturates (NEGATE).
+// The functions with more than one line are elementwise_ops.glsl's, shared with fused chains.
 // Bindings: 0 input, 1 output.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "push_constants.h"
+#include "elementwise_ops.glsl"
 #include "op_codes.h"
 
 layout(local_size_x = WORKGROUP_SIZE) in;
@@ -11,32 +14,14 @@ layout(local_size_x = WORKGROUP_SIZE) in;
 layout(set = 0, binding = 0) readonly buffer In { IN_T data_in[]; };
 layout(set = 0, binding = 1) writeonly buffer Out { IN_T data_out[]; };
 
-layout(push_constant) uniform Params {
-  int count;
-  int op;
-  int p0, p1;            // CLAMP: min, max (float bits on FLOAT_PATH); NEGATE: in_zp, out_zp
-  int type_min, type_max;
-  int nan_mode;
-} p;
+layout(push_constant) uniform Params { UNARY_PARAMS } p;  // push_constants.h
 
 #ifdef FLOAT_PATH
-// erf by Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7), enough for the stated fp32 tolerance.
-float erf_approx(float x) {
-  float s = sign(x);
-  x = abs(x);
-  float t = 1.0 / (1.0 + 0.3275911 * x);
-  float y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t +
-                   0.254829592) * t * exp(-x * x);
-  return s * y;
-}
 float apply(float x) {
   switch (p.op) {
     case UN_ABS: return abs(x);
     case UN_NEGATE: return -x;
-    case UN_CLAMP: {
-      if (isnan(x)) return p.nan_mode == NAN_IGNORE ? intBitsToFloat(p.p0) : x;
-      return min(max(x, intBitsToFloat(p.p0)), intBitsToFloat(p.p1));
-    }
+    case UN_CLAMP: return ew_fclamp(x, intBitsToFloat(p.p0), intBitsToFloat(p.p1), p.nan_mode == NAN_IGNORE);
     case UN_CEIL: return ceil(x);
     case UN_FLOOR: return floor(x);
     case UN_EXP: return exp(x);
@@ -46,12 +31,8 @@ float apply(float x) {
     case UN_RECIPROCAL: return 1.0 / x;
     case UN_RSQRT: return inversesqrt(x);
     case UN_SIGMOID: return 1.0 / (1.0 + exp(-x));
-    case UN_TANH: {
-      // tanh via exp of a non-positive argument (no overflow for large |x|).
-      float e = exp(-2.0 * abs(x));
-      return sign(x) * (1.0 - e) / (1.0 + e);
-    }
-    case UN_ERF: return erf_approx(x);
+    case UN_TANH: return ew_tanh(x);
+    case UN_ERF: return ew_erf(x);
     case UN_IDENTITY: return x;
   }
   return 0.0;

@@ -12,11 +12,56 @@
 #include "vgf/vulkan/buffer.h"
 #include "vgf/vulkan/device_select.h"
 #include "vgf/vulkan/graph_plan.h"
+#include "vgf/vulkan/op_table.h"
 #include "vgf/vulkan/pipeline_cache.h"
 #include "vulkan_test_util.h"
 
 namespace vkrt::vulkan::testing {
 namespace {
+
+// ---- The op table (pure) ----
+
+// Every op the executor claims (a capability check) can be lowered, and every op the fusion
+// generator claims is one the executor runs on its own too (a failed chain falls back to them).
+TEST(VulkanOpTable, EveryRegisteredOpHasALowering) {
+  int registered = 0;
+  for (int k = 0; k < vgf::kOpKindCount; ++k) {
+    const VulkanOpImpl& impl = vulkan_op(OpKind(k));
+    SCOPED_TRACE(vgf::op_name(OpKind(k)));
+    EXPECT_EQ(impl.supports != nullptr, impl.lower != nullptr);
+    if (impl.chainable()) {
+      EXPECT_NE(impl.supports, nullptr);
+    }
+    registered += impl.supports != nullptr;
+  }
+  // Everything but CONV3D, FFT2D and RFFT2D has a shader.
+  EXPECT_EQ(registered, vgf::kOpKindCount - 3);
+  EXPECT_EQ(vulkan_op(OpKind::FFT2D).supports, nullptr);
+}
+
+// The capability check names the op, its index and the operand types it lacks a shader for.
+TEST(VulkanOpTable, CapabilityRefusalsNameTheOpAndTypes) {
+  GraphBuilder b;
+  TensorId x = b.input(DType::Int8, {2, 3});
+  TensorId y = b.input(DType::Int8, {2, 3});
+  TensorId sum = b.tensor(DType::Int8, {2, 3});
+  b.op(OpKind::ADD, {x, y}, {sum});  // int8 ADD: TOSA has none, neither do the shaders
+  TensorId prod = b.tensor(DType::Int8, {2, 3});
+  b.op(OpKind::MUL, {x, y}, {prod}, vgf::MulAttr{});
+  TensorId deep_in = b.input(DType::Fp32, {1, 1, 1, 1, 1, 1, 2});
+  TensorId deep_out = b.tensor(DType::Fp32, {1, 1, 1, 1, 1, 1, 2});
+  b.op(OpKind::EXP, {deep_in}, {deep_out});  // rank 7
+  b.output(sum);
+  b.output(prod);
+  b.output(deep_out);
+  ASSERT_TRUE(vgf::validate_graph(b.graph).is_ok());
+  Status add = check_op_capability(b.graph, 0);
+  EXPECT_EQ(add.code(), Error::NotSupported);
+  EXPECT_EQ(add.message(), "op 0 (ADD): int8, int8 -> int8 is not supported by the vulkan executor");
+  EXPECT_TRUE(check_op_capability(b.graph, 1).is_ok()) << check_op_capability(b.graph, 1).message();
+  EXPECT_EQ(check_op_capability(b.graph, 2).message(),
+            "op 2 (EXP): rank above 6 or unranked tensors is not supported by the vulkan executor");
+}
 
 // ---- Device selection (pure) ----
 

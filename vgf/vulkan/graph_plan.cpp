@@ -4,10 +4,9 @@
 #include <limits>
 #include <numeric>
 
-namespace vkrt::vulkan {
+#include "vgf/vulkan/op_table.h"
 
-// op_lowering.h (not included: its type_min/type_max overloads differ from the ones below).
-Status check_op_supported(const vgf::Graph& graph, size_t op_index);
+namespace vkrt::vulkan {
 
 namespace {
 
@@ -47,15 +46,13 @@ int sole_reader(const Graph& g, TensorId t) {
   return r.size() == 1 ? int(r[0]) : -1;
 }
 
+// The RESCALEs the convolution epilogues implement (validate_graph already guarantees TOSA's
+// rules, e.g. DOUBLE_ROUND only with scale32, matching multiplier and shift counts).
 bool fusable_rescale(const Graph& g, const vgf::Op& op) {
-  const auto* a = std::get_if<vgf::RescaleAttr>(&op.attr);
-  if (!a || op.inputs.size() != 1 || op.outputs.size() != 1) return false;
+  const auto& a = std::get<vgf::RescaleAttr>(op.attr);
   DType out = g.tensor(op.outputs[0]).dtype;
-  return !a->input_unsigned && !a->output_unsigned && a->input_zp == 0 &&
-         a->rounding_mode != vgf::RoundingMode::InexactRound &&
-         (a->scale32 || a->rounding_mode != vgf::RoundingMode::DoubleRound) &&
-         (out == DType::Int8 || out == DType::Int16) && !a->multiplier.empty() &&
-         a->multiplier.size() == a->shift.size();
+  return !a.input_unsigned && !a.output_unsigned && a.input_zp == 0 &&
+         a.rounding_mode != vgf::RoundingMode::InexactRound && (out == DType::Int8 || out == DType::Int16);
 }
 
 // For every tensor: the distinct ops that read it, in program order.
@@ -96,27 +93,10 @@ int64_t element_count_of(const vgf::Shape& shape) {
 }  // namespace
 
 bool is_chainable_elementwise(const Graph& g, size_t index, std::span<const vgf::Shape> shapes) {
+  // The graph passed validate_graph (operand counts, tensor ids, attribute kinds, RESCALE's
+  // multiplier/shift counts and ranges); what is checked here is what the generator supports.
   const vgf::Op& op = g.ops[index];
-  switch (op.kind) {
-    case OpKind::ADD: case OpKind::SUB: case OpKind::MUL: case OpKind::MAXIMUM: case OpKind::MINIMUM:
-    case OpKind::BITWISE_AND: case OpKind::BITWISE_OR: case OpKind::BITWISE_XOR:
-    case OpKind::LOGICAL_AND: case OpKind::LOGICAL_OR: case OpKind::LOGICAL_XOR:
-    case OpKind::ARITHMETIC_RIGHT_SHIFT: case OpKind::LOGICAL_LEFT_SHIFT: case OpKind::LOGICAL_RIGHT_SHIFT:
-    case OpKind::INTDIV: case OpKind::POW: case OpKind::EQUAL: case OpKind::GREATER: case OpKind::GREATER_EQUAL:
-    case OpKind::ABS: case OpKind::BITWISE_NOT: case OpKind::CLZ: case OpKind::NEGATE: case OpKind::CLAMP:
-    case OpKind::LOGICAL_NOT: case OpKind::CEIL: case OpKind::FLOOR: case OpKind::EXP: case OpKind::LOG:
-    case OpKind::SIN: case OpKind::COS: case OpKind::RECIPROCAL: case OpKind::RSQRT: case OpKind::SIGMOID:
-    case OpKind::TANH: case OpKind::ERF: case OpKind::RESCALE: case OpKind::TABLE: case OpKind::CAST:
-    case OpKind::SELECT:
-      break;
-    default:
-      return false;
-  }
-  if (op.outputs.size() != 1 || op.inputs.empty() || op.outputs[0] >= g.tensors.size()) return false;
-  for (TensorId t : op.inputs) {
-    if (t >= g.tensors.size()) return false;
-  }
-  if (!check_op_supported(g, index).is_ok()) return false;
+  if (!vulkan_op(op.kind).chainable() || !check_op_capability(g, index).is_ok()) return false;
   // One index space: the output's. Inputs have its rank and each dim equal or 1 (TOSA
   // broadcasting, tosa.md §9); only concrete shapes, so the generated code has literal sizes.
   if (!shapes.empty() && shapes.size() != g.tensors.size()) return false;
@@ -133,20 +113,10 @@ bool is_chainable_elementwise(const Graph& g, size_t index, std::span<const vgf:
       if (in_shape[d] != out_shape[d] && in_shape[d] != 1) return false;
     }
   }
-  if (const auto* a = std::get_if<vgf::RescaleAttr>(&op.attr)) {
-    size_t needed = a->per_channel ? size_t(out_shape.empty() ? 1 : out_shape.back()) : 1;
-    if (a->multiplier.size() < needed || a->shift.size() < needed) return false;
-    for (size_t c = 0; c < needed; ++c) {
-      if (a->shift[c] < 2 || a->shift[c] > 62) return false;  // apply_scale_32's domain
-    }
-  }
   if (const auto* m = std::get_if<vgf::MulAttr>(&op.attr); m && (m->shift < 0 || m->shift > 62)) return false;
-  if (op.kind == OpKind::RESCALE && !std::holds_alternative<vgf::RescaleAttr>(op.attr)) return false;
-  if (op.kind == OpKind::CLAMP && !std::holds_alternative<vgf::ClampAttr>(op.attr)) return false;
-  if (op.kind == OpKind::TABLE) {
-    const auto* t = std::get_if<vgf::TableAttr>(&op.attr);
+  if (const auto* t = std::get_if<vgf::TableAttr>(&op.attr)) {
     size_t entries = g.tensor(op.inputs[0]).dtype == DType::Int8 ? 256 : 513;
-    if (!t || t->table.size() != entries) return false;
+    if (t->table.size() != entries) return false;
   }
   return true;
 }
@@ -246,22 +216,11 @@ uint64_t tensor_bytes(vgf::DType dtype, const vgf::Shape& shape) {
   return element_count(shape) * vgf::dtype_storage_bytes(dtype);
 }
 
-Status check_32bit_indexing(std::span<const vgf::Shape> shapes) {
-  for (size_t t = 0; t < shapes.size(); ++t) {
-    const uint64_t elements = element_count(shapes[t]);
-    if (elements > uint64_t(INT32_MAX)) {
-      return make_error(Error::NotSupported, "tensor ", t, " has ", elements,
-                        " elements; the vulkan executor's shaders index at most 2^31-1");
-    }
-  }
-  return Status::ok();
-}
-
 std::vector<TensorId> alias_roots(const Graph& g) {
   std::vector<TensorId> alias(g.tensors.size());
   std::iota(alias.begin(), alias.end(), TensorId(0));
   for (const auto& op : g.ops) {  // program order: an input's root is already final
-    if (op.kind == OpKind::RESHAPE && op.inputs.size() == 1 && op.outputs.size() == 1) {
+    if (op.kind == OpKind::RESHAPE) {
       alias[op.outputs[0]] = alias[op.inputs[0]];
     }
   }
@@ -276,8 +235,8 @@ std::vector<FusedStep> fuse_ops(const Graph& g, bool enable_fusion) {
     const DType out = g.tensor(step.output).dtype;
     const int c = sole_reader(g, step.output);
     if (c <= step.rescale || g.ops[c].kind != OpKind::CLAMP) return;
-    const auto* ca = std::get_if<vgf::ClampAttr>(&g.ops[c].attr);
-    if (ca && ca->min_int <= ca->max_int && ca->min_int <= type_max(out) && ca->max_int >= type_min(out) &&
+    const auto& ca = std::get<vgf::ClampAttr>(g.ops[c].attr);
+    if (ca.min_int <= ca.max_int && ca.min_int <= type_max(out) && ca.max_int >= type_min(out) &&
         g.tensor(g.ops[c].outputs[0]).dtype == out) {
       step.clamp = c;
       absorbed[c] = true;
@@ -293,7 +252,7 @@ std::vector<FusedStep> fuse_ops(const Graph& g, bool enable_fusion) {
     step.output = op.outputs.empty() ? vgf::kNoTensor : op.outputs[0];
     bool producer = op.kind == OpKind::CONV2D || op.kind == OpKind::DEPTHWISE_CONV2D ||
                     op.kind == OpKind::TRANSPOSE_CONV2D || op.kind == OpKind::MATMUL;
-    if (enable_fusion && producer && !op.inputs.empty() && op.outputs.size() == 1) {
+    if (enable_fusion && producer) {
       DType in = g.tensor(op.inputs[0]).dtype;
       DType acc = g.tensor(op.outputs[0]).dtype;
       if (in == DType::Int8 && acc == DType::Int32) {
@@ -307,10 +266,8 @@ std::vector<FusedStep> fuse_ops(const Graph& g, bool enable_fusion) {
           // in the epilogue instead of a dispatch and a round trip of the tensor.
           const int last = step.clamp >= 0 ? step.clamp : r;
           const int t = g.tensor(step.output).dtype == DType::Int8 ? sole_reader(g, step.output) : -1;
-          if (t > last && g.ops[t].kind == OpKind::TABLE && g.ops[t].outputs.size() == 1 &&
-              g.tensor(g.ops[t].outputs[0]).dtype == DType::Int8) {
-            const auto* ta = std::get_if<vgf::TableAttr>(&g.ops[t].attr);
-            if (ta && ta->table.size() == 256) {
+          if (t > last && g.ops[t].kind == OpKind::TABLE && g.tensor(g.ops[t].outputs[0]).dtype == DType::Int8) {
+            if (std::get<vgf::TableAttr>(g.ops[t].attr).table.size() == 256) {
               step.table = t;
               absorbed[t] = true;
               step.output = g.ops[t].outputs[0];
@@ -330,8 +287,7 @@ std::vector<FusedStep> fuse_ops(const Graph& g, bool enable_fusion) {
         }
       } else if (in == DType::Fp32 && acc == DType::Fp32) {
         int c = sole_reader(g, op.outputs[0]);
-        if (c > int(i) && g.ops[c].kind == OpKind::CLAMP &&
-            std::holds_alternative<vgf::ClampAttr>(g.ops[c].attr)) {
+        if (c > int(i) && g.ops[c].kind == OpKind::CLAMP) {
           step.clamp = c;
           absorbed[c] = true;
           step.output = g.ops[c].outputs[0];

@@ -87,9 +87,4 @@ uint64_t tensor_bytes(vgf::DType dtype, const vgf::Shape& shape);
 // Product of the dimensions of a concrete shape.
 uint64_t element_count(const vgf::Shape& shape);
 
-// The shaders index elements with 32-bit integers (push constants, linear_index()), and shape
-// inference admits up to 2^40 elements: NotSupported naming the first tensor of more than
-// INT32_MAX elements. Once a plan's shapes pass, lowerings may narrow counts to int32.
-Status check_32bit_indexing(std::span<const vgf::Shape> shapes);
-
 }  // namespace vkrt::vulkan

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <span>
 #include <string>
@@ -16,6 +17,7 @@
 #include "vgf/ir/shape_inference.h"
 #include "vgf/vulkan/context.h"
 #include "vgf/vulkan/graph_plan.h"
+#include "vgf/vulkan/op_table.h"
 #include "vgf/vulkan/pipeline.h"
 #include "vkrt/error.h"
 
@@ -96,25 +98,18 @@ class LoweringContext {
   Slot dummy_;
 };
 
-// NotSupported naming the op and the reason when no shader implements this op with these
-// dtypes/ranks; Ok otherwise. Checked for every op at prepare, before anything is allocated.
-Status check_op_supported(const vgf::Graph& graph, size_t op_index);
-
-// Appends the dispatches of one step.
+// Appends the dispatches of one step (its op's lowering from the op table, or the generated
+// shader of a fused chain).
 Status lower_step(const FusedStep& step, LoweringContext& ctx, std::vector<PendingDispatch>* out);
 
-// Per-family lowering (op_lowering_*.cpp).
-Status lower_conv_like(const FusedStep& step, LoweringContext& ctx, std::vector<PendingDispatch>* out);
-Status lower_pool(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
-Status lower_rescale(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
-Status lower_table(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
-Status lower_binary(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
-Status lower_unary(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
-Status lower_data_movement(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
-Status lower_misc(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
-// op_lowering_extra.cpp: RESIZE, SCATTER, CAST to/from fp16.
-Status lower_resize(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
-Status lower_scatter(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
+// Adapts the lowering of a lone op (one that never carries a fused epilogue) to the op table's
+// LowerFn.
+template <Status (*Lower)(const vgf::Op&, LoweringContext&, std::vector<PendingDispatch>*)>
+Status lower_single(const FusedStep& step, LoweringContext& ctx, std::vector<PendingDispatch>* out) {
+  return Lower(ctx.graph().ops[step.op], ctx, out);
+}
+
+// CAST to or from fp16 (cast_f16.comp; op_lowering_extra.cpp).
 Status lower_cast_half(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out);
 
 // Helpers shared by the lowering files.
@@ -122,6 +117,12 @@ const char* type_suffix(vgf::DType t);  // "i8", "i16", "i32", "f32"; "" when un
 int32_t type_min(vgf::DType t);
 int32_t type_max(vgf::DType t);
 int32_t float_bits(float f);
+int int_bits(vgf::DType t);  // 8 for int8, 16 for int16, else 32: an int register's meaningful bits
+bool is_one_of(vgf::DType t, std::initializer_list<vgf::DType> types);
+// GLSL literals for generated shaders: an int ("int(0x80000000u)" for INT32_MIN) and the exact
+// bits of a float ("uintBitsToFloat(0x3f800000u)").
+std::string glsl_int(int64_t v);
+std::string glsl_float(float f);
 
 // The NHWC sizes that the pooling and RESIZE Params blocks start with (N, IH, IW, C, OH, OW),
 // from the input and output shapes.

@@ -1,8 +1,10 @@
 // Lowering of CONV2D / DEPTHWISE_CONV2D / MATMUL (with fused epilogues), pooling, RESCALE and
-// TABLE. Push-constant structs mirror the `Params` blocks of shaders/glsl/*.comp exactly.
+// TABLE, and their entries in the op table (op_table.h). Push-constant structs come from
+// shaders/glsl/push_constants.h, the header the shaders' `Params` blocks are declared with.
 #include <algorithm>
 
 #include "shaders/glsl/op_codes.h"
+#include "shaders/glsl/push_constants.h"
 #include "vgf/vulkan/op_lowering.h"
 #include "vgf/vulkan/variant_select.h"
 
@@ -18,35 +20,15 @@ constexpr int kEpiPerChannel = 4;
 constexpr int kEpiTable = 8;       // the table's offset in the shift buffer sits in flags >> 8
 constexpr int kRescaleInputUnsigned = 8;
 
-struct ConvParams {
-  int32_t N, IH, IW, IC, OH, OW, OC, KH, KW;
-  int32_t stride_y, stride_x, pad_top, pad_left, dil_y, dil_x;
-  int32_t in_zp, w_zp, out_zp, clamp_min, clamp_max;
-  int32_t flags;
-  int32_t bias_broadcast;
-};
+struct ConvParams { CONV_PARAMS };
 
-struct MatmulParams {
-  int32_t N, H, W, C;
-  int32_t a_zp, b_zp, out_zp, clamp_min, clamp_max;
-  int32_t flags;
-};
+struct MatmulParams { MATMUL_PARAMS };
 
-struct PoolParams {
-  int32_t N, IH, IW, C, OH, OW, KH, KW;
-  int32_t stride_y, stride_x, pad_top, pad_left;
-  int32_t in_zp, out_zp, type_min, type_max;
-  int32_t mode;
-  int32_t nan_mode;
-};
+struct PoolParams { POOL_PARAMS };
 
-struct RescaleParams {
-  int32_t count, channels, flags, in_zp, out_zp, out_min, out_max;
-};
+struct RescaleParams { RESCALE_PARAMS };
 
-struct CountParams {
-  int32_t count;
-};
+struct CountParams { COUNT_PARAMS };
 
 // The fused epilogue of a step: flags, requantization tables and output bounds.
 struct Epilogue {
@@ -103,8 +85,6 @@ std::string conv_variant(const char* op, DType in, const Epilogue& e) {
   if (e.flags & kEpiFusedRescale) return std::string(op) + "_i8_" + type_suffix(e.out_type);
   return std::string(op) + "_i8_i32";
 }
-
-}  // namespace
 
 Status lower_conv_like(const FusedStep& step, LoweringContext& ctx, std::vector<PendingDispatch>* out) {
   const vgf::Graph& g = ctx.graph();
@@ -241,7 +221,7 @@ Status lower_pool(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDi
   p.stride_x = a.stride[1];
   p.pad_top = a.pad[0];
   p.pad_left = a.pad[2];
-  p.mode = op.kind == OpKind::MAX_POOL2D ? POOL_MAX : POOL_AVG;
+  p.mode = vulkan_op(op.kind).shader_op;  // POOL_MAX or POOL_AVG
   p.in_zp = p.mode == POOL_AVG && t == DType::Int8 ? a.input_zp : 0;
   p.out_zp = p.mode == POOL_AVG && t == DType::Int8 ? a.output_zp : 0;
   p.type_min = type_min(t);
@@ -268,27 +248,11 @@ Status lower_rescale(const vgf::Op& op, LoweringContext& ctx, std::vector<Pendin
   for (int64_t dim : shape) count *= uint64_t(dim);
   p.count = int32_t(count);
   p.channels = a.per_channel && !shape.empty() ? int32_t(shape.back()) : 1;
-  size_t needed = a.per_channel ? size_t(std::max(p.channels, 1)) : 1;
-  if (a.multiplier.size() < needed || a.shift.size() < needed) {
-    return make_error(Error::InvalidProgram, "RESCALE ", op.debug_name, ": ", a.multiplier.size(),
-                      " multipliers / ", a.shift.size(), " shifts for ", needed, " channels");
-  }
-  if (in == DType::Int48) {
-    // int16 convolutions' accumulators. TOSA ERROR_IFs (tosa.md §5): no scale32, no unsigned input.
-    if (!ctx.features().shader_int64) {
-      return make_error(Error::NotSupported, "RESCALE ", op.debug_name,
-                        ": an int48 input needs shaderInt64, which this device lacks");
-    }
-    if (a.scale32 || a.input_unsigned) {
-      return make_error(Error::InvalidProgram, "RESCALE ", op.debug_name, ": an int48 input allows neither ",
-                        a.scale32 ? "scale32" : "input_unsigned");
-    }
-    for (size_t c = 0; c < needed; ++c) {
-      if (a.multiplier[c] < 0 || a.multiplier[c] > INT16_MAX || a.shift[c] < 2 || a.shift[c] > 62) {
-        return make_error(Error::InvalidProgram, "RESCALE ", op.debug_name, ": multiplier[", c, "] = ",
-                          a.multiplier[c], " / shift ", int(a.shift[c]), " outside scale16's range");
-      }
-    }
+  // validate_graph and infer_shapes guarantee the multiplier/shift counts and ranges and the
+  // int48 rules (no scale32, no unsigned input); what is left is the device's.
+  if (in == DType::Int48 && !ctx.features().shader_int64) {
+    return make_error(Error::NotSupported, "RESCALE ", op.debug_name,
+                      ": an int48 input needs shaderInt64, which this device lacks");
   }
   if (a.scale32 && a.rounding_mode == vgf::RoundingMode::DoubleRound) p.flags |= kEpiDoubleRound;
   if (a.per_channel) p.flags |= kEpiPerChannel;
@@ -336,5 +300,91 @@ Status lower_table(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingD
   out->push_back(std::move(d));
   return Status::ok();
 }
+
+// Capabilities: the variants of conv2d/depthwise_conv2d/transpose_conv2d (.comp, conv_i48.comp),
+// matmul*.comp, pool2d.comp and table.comp. int16 activations (int48 accumulator) also need
+// shaderInt64 and fp16 MATMUL shaderFloat16: lower_conv_like checks the device.
+std::string conv_types(const OpOperands& o) {
+  const DType in = o.in(0), w = o.in(1), bias = o.in(2), acc = o.out(0);
+  return o.supported_if((in == DType::Int8 && w == DType::Int8 && acc == DType::Int32 && bias == DType::Int32) ||
+                        (in == DType::Int16 && w == DType::Int8 && acc == DType::Int48 && bias == DType::Int48) ||
+                        (in == DType::Fp32 && w == DType::Fp32 && acc == DType::Fp32 && bias == DType::Fp32));
+}
+
+std::string matmul_types(const OpOperands& o) {
+  const DType a = o.in(0), b = o.in(1), acc = o.out(0);
+  return o.supported_if((a == DType::Int8 && b == DType::Int8 && acc == DType::Int32) ||
+                        (a == DType::Int16 && b == DType::Int16 && acc == DType::Int48) ||
+                        (a == DType::Fp32 && b == DType::Fp32 && acc == DType::Fp32) ||
+                        (a == DType::Fp16 && b == DType::Fp16 && acc == DType::Fp16));
+}
+
+std::string pool_types(const OpOperands& o) {
+  return o.supported_if(is_one_of(o.in(0), {DType::Int8, DType::Int16, DType::Fp32}) && o.out(0) == o.in(0));
+}
+
+// Every input/output pair validate_graph allows (int8/16/32/48 -> int8/16/32) has a variant.
+std::string rescale_types(const OpOperands&) { return {}; }
+
+std::string table_types(const OpOperands& o) {
+  return o.supported_if((o.in(0) == DType::Int8 && o.out(0) == DType::Int8) ||
+                        (o.in(0) == DType::Int16 && o.out(0) == DType::Int32));
+}
+
+// RESCALE in a fused chain, as rescale.comp: zero-extend an unsigned input, subtract input_zp,
+// apply_scale_32 (double rounding only for scale32), add output_zp, clamp to the output range
+// (tosa.md §5). Per-channel multipliers and shifts go to the constant block.
+Result<std::string> chain_rescale(const ChainOperands& o) {
+  const auto& r = std::get<vgf::RescaleAttr>(o.op.attr);
+  std::string v = o.regs[0];
+  if (r.input_unsigned && int_bits(o.in) < 32) v = "(" + v + " & " + std::to_string((1 << int_bits(o.in)) - 1) + ")";
+  v = "(" + v + " - " + glsl_int(r.input_zp) + ")";
+  const bool double_round = r.scale32 && r.rounding_mode == vgf::RoundingMode::DoubleRound;
+  std::string mult, shift;
+  if (r.per_channel) {
+    const int64_t channels = o.out_shape.empty() ? 1 : o.out_shape.back();
+    std::vector<int32_t> shifts(r.shift.begin(), r.shift.begin() + channels);
+    size_t m_off = o.add_constants(std::span<const int32_t>(r.multiplier.data(), size_t(channels)));
+    size_t s_off = o.add_constants(shifts);
+    std::string c = "int(idx % " + std::to_string(channels) + "u)";
+    mult = "data_const[" + std::to_string(m_off) + " + " + c + "]";
+    shift = "data_const[" + std::to_string(s_off) + " + " + c + "]";
+  } else {
+    mult = glsl_int(r.multiplier[0]);
+    shift = std::to_string(int(r.shift[0]));
+  }
+  // The bounds of lower_rescale.
+  const int32_t lo = r.output_unsigned ? 0 : type_min(o.out);
+  const int32_t hi = r.output_unsigned ? (o.out == DType::Int8 ? 255 : 65535) : type_max(o.out);
+  return "clamp(apply_scale_32(" + v + ", " + mult + ", " + shift + ", " + (double_round ? "true" : "false") +
+         ") + " + glsl_int(r.output_zp) + ", " + glsl_int(lo) + ", " + glsl_int(hi) + ")";
+}
+
+// TABLE in a fused chain, as table.comp: the entries go to the constant block.
+Result<std::string> chain_table(const ChainOperands& o) {
+  const auto& t = std::get<vgf::TableAttr>(o.op.attr);
+  if (t.table.size() != (o.in == DType::Int8 ? 256u : 513u)) {
+    return make_error(Error::NotSupported, std::to_string(t.table.size()) + " table entries");
+  }
+  std::vector<int32_t> entries(t.table.begin(), t.table.end());
+  size_t off = o.add_constants(entries);
+  if (o.in == DType::Int8) return "data_const[" + std::to_string(off + 128) + " + " + o.regs[0] + "]";
+  return "ew_table16(" + o.regs[0] + ", " + std::to_string(off) + ")";
+}
+
+const VulkanOpEntry kComputeOps[] = {
+    {OpKind::CONV2D, {conv_types, lower_conv_like}},
+    {OpKind::DEPTHWISE_CONV2D, {conv_types, lower_conv_like}},
+    {OpKind::TRANSPOSE_CONV2D, {conv_types, lower_conv_like}},
+    {OpKind::MATMUL, {matmul_types, lower_conv_like}},
+    {OpKind::AVG_POOL2D, {pool_types, lower_single<lower_pool>, POOL_AVG}},
+    {OpKind::MAX_POOL2D, {pool_types, lower_single<lower_pool>, POOL_MAX}},
+    {OpKind::RESCALE, {rescale_types, lower_single<lower_rescale>, -1, nullptr, chain_rescale}},
+    {OpKind::TABLE, {table_types, lower_single<lower_table>, -1, nullptr, chain_table}},
+};
+
+}  // namespace
+
+std::span<const VulkanOpEntry> compute_ops() { return kComputeOps; }
 
 }  // namespace vkrt::vulkan

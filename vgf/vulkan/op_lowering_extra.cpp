@@ -1,8 +1,10 @@
-// Lowering of RESIZE, SCATTER and the fp16 CASTs (TRANSPOSE_CONV2D and the int16 convolutions
-// share lower_conv_like in op_lowering_compute.cpp). Push-constant structs mirror the `Params`
-// blocks of shaders/glsl/{resize,scatter,cast_f16}.comp exactly.
+// Lowering of RESIZE, SCATTER and the fp16 CASTs, and the entries of RESIZE and SCATTER in the op
+// table (op_table.h; CAST is registered in op_lowering_misc.cpp). TRANSPOSE_CONV2D and the int16
+// convolutions share lower_conv_like in op_lowering_compute.cpp. Push-constant structs come from
+// shaders/glsl/push_constants.h.
 #include <algorithm>
 
+#include "shaders/glsl/push_constants.h"
 #include "vgf/vulkan/op_lowering.h"
 
 namespace vkrt::vulkan {
@@ -11,24 +13,14 @@ namespace {
 using vgf::DType;
 using vgf::OpKind;
 
-struct ResizeParams {
-  int32_t N, IH, IW, C, OH, OW;
-  int32_t y_n, y_d, x_n, x_d, offset_y, offset_x;
-  int32_t bilinear;
-};
+struct ResizeParams { RESIZE_PARAMS };
 
-struct ScatterParams {
-  int32_t N, K, C, W;
-};
+struct ScatterParams { GATHER_SCATTER_PARAMS };
 
-struct CastParams {
-  int32_t count, out_bool;
-};
+struct CastParams { CAST_PARAMS };
 
 // Name part of a CAST operand: bool rides on the int8 variants (out_bool flag).
 const char* cast_suffix(DType t) { return t == DType::Fp16 ? "f16" : type_suffix(t); }
-
-}  // namespace
 
 Status lower_resize(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out) {
   const auto& a = std::get<vgf::ResizeAttr>(op.attr);
@@ -103,6 +95,8 @@ Status lower_scatter(const vgf::Op& op, LoweringContext& ctx, std::vector<Pendin
   return Status::ok();
 }
 
+}  // namespace
+
 Status lower_cast_half(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out) {
   const DType in = ctx.dtype(op.inputs[0]);
   const DType o = ctx.dtype(op.outputs[0]);
@@ -117,5 +111,38 @@ Status lower_cast_half(const vgf::Op& op, LoweringContext& ctx, std::vector<Pend
   if (d.invocations > 0) out->push_back(std::move(d));
   return Status::ok();
 }
+
+namespace {
+
+// Capabilities: resize.comp (NHWC), scatter.comp.
+std::string resize_types(const OpOperands& o) {
+  if (o.in_rank(0) != 4) return "a RESIZE input of rank other than 4";
+  // NEAREST keeps the type; integer BILINEAR widens (tosa.md §11, cpu_fallback/tosa/resize.cpp).
+  const vgf::ResizeMode mode = std::get<vgf::ResizeAttr>(o.op.attr).mode;
+  const bool bilinear = mode == vgf::ResizeMode::Bilinear;
+  if (mode != vgf::ResizeMode::Nearest && !bilinear) return "this RESIZE mode";
+  const DType in = o.in(0), out = o.out(0);
+  if ((in == DType::Fp32 && out == DType::Fp32) ||
+      (in == DType::Int8 && out == (bilinear ? DType::Int32 : DType::Int8)) ||
+      (in == DType::Int16 && out == (bilinear ? DType::Int48 : DType::Int16))) {
+    return {};
+  }
+  return o.types() + (bilinear ? " (BILINEAR)" : " (NEAREST)");
+}
+
+std::string scatter_types(const OpOperands& o) {
+  const size_t bytes = vgf::dtype_storage_bytes(o.in(0));
+  return o.supported_if((bytes == 1 || bytes == 2 || bytes == 4) && o.in(1) == DType::Int32 && o.in(2) == o.in(0) &&
+                        o.out(0) == o.in(0) && o.in_rank(0) == 3 && o.in_rank(1) == 2 && o.in_rank(2) == 3);
+}
+
+const VulkanOpEntry kExtraOps[] = {
+    {OpKind::RESIZE, {resize_types, lower_single<lower_resize>}},
+    {OpKind::SCATTER, {scatter_types, lower_single<lower_scatter>}},
+};
+
+}  // namespace
+
+std::span<const VulkanOpEntry> extra_ops() { return kExtraOps; }
 
 }  // namespace vkrt::vulkan

@@ -81,7 +81,7 @@ Status VulkanExecutor::prepare(const vgf::Graph& graph, const vgf::ExecutorOptio
   std::string unsupported;
   size_t unsupported_count = 0;
   for (size_t i = 0; i < graph.ops.size(); ++i) {
-    Status s = check_op_supported(graph, i);
+    Status s = check_op_capability(graph, i);
     if (!s.is_ok()) {
       if (unsupported_count++ < 16) unsupported += (unsupported.empty() ? "" : "; ") + s.message();
     }
@@ -163,7 +163,7 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
   auto plan = std::make_unique<ShapePlan>();
   VKRT_ASSIGN_OR_RETURN(plan->shapes, vgf::infer_shapes(g, input_shapes));
   // Before anything is planned or allocated, rather than indexed out of bounds on the device.
-  VKRT_RETURN_IF_ERROR(check_32bit_indexing(plan->shapes));
+  VKRT_RETURN_IF_ERROR(check_shape_capability(plan->shapes));
   const uint64_t alignment = std::max<uint64_t>(64, f.min_storage_buffer_offset_alignment);
   plan->steps = steps_;
   if (chains_) {

@@ -57,10 +57,11 @@ inline void require(bool ok, const char* what, const PendingDispatch& d) {
 }
 
 // Lowers `graph` (its dynamic input dimensions set to 3) as the executor would; inputs the
-// executor refuses end quietly.
+// executor refuses end quietly. `graph` comes from a reader, so it passed validate_graph, which
+// the executor requires (it checks only its own capabilities again).
 inline void lower_for_vulkan(const vgf::Graph& graph) {
   for (size_t i = 0; i < graph.ops.size(); ++i) {
-    if (!check_op_supported(graph, i).is_ok()) return;
+    if (!check_op_capability(graph, i).is_ok()) return;
   }
   std::vector<vgf::Shape> input_shapes;
   for (const auto& io : graph.inputs) {
@@ -69,7 +70,7 @@ inline void lower_for_vulkan(const vgf::Graph& graph) {
     input_shapes.push_back(std::move(s));
   }
   auto shapes = vgf::infer_shapes(graph, input_shapes);
-  if (!shapes.ok() || !check_32bit_indexing(*shapes).is_ok()) return;
+  if (!shapes.ok() || !check_shape_capability(*shapes).is_ok()) return;
   const std::vector<vgf::TensorId> alias = alias_roots(graph);
   for (const DeviceFeatures& features : {fuzz_device(false, false), fuzz_device(true, true)}) {
     std::vector<FusedStep> steps = fuse_elementwise_chains(graph, fuse_ops(graph, true), 8, *shapes);
