@@ -11,11 +11,13 @@
 // H + W rather than H*W.
 //
 // Bindings: 0 input_real, 1 input_imag (not read with FFT2D_REAL_INPUT: bind any buffer),
-// 2 twiddles (vec2[L]), 3 output_real, 4 output_imag. Push constants: fft2d_params.h.
+// 2 twiddles (vec2[L]), 3 output_real, 4 output_imag. Push constants: FFT2D_PARAMS (push_constants.h).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
-#include "fft2d_params.h"
+#include "push_constants.h"
+
+layout(push_constant) uniform Params { FFT2D_PARAMS } p;
 
 layout(local_size_x = WORKGROUP_SIZE) in;
 
@@ -27,15 +29,15 @@ layout(set = 0, binding = 4) writeonly buffer OutIm { float out_im[]; };
 
 void main() {
   const uint idx = linear_index();
-  const uint H = p.height, W = p.width;
-  if (idx >= p.batches * H * p.out_width) return;
-  const uint ox = idx % p.out_width;
-  const uint oy = (idx / p.out_width) % H;
-  const uint n = idx / (p.out_width * H);
-  const bool real_input = (p.flags & FFT2D_REAL_INPUT) != 0u;
+  const uint H = uint(p.height), W = uint(p.width), out_width = uint(p.out_width), L = uint(p.table_size);
+  if (idx >= uint(p.batches) * H * out_width) return;
+  const uint ox = idx % out_width;
+  const uint oy = (idx / out_width) % H;
+  const uint n = idx / (out_width * H);
+  const bool real_input = (p.flags & FFT2D_REAL_INPUT) != 0;
   // exp(-i*sign*a) = cos a - i*sign*sin a; sign = -1 for the inverse.
-  const float sign = (p.flags & FFT2D_INVERSE) != 0u ? -1.0 : 1.0;
-  const uint y_step = p.table_size / H, x_step = p.table_size / W, mask = p.table_size - 1u;
+  const float sign = (p.flags & FFT2D_INVERSE) != 0 ? -1.0 : 1.0;
+  const uint y_step = L / H, x_step = L / W, mask = L - 1u;
 
   vec2 sum = vec2(0.0);
   for (uint iy = 0u; iy < H; ++iy) {

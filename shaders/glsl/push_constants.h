@@ -92,6 +92,12 @@
 // table.comp.
 #define COUNT_PARAMS int count;
 
+// fft2d.comp (FFT2D, RFFT2D) over [N = batches, H = height, W = width], both powers of two;
+// out_width W (FFT2D) or W/2 + 1 (RFFT2D); table_size L = max(H, W) twiddle entries.
+#define FFT2D_PARAMS int batches, height, width, out_width, table_size, flags;
+#define FFT2D_INVERSE 1     // flags: exp(+i...) instead of exp(-i...) (FFT2D inverse = true)
+#define FFT2D_REAL_INPUT 2  // flags: RFFT2D; input_imag is zero and not read
+
 // copy_nd.comp (TRANSPOSE, SLICE, REVERSE, CONCAT): output element -> input element by strides.
 #define COPY_ND_PARAMS   \
   int shape[6];          \

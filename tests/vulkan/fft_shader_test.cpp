@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "cpu_fallback/tosa/tosa_kernels.h"
-#include "shaders/glsl/fft2d_params.h"
+#include "shaders/glsl/push_constants.h"
 #include "vgf/vulkan/buffer.h"
 #include "vgf/vulkan/command_program.h"
 #include "vgf/vulkan/pipeline.h"
@@ -26,6 +26,8 @@
 
 namespace vkrt::vulkan::testing {
 namespace {
+
+struct Fft2dParams { FFT2D_PARAMS };
 
 struct FftCase {
   int64_t n, h, w;
@@ -81,8 +83,8 @@ GpuResult run_shader(const std::shared_ptr<Context>& ctx, const FftCase& c, cons
   // RFFT2D reads no imaginary input: binding 1 gets input_real, as the lowering may do.
   d.bindings = {range(b_re), range(c.real ? b_re : b_im), range(b_table), range(b_out_re), range(b_out_im)};
   d.writes = {false, false, false, true, true};
-  shaders::Fft2dParams params{uint32_t(c.n), uint32_t(c.h), uint32_t(c.w), uint32_t(out_w), uint32_t(table_size),
-                              (c.inverse ? FFT2D_INVERSE : 0u) | (c.real ? FFT2D_REAL_INPUT : 0u)};
+  Fft2dParams params{int(c.n), int(c.h), int(c.w), int(out_w), int(table_size),
+                     (c.inverse ? FFT2D_INVERSE : 0) | (c.real ? FFT2D_REAL_INPUT : 0)};
   std::memcpy(d.push.data(), &params, sizeof(params));
   grid_for(outputs, 64, ctx->features(), &d.groups_x, &d.groups_y);
   d.label = c.real ? "RFFT2D" : "FFT2D";

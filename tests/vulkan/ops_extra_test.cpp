@@ -3,6 +3,8 @@
 // (vgf/cpu, the same graph on the TOSA reference kernels): integer results bit-exact, fp32
 // NEAREST/CAST bit-exact, fp32 BILINEAR / TRANSPOSE_CONV2D within |a-e| <= 1e-4 + 1e-5|e|.
 // SCATTER, which the CPU executor does not run, is checked against tosa::scatter directly.
+// FFT2D / RFFT2D (fp32, direct DFT in fp32 on Vulkan, in double on the CPU) within the bound
+// derived at check_fft.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -743,6 +745,88 @@ TEST(VulkanCastFloat, RoundingAtTheRangeEdgeSaturates) {
 INSTANTIATE_TEST_SUITE_P(Types, VulkanCastHalfInt,
                          ::testing::Values(DType::Bool, DType::Int8, DType::Int16, DType::Int32),
                          [](const auto& info) { return std::string(vgf::dtype_name(info.param)); });
+
+// ---------------------------------------------------------------- FFT2D, RFFT2D
+
+// An FFT2D / RFFT2D graph over [N,H,W] fp32 random inputs in [-1, 1] on both executors. The CPU
+// kernel sums in double; fft2d.comp in fp32, its error bounded by (H + W + 2) * 2^-24 of the
+// image's sum of |input| (each of the H row sums and the final sum adds one rounding per term;
+// twiddles are within 2^-24 of exact) plus 2^-24 relative.
+void check_fft(bool real, bool inverse, Shape shape) {
+  std::mt19937 rng(kSeed);
+  const int64_t N = shape[0], H = shape[1], W = shape[2], out_w = real ? W / 2 + 1 : W;
+  std::vector<HostTensor> inputs;
+  GraphBuilder b;
+  std::vector<TensorId> ins;
+  for (int k = 0; k < (real ? 1 : 2); ++k) {
+    HostTensor x(DType::Fp32, shape);
+    fill_random(x, rng, -1.0, 1.0);
+    inputs.push_back(x);
+    ins.push_back(b.input(DType::Fp32, shape));
+  }
+  const TensorId re = b.tensor(DType::Fp32, {N, H, out_w}), im = b.tensor(DType::Fp32, {N, H, out_w});
+  vgf::FftAttr attr;
+  attr.inverse = inverse;
+  b.op(real ? OpKind::RFFT2D : OpKind::FFT2D, ins, {re, im}, attr);
+  b.output(re);
+  b.output(im);
+  std::vector<HostTensor> cpu_out, gpu_out;
+  Status s = run_on_cpu(b.graph, inputs, cpu_out);
+  ASSERT_TRUE(s.is_ok()) << "cpu: " << s.message();
+  s = run_on_vulkan(b.graph, inputs, gpu_out);
+  ASSERT_TRUE(s.is_ok()) << "vulkan: " << s.message();
+  ASSERT_EQ(gpu_out.size(), 2u);
+  for (int64_t n = 0; n < N; ++n) {
+    double magnitude = 0;
+    for (const HostTensor& x : inputs) {
+      for (int64_t i = n * H * W; i < (n + 1) * H * W; ++i) magnitude += std::fabs(x.as<float>()[i]);
+    }
+    const double bound = double(H + W + 2) * std::ldexp(magnitude, -24);
+    for (size_t part = 0; part < 2; ++part) {
+      for (int64_t i = n * H * out_w; i < (n + 1) * H * out_w; ++i) {
+        const double e = cpu_out[part].as<float>()[i], a = gpu_out[part].as<float>()[i];
+        ASSERT_LE(std::fabs(a - e), bound + std::ldexp(std::fabs(e), -24))
+            << (part ? "imaginary" : "real") << " output element " << i;
+      }
+    }
+  }
+}
+
+TEST(VulkanFft, Fft2dMatchesCpuExecutor) { check_fft(false, false, {2, 8, 16}); }
+TEST(VulkanFft, InverseFft2dMatchesCpuExecutor) { check_fft(false, true, {1, 16, 4}); }
+TEST(VulkanFft, Rfft2dMatchesCpuExecutor) { check_fft(true, false, {3, 4, 32}); }
+
+// Hand-computed: the FFT2D of a unit impulse at (0, 0) is exactly 1 + 0i everywhere; that of a
+// constant 1 is H*W = 32 at (0, 0) (a sum of ones, exact) and 0 elsewhere (sums of twiddles that
+// cancel, within fp32 rounding of the 32 terms).
+TEST(VulkanFft, ImpulseAndConstantSpectraAreExact) {
+  VKRT_REQUIRE_VULKAN();
+  const Shape shape = {1, 4, 8};
+  HostTensor impulse(DType::Fp32, shape), zero(DType::Fp32, shape), ones(DType::Fp32, shape);
+  for (int64_t i = 0; i < ones.count(); ++i) ones.as<float>()[i] = 1.0f;
+  impulse.as<float>()[0] = 1.0f;
+  GraphBuilder b;
+  const TensorId in_re = b.input(DType::Fp32, shape), in_im = b.input(DType::Fp32, shape);
+  const TensorId re = b.tensor(DType::Fp32, shape), im = b.tensor(DType::Fp32, shape);
+  b.op(OpKind::FFT2D, {in_re, in_im}, {re, im}, vgf::FftAttr{});
+  b.output(re);
+  b.output(im);
+  for (const HostTensor* x : {&impulse, &ones}) {
+    std::vector<HostTensor> inputs = {*x, zero}, out;
+    Status s = run_on_vulkan(b.graph, inputs, out);
+    ASSERT_TRUE(s.is_ok()) << s.message();
+    for (int64_t i = 0; i < out[0].count(); ++i) {
+      if (x == &impulse) {
+        EXPECT_EQ(out[0].as<float>()[i], 1.0f) << "real " << i;
+        EXPECT_EQ(out[1].as<float>()[i], 0.0f) << "imaginary " << i;
+      } else {
+        const float want = i == 0 ? 32.0f : 0.0f;
+        EXPECT_NEAR(out[0].as<float>()[i], want, i == 0 ? 0.0f : 1e-5f) << "real " << i;
+        EXPECT_NEAR(out[1].as<float>()[i], 0.0f, 1e-5f) << "imaginary " << i;
+      }
+    }
+  }
+}
 
 // ---------------------------------------------------------------- lowering without a device
 

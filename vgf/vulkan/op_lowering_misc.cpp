@@ -43,9 +43,6 @@ Status lower_reduce(const vgf::Op& op, LoweringContext& ctx, std::vector<Pending
     nan = a->nan_mode;
   }
   const vgf::Shape& s = ctx.shape(op.inputs[0]);
-  if (axis < 0 || size_t(axis) >= s.size()) {
-    return make_error(Error::InvalidProgram, vgf::op_name(op.kind), ": axis ", axis, " outside rank ", s.size());
-  }
   ReduceParams p{1, int32_t(s[axis]), 1, vulkan_op(op.kind).shader_op, int32_t(nan)};
   for (int32_t i = 0; i < axis; ++i) p.outer *= int32_t(s[i]);
   for (size_t i = size_t(axis) + 1; i < s.size(); ++i) p.inner *= int32_t(s[i]);

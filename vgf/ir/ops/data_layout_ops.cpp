@@ -126,17 +126,35 @@ Result<std::vector<Shape>> infer_transpose(const OpContext& c, std::span<const S
   return std::vector<Shape>{s};
 }
 
-Result<std::vector<Shape>> infer_gather(const OpContext& c, std::span<const Shape* const> in) {
-  const Shape& a = *in[0];
-  const Shape& idx = *in[1];
-  VKRT_RETURN_IF_ERROR(need_rank(c, a, 3, "values"));
-  VKRT_RETURN_IF_ERROR(need_rank(c, idx, 2, "indices"));
-  return std::vector<Shape>{{a[0], idx[1], a[2]}};
+// Two dimensions that must be equal where both are known; the known one otherwise.
+Result<int64_t> same_dim(const OpContext& c, int64_t a, int64_t b, const char* what) {
+  if (known(a) && known(b) && a != b) return c.fail(what, ": ", a, " vs ", b);
+  return known(a) ? a : b;
 }
 
+// values [N,K,C], indices [N,W] -> [N,W,C].
+Result<std::vector<Shape>> infer_gather(const OpContext& c, std::span<const Shape* const> in) {
+  const Shape& values = *in[0];
+  const Shape& idx = *in[1];
+  VKRT_RETURN_IF_ERROR(need_rank(c, values, 3, "values"));
+  VKRT_RETURN_IF_ERROR(need_rank(c, idx, 2, "indices"));
+  VKRT_ASSIGN_OR_RETURN(int64_t n, same_dim(c, values[0], idx[0], "batch N of values and indices"));
+  return std::vector<Shape>{{n, idx[1], values[2]}};
+}
+
+// values_in [N,K,C], indices [N,W], input [N,W,C] -> [N,K,C].
 Result<std::vector<Shape>> infer_scatter(const OpContext& c, std::span<const Shape* const> in) {
-  VKRT_RETURN_IF_ERROR(need_rank(c, *in[0], 3, "values_in"));
-  return std::vector<Shape>{*in[0]};
+  const Shape& values = *in[0];
+  const Shape& idx = *in[1];
+  const Shape& input = *in[2];
+  VKRT_RETURN_IF_ERROR(need_rank(c, values, 3, "values_in"));
+  VKRT_RETURN_IF_ERROR(need_rank(c, idx, 2, "indices"));
+  VKRT_RETURN_IF_ERROR(need_rank(c, input, 3, "input"));
+  VKRT_ASSIGN_OR_RETURN(int64_t n, same_dim(c, values[0], idx[0], "batch N of values_in and indices"));
+  VKRT_RETURN_IF_ERROR(same_dim(c, n, input[0], "batch N of values_in and input").status());
+  VKRT_RETURN_IF_ERROR(same_dim(c, idx[1], input[1], "W of indices and input").status());
+  VKRT_ASSIGN_OR_RETURN(int64_t ch, same_dim(c, values[2], input[2], "channels C of values_in and input"));
+  return std::vector<Shape>{{n, values[1], ch}};
 }
 
 Result<std::vector<Shape>> infer_resize(const OpContext& c, std::span<const Shape* const> in) {
