@@ -895,8 +895,9 @@ TEST(VulkanLowering, Int16ConvolutionsNeedShaderInt64) {
   }
 }
 
-// A RESIZE whose attributes break the TOSA limits is refused at lowering with the op named,
-// before any shader could divide by zero.
+// A RESIZE whose attributes break the TOSA limits is refused by validate_graph (its descriptor's
+// ERROR_IF rules), which every reader and executor runs before lowering: no shader can divide by
+// zero.
 TEST(VulkanLowering, ResizeWithZeroScaleIsInvalidProgram) {
   GraphBuilder b;
   vgf::ResizeAttr a;
@@ -905,11 +906,14 @@ TEST(VulkanLowering, ResizeWithZeroScaleIsInvalidProgram) {
   TensorId out = b.tensor(DType::Int8, {1, 2, 3, 1});
   b.op(OpKind::RESIZE, {in}, {out}, a);
   b.output(out);
-  std::vector<PendingDispatch> dispatches;
-  Status s = lower_graph(b.graph, DeviceFeatures{}, &dispatches);
+  Status s = vgf::validate_graph(b.graph);
   EXPECT_EQ(s.code(), Error::InvalidProgram);
-  EXPECT_NE(s.message().find("RESIZE"), std::string::npos) << s.message();
-  EXPECT_NE(s.message().find("scale[0]"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("op 0 (RESIZE): scale_y 0/1 must be positive"), std::string::npos) << s.message();
+  VKRT_REQUIRE_VULKAN();
+  std::vector<HostTensor> inputs = {HostTensor(DType::Int8, {1, 2, 2, 1})}, outputs;
+  s = run_on_vulkan(b.graph, inputs, outputs);
+  EXPECT_EQ(s.code(), Error::InvalidProgram);
+  EXPECT_NE(s.message().find("op 0 (RESIZE): scale_y 0/1 must be positive"), std::string::npos) << s.message();
 }
 
 }  // namespace
