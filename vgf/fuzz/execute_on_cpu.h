@@ -44,21 +44,26 @@ inline double op_work_bound(const Graph& graph, const Op& op) {
   return out * (in + window + 1) + in;
 }
 
-// Fills input i with the fuzz bytes, cycled (varied values, NaNs and extremes included).
-inline void execute_on_cpu(const Graph& graph, std::span<const uint8_t> fuzz_bytes) {
-  if (!validate_graph(graph).is_ok() || !graph_is_static(graph)) return;
+// A valid static graph within kMaxTensorBytes and kMaxWork: one that costs milliseconds.
+inline bool small_static_graph(const Graph& graph) {
+  if (!validate_graph(graph).is_ok() || !graph_is_static(graph)) return false;
   double tensor_bytes = 0, work = 0;
   for (const TensorInfo& t : graph.tensors) {
     const int64_t n = t.element_count();
-    if (n < 0) return;
+    if (n < 0) return false;
     tensor_bytes += double(n) * double(dtype_storage_bytes(t.dtype));
   }
   for (const Op& op : graph.ops) {
     const double w = op_work_bound(graph, op);
-    if (w < 0) return;
+    if (w < 0) return false;
     work += w;
   }
-  if (tensor_bytes > double(kMaxTensorBytes) || work > kMaxWork) return;
+  return tensor_bytes <= double(kMaxTensorBytes) && work <= kMaxWork;
+}
+
+// Fills input i with the fuzz bytes, cycled (varied values, NaNs and extremes included).
+inline void execute_on_cpu(const Graph& graph, std::span<const uint8_t> fuzz_bytes) {
+  if (!small_static_graph(graph)) return;
 
   auto executor = make_cpu_executor();
   if (!executor->prepare(graph, ExecutorOptions{}).is_ok()) return;

@@ -4,7 +4,8 @@
 // accept then runs on the CPU executor (VKRT_FUZZ_CPU_EXECUTION, vgf/fuzz/execute_on_cpu.h: the
 // TOSA kernels on untrusted shapes and constants), and where the Vulkan executor is built
 // (VKRT_FUZZ_VULKAN_LOWERING) goes through its JIT short of the device
-// (vgf/vulkan/fuzz/lower_for_fuzzing.h). Every input must give a value or an error
+// (vgf/vulkan/fuzz/lower_for_fuzzing.h); with both, the two executors must accept the same graphs
+// less their capability limits (vgf/fuzz/executors_agree.h). Every input must give a value or an error
 // Status; ASan/UBSan (enabled with -fsanitize=fuzzer,address,undefined) flag the rest.
 //   cmake -S . -B build-vgf-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
 //         -DVKRT_BUILD_FUZZ=ON && cmake --build build-vgf-fuzz --target vgf_fuzzer
@@ -26,6 +27,12 @@
 #ifdef VKRT_FUZZ_VULKAN_LOWERING
 #include "vgf/vulkan/fuzz/lower_for_fuzzing.h"
 #endif
+#if defined(VKRT_FUZZ_CPU_EXECUTION) && defined(VKRT_FUZZ_VULKAN_LOWERING)
+#include <cstdio>
+#include <cstdlib>
+
+#include "vgf/fuzz/executors_agree.h"
+#endif
 
 namespace {
 // What every graph a reader accepted goes through.
@@ -34,7 +41,15 @@ void lower(const vkrt::vgf::Graph& graph, std::span<const uint8_t> fuzz_bytes) {
   vkrt::vgf::fuzzing::execute_on_cpu(graph, fuzz_bytes);
 #endif
 #ifdef VKRT_FUZZ_VULKAN_LOWERING
-  vkrt::vulkan::fuzzing::lower_for_vulkan(graph);
+  (void)vkrt::vulkan::fuzzing::lower_for_vulkan(graph);
+#endif
+#if defined(VKRT_FUZZ_CPU_EXECUTION) && defined(VKRT_FUZZ_VULKAN_LOWERING)
+  // Validate once: the executors accept the same graphs, less their capability limits.
+  const std::string why = vkrt::vgf::fuzzing::disagreement(vkrt::vgf::fuzzing::executor_verdicts(graph));
+  if (!why.empty()) {
+    std::fprintf(stderr, "executors disagree on a validated graph: %s\n", why.c_str());
+    std::abort();
+  }
 #endif
   (void)graph, (void)fuzz_bytes;
 }

@@ -184,9 +184,21 @@ Status check_resize(const OpContext& c) {
   return Status::ok();
 }
 
+// GATHER: values and output of one type, int32 indices.
+Status check_gather(const OpContext& c) {
+  if (c.input_type(1) != DType::Int32) return c.refuse("indices are ", dtype_name(c.input_type(1)), ", not int32");
+  return same_types(c, {0});
+}
+
+// SCATTER: values_in, input and output of one type, int32 indices.
+Status check_scatter(const OpContext& c) {
+  if (c.input_type(1) != DType::Int32) return c.refuse("indices are ", dtype_name(c.input_type(1)), ", not int32");
+  return same_types(c, {0, 2});
+}
+
 OpDescriptor reduce(OpKind kind, const char* name, bool nan_mode = false) {
   OpDescriptor d{.kind = kind, .name = name, .tensor_inputs = {"input"}, .attributes = attribute_index<AxisAttr>(),
-                 .spirv_operands = {"axis", "input"}, .infer_shapes = infer_reduce};
+                 .spirv_operands = {"axis", "input"}, .infer_shapes = infer_reduce, .check = all_same_type};
   if (nan_mode) d.spirv_operands = {"axis", "nan_mode", "input"};
   return d;
 }
@@ -194,7 +206,7 @@ OpDescriptor reduce(OpKind kind, const char* name, bool nan_mode = false) {
 OpDescriptor layout(OpKind kind, const char* name, size_t attributes, std::vector<std::string_view> operands,
                     ShapeRule rule) {
   return OpDescriptor{.kind = kind, .name = name, .tensor_inputs = {"input1"}, .attributes = attributes,
-                      .spirv_operands = std::move(operands), .infer_shapes = rule};
+                      .spirv_operands = std::move(operands), .infer_shapes = rule, .check = all_same_type};
 }
 
 }  // namespace
@@ -217,10 +229,11 @@ std::vector<OpDescriptor> data_layout_op_descriptors() {
       layout(OpKind::TILE, "TILE", attribute_index<TileAttr>(), {"input1", "multiples"}, infer_tile),
       layout(OpKind::TRANSPOSE, "TRANSPOSE", attribute_index<TransposeAttr>(), {"perms", "input1"}, infer_transpose),
       {.kind = OpKind::GATHER, .name = "GATHER", .tensor_inputs = {"values", "indices"},
-       .attributes = attribute_index<NoAttr>(), .spirv_operands = {"values", "indices"}, .infer_shapes = infer_gather},
+       .attributes = attribute_index<NoAttr>(), .spirv_operands = {"values", "indices"}, .infer_shapes = infer_gather,
+       .check = check_gather},
       {.kind = OpKind::SCATTER, .name = "SCATTER", .tensor_inputs = {"values_in", "indices", "input"},
        .attributes = attribute_index<NoAttr>(), .spirv_operands = {"values_in", "indices", "input"},
-       .infer_shapes = infer_scatter},
+       .infer_shapes = infer_scatter, .check = check_scatter},
       {.kind = OpKind::RESIZE, .name = "RESIZE", .tensor_inputs = {"input"}, .attributes = attribute_index<ResizeAttr>(),
        .spirv_operands = {"mode", "input", "scale", "offset", "border"}, .infer_shapes = infer_resize,
        .check = check_resize},

@@ -9,6 +9,7 @@ using namespace shape_rules;
 
 // ERROR_IF(max_val < min_val).
 Status check_clamp(const OpContext& c) {
+  VKRT_RETURN_IF_ERROR(all_same_type(c));
   const auto& a = c.attr<ClampAttr>();
   if (dtype_is_float(c.input_type(0))) {
     if (a.max_fp < a.min_fp) return c.refuse("max_val ", a.max_fp, " is below min_val ", a.min_fp);
@@ -19,7 +20,12 @@ Status check_clamp(const OpContext& c) {
 }
 
 // ERROR_IF(shift < 0 || shift > 63); ERROR_IF(in_t != int32 && shift > 0).
+// Inputs of one type; the output too, except int8 and int16 products, which are int32.
 Status check_mul(const OpContext& c) {
+  const DType in = c.input_type(0), out = c.output_type(0);
+  if (c.input_type(1) != in) return c.refuse("inputs are ", dtype_name(in), " and ", dtype_name(c.input_type(1)));
+  const bool widening = (in == DType::Int8 || in == DType::Int16) && out == DType::Int32;
+  if (out != in && !widening) return c.refuse(dtype_name(in), " inputs with a ", dtype_name(out), " output");
   const int32_t shift = c.attr<MulAttr>().shift;
   if (shift < 0 || shift > 63) return c.refuse("shift ", shift, " outside [0, 63]");
   if (shift != 0 && c.input_type(0) != DType::Int32)
@@ -28,9 +34,14 @@ Status check_mul(const OpContext& c) {
 }
 
 // The table has 256 int8 entries for an int8 input and 513 int16 entries for an int16 input.
+// int8 -> int8 with 256 entries; int16 -> int32 with 513.
 Status check_table(const OpContext& c) {
   const auto& t = c.attr<TableAttr>().table;
   const DType in = c.input_type(0);
+  const DType want_out = in == DType::Int16 ? DType::Int32 : in;
+  if (c.output_type(0) != want_out)
+    return c.refuse("a ", dtype_name(in), " input gives a ", dtype_name(want_out), " output, not ",
+                    dtype_name(c.output_type(0)));
   if (in == DType::Int8) {
     if (t.size() != 256) return c.refuse("an int8 input needs a 256-entry table, got ", t.size());
     for (size_t i = 0; i < t.size(); ++i) {
@@ -45,6 +56,7 @@ Status check_table(const OpContext& c) {
 }
 
 Status check_negate(const OpContext& c) {
+  VKRT_RETURN_IF_ERROR(all_same_type(c));
   const auto& a = c.attr<NegateAttr>();
   if (c.input_type(0) != DType::Int8 && a.input_zp != 0)
     return c.refuse("input1_zp ", a.input_zp, " must be 0 for ", dtype_name(c.input_type(0)), " tensors");
@@ -53,8 +65,22 @@ Status check_negate(const OpContext& c) {
   return Status::ok();
 }
 
+// Comparisons: inputs of one type, a bool output.
+Status check_compare(const OpContext& c) {
+  if (c.input_type(0) != c.input_type(1))
+    return c.refuse("inputs are ", dtype_name(c.input_type(0)), " and ", dtype_name(c.input_type(1)));
+  if (c.output_type(0) != DType::Bool) return c.refuse("output is ", dtype_name(c.output_type(0)), ", not bool");
+  return Status::ok();
+}
+
+// SELECT: a bool condition; the two choices and the output of one type.
+Status check_select(const OpContext& c) {
+  if (c.input_type(0) != DType::Bool) return c.refuse("condition is ", dtype_name(c.input_type(0)), ", not bool");
+  return same_types(c, {1, 2});
+}
+
 OpDescriptor unary(OpKind kind, const char* name, std::string_view operand = "input1",
-                   size_t attributes = attribute_index<NoAttr>(), AttributeRule check = nullptr) {
+                   size_t attributes = attribute_index<NoAttr>(), AttributeRule check = all_same_type) {
   return OpDescriptor{.kind = kind, .name = name, .tensor_inputs = {operand}, .attributes = attributes,
                       .spirv_operands = {operand}, .infer_shapes = same_as_first_input, .check = check};
 }
@@ -62,7 +88,13 @@ OpDescriptor unary(OpKind kind, const char* name, std::string_view operand = "in
 OpDescriptor binary(OpKind kind, const char* name) {
   return OpDescriptor{.kind = kind, .name = name, .tensor_inputs = {"input1", "input2"},
                       .attributes = attribute_index<NoAttr>(), .spirv_operands = {"input1", "input2"},
-                      .infer_shapes = broadcast_inputs};
+                      .infer_shapes = broadcast_inputs, .check = all_same_type};
+}
+
+OpDescriptor compare(OpKind kind, const char* name) {
+  OpDescriptor d = binary(kind, name);
+  d.check = check_compare;
+  return d;
 }
 
 OpDescriptor with_nan_mode(OpKind kind, const char* name) {
@@ -90,7 +122,7 @@ std::vector<OpDescriptor> elementwise_op_descriptors() {
   negate.spirv_operands = {"input1", "input1_zp", "output_zp"};
   OpDescriptor select{.kind = OpKind::SELECT, .name = "SELECT", .tensor_inputs = {"input1", "input2", "input3"},
                       .attributes = attribute_index<NoAttr>(), .spirv_operands = {"input1", "input2", "input3"},
-                      .infer_shapes = broadcast_inputs};
+                      .infer_shapes = broadcast_inputs, .check = check_select};
   return {
       clamp,
       unary(OpKind::ERF, "ERF", "input"),
@@ -127,9 +159,9 @@ std::vector<OpDescriptor> elementwise_op_descriptors() {
       unary(OpKind::RSQRT, "RSQRT"),
       unary(OpKind::SIN, "SIN"),
       select,
-      binary(OpKind::EQUAL, "EQUAL"),
-      binary(OpKind::GREATER, "GREATER"),
-      binary(OpKind::GREATER_EQUAL, "GREATER_EQUAL"),
+      compare(OpKind::EQUAL, "EQUAL"),
+      compare(OpKind::GREATER, "GREATER"),
+      compare(OpKind::GREATER_EQUAL, "GREATER_EQUAL"),
   };
 }
 

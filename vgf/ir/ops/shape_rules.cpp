@@ -75,6 +75,26 @@ Result<int64_t> resize_out(const OpContext& c, int64_t in, int64_t n, int64_t d,
   return span / d + 1;
 }
 
+Status same_types(const OpContext& c, std::initializer_list<size_t> operands) {
+  const DType out = c.output_type(0);
+  for (size_t k : operands) {
+    if (c.input_type(k) != out)
+      return c.refuse("input ", k, " is ", dtype_name(c.input_type(k)), " but the output is ", dtype_name(out),
+                      " (TOSA: one element type)");
+  }
+  return Status::ok();
+}
+
+Status all_same_type(const OpContext& c) {
+  const DType out = c.output_type(0);
+  for (size_t k = 0; k < c.op.inputs.size(); ++k) {
+    if (c.input_type(k) != out)
+      return c.refuse("input ", k, " is ", dtype_name(c.input_type(k)), " but the output is ", dtype_name(out),
+                      " (TOSA: one element type)");
+  }
+  return Status::ok();
+}
+
 Result<std::vector<Shape>> same_as_first_input(const OpContext&, std::span<const Shape* const> in) {
   return std::vector<Shape>{*in[0]};
 }

@@ -29,6 +29,12 @@ Result<int64_t> pool_out(const OpContext& c, int64_t in, int64_t k, int64_t pad_
 Result<int64_t> resize_out(const OpContext& c, int64_t in, int64_t n, int64_t d, int64_t offset,
                            int64_t border);
 
+// Element-type rules shared by many ops (TOSA's in_out_t): every tensor operand in `operands`
+// (input indices) and output 0 have one element type.
+Status same_types(const OpContext& c, std::initializer_list<size_t> operands);
+// same_types over every input and the output: elementwise and data-layout ops.
+Status all_same_type(const OpContext& c);
+
 // Rules shared by many ops.
 Result<std::vector<Shape>> same_as_first_input(const OpContext& c, std::span<const Shape* const> in);
 Result<std::vector<Shape>> broadcast_inputs(const OpContext& c, std::span<const Shape* const> in);

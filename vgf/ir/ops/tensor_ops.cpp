@@ -34,6 +34,11 @@ Result<std::vector<Shape>> infer_argmax(const OpContext& c, std::span<const Shap
   return std::vector<Shape>{s};
 }
 
+Status check_argmax(const OpContext& c) {
+  if (c.output_type(0) != DType::Int32) return c.refuse("output is ", dtype_name(c.output_type(0)), ", not int32");
+  return Status::ok();
+}
+
 Result<std::vector<Shape>> infer_pool(const OpContext& c, std::span<const Shape* const> in) {
   const auto& p = c.attr<PoolAttr>();
   const Shape& a = *in[0];
@@ -44,6 +49,7 @@ Result<std::vector<Shape>> infer_pool(const OpContext& c, std::span<const Shape*
 }
 
 Status check_pool(const OpContext& c) {
+  VKRT_RETURN_IF_ERROR(same_types(c, {0}));
   const auto& p = c.attr<PoolAttr>();
   for (size_t i = 0; i < 2; ++i) {
     if (p.kernel[i] < 1) return c.refuse("kernel[", i, "] = ", p.kernel[i], " must be >= 1");
@@ -195,7 +201,7 @@ std::vector<OpDescriptor> tensor_op_descriptors() {
   return {
       {.kind = OpKind::ARGMAX, .name = "ARGMAX", .tensor_inputs = {"input"},
        .attributes = attribute_index<ArgmaxAttr>(), .spirv_operands = {"axis", "nan_mode", "input"},
-       .infer_shapes = infer_argmax},
+       .infer_shapes = infer_argmax, .check = check_argmax},
       {.kind = OpKind::AVG_POOL2D, .name = "AVG_POOL2D", .tensor_inputs = {"input"},
        .attributes = attribute_index<PoolAttr>(),
        .spirv_operands = {"kernel", "stride", "pad", "acc_type", "input", "input_zp", "output_zp"},

@@ -56,12 +56,13 @@ inline void require(bool ok, const char* what, const PendingDispatch& d) {
   std::abort();
 }
 
-// Lowers `graph` (its dynamic input dimensions set to 3) as the executor would; inputs the
-// executor refuses end quietly. `graph` comes from a reader, so it passed validate_graph, which
-// the executor requires (it checks only its own capabilities again).
-inline void lower_for_vulkan(const vgf::Graph& graph) {
+// Lowers `graph` (its dynamic input dimensions set to 3) as the executor would and returns the
+// executor's verdict: Ok, NotSupported for a capability it lacks, or the error that refuses the
+// graph. `graph` comes from a reader, so it passed validate_graph, which the executor requires
+// (it checks only its own capabilities again).
+inline Status lower_for_vulkan(const vgf::Graph& graph) {
   for (size_t i = 0; i < graph.ops.size(); ++i) {
-    if (!check_op_capability(graph, i).is_ok()) return;
+    VKRT_RETURN_IF_ERROR(check_op_capability(graph, i));
   }
   std::vector<vgf::Shape> input_shapes;
   for (const auto& io : graph.inputs) {
@@ -69,27 +70,27 @@ inline void lower_for_vulkan(const vgf::Graph& graph) {
     for (int64_t& d : s) d = d == vgf::kDynamicDim ? 3 : d;
     input_shapes.push_back(std::move(s));
   }
-  auto shapes = vgf::infer_shapes(graph, input_shapes);
-  if (!shapes.ok() || !check_shape_capability(*shapes).is_ok()) return;
+  VKRT_ASSIGN_OR_RETURN(std::vector<vgf::Shape> shapes, vgf::infer_shapes(graph, input_shapes));
+  VKRT_RETURN_IF_ERROR(check_shape_capability(shapes));
   const std::vector<vgf::TensorId> alias = alias_roots(graph);
   for (const DeviceFeatures& features : {fuzz_device(false, false), fuzz_device(true, true)}) {
-    std::vector<FusedStep> steps = fuse_elementwise_chains(graph, fuse_ops(graph, true), 8, *shapes);
+    std::vector<FusedStep> steps = fuse_elementwise_chains(graph, fuse_ops(graph, true), 8, shapes);
     // ChainPipelines::prepare without glslang: a chain whose shader cannot be generated runs
     // as its single ops.
     std::vector<FusedStep> planned;
     for (FusedStep& step : steps) {
-      if (!step.chain.empty() && !generate_chain_kernel(graph, step, *shapes).ok()) {
+      if (!step.chain.empty() && !generate_chain_kernel(graph, step, shapes).ok()) {
         for (FusedStep& single : split_chain(graph, step)) planned.push_back(std::move(single));
       } else {
         planned.push_back(std::move(step));
       }
     }
-    auto memory = plan_memory(graph, *shapes, planned, alias, 64);
-    if (!memory.ok()) return;
-    LoweringContext ctx(graph, *shapes, alias, *memory, features, 64);
+    VKRT_ASSIGN_OR_RETURN(MemoryPlan memory_plan, plan_memory(graph, shapes, planned, alias, 64));
+    const MemoryPlan* memory = &memory_plan;
+    LoweringContext ctx(graph, shapes, alias, *memory, features, 64);
     std::vector<PendingDispatch> dispatches;
     for (const FusedStep& step : planned) {
-      if (!lower_step(step, ctx, &dispatches).is_ok()) return;
+      VKRT_RETURN_IF_ERROR(lower_step(step, ctx, &dispatches));
     }
     for (const PendingDispatch& d : dispatches) {
       require(d.bindings.size() == d.binding_count, "binding count", d);
@@ -105,6 +106,7 @@ inline void lower_for_vulkan(const vgf::Graph& graph) {
       require(y <= features.max_workgroup_count[1], "grid height", d);
     }
   }
+  return Status::ok();
 }
 
 }  // namespace vkrt::vulkan::fuzzing
