@@ -4,7 +4,7 @@
 #include <cstring>
 #include <memory>
 
-#include "vgf/cpu/cpu_op_plan.h"
+#include "vgf/cpu/cpu_op_table.h"
 #include "vgf/ir/shape_inference.h"
 #include "vkrt/event_tracer.h"
 
@@ -12,6 +12,7 @@ namespace vkrt::vgf {
 namespace {
 
 using cpu::call_kernel;
+using cpu::KernelArgs;
 using cpu::plan_op;
 using cpu::PlannedOp;
 
@@ -143,7 +144,7 @@ Status CpuExecutor::check_ops_with_shapes() {
     for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = checked_ref(op.inputs[k]);
     std::vector<tosa::TensorRef> outs;
     for (TensorId t : op.outputs) outs.push_back(checked_ref(t));
-    Status s = call_kernel(*plans_[i], std::span(in_refs_.data(), op.inputs.size()), outs, true);
+    Status s = call_kernel(op.kind, *plans_[i], KernelArgs{std::span(in_refs_.data(), op.inputs.size()), outs, true});
     if (!s.is_ok()) {
       return make_error(s.code(), "op ", i, " (", op_name(op.kind), " ", op.debug_name, "): ", s.message());
     }
@@ -235,8 +236,9 @@ Status CpuExecutor::run_ops(const tosa::Parallel* parallel) {
     for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = ref(op.inputs[k]);
     for (size_t k = 0; k < op.outputs.size() && k < 2; ++k) outs[k] = ref(op.outputs[k]);
     const uint64_t start = profile_ ? trace_now_ns() : 0;
-    Status s = call_kernel(*plans_[i], std::span(in_refs_.data(), op.inputs.size()),
-                           std::span(outs, op.outputs.size()), false, parallel);
+    Status s = call_kernel(op.kind, *plans_[i],
+                           KernelArgs{std::span(in_refs_.data(), op.inputs.size()), std::span(outs, op.outputs.size()),
+                                      false, parallel});
     if (profile_) op_ns_[i] = {start, trace_now_ns()};
     if (!s.is_ok()) {
       return make_error(s.code(), "op ", i, " (", op_name(op.kind), " ", op.debug_name, "): ", s.message());
