@@ -22,7 +22,7 @@ Status check_clamp(const TensorRef& input, const ClampAttrs& attrs, const Tensor
     if (attrs.nan_mode != NanMode::Propagate && attrs.nan_mode != NanMode::Ignore)
       return make_error(Error::InvalidArgument, op, ": invalid nan_mode ", uint32_t(attrs.nan_mode));
   } else if (t == DType::Int8 || t == DType::Int16 || t == DType::Int32) {
-    if (attrs.min_int < int_min(t) || attrs.max_int > int_max(t) || attrs.max_int < attrs.min_int)
+    if (attrs.min_int < type_min(t) || attrs.max_int > type_max(t) || attrs.max_int < attrs.min_int)
       return make_error(Error::InvalidArgument, op, ": bounds [", attrs.min_int, ", ", attrs.max_int,
                         "] are not an interval within the ", dtype_name(t), " range");
   } else {

@@ -130,7 +130,7 @@ Status check_pad(const TensorRef& input, const PadAttrs& attrs, const TensorRef&
   }
   VKRT_RETURN_IF_ERROR(expect_shape(op, "output", output, std::span<const int64_t>(expected.data(), size_t(input.rank()))));
   const DType t = input.dtype;
-  if (is_int(t) && (attrs.pad_const_int < int_min(t) || attrs.pad_const_int > int_max(t)))
+  if (is_int(t) && (attrs.pad_const_int < type_min(t) || attrs.pad_const_int > type_max(t)))
     return make_error(Error::InvalidArgument, op, ": pad_const ", attrs.pad_const_int, " outside the ",
                       dtype_name(t), " range");
   return Status::ok();

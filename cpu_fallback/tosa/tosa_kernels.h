@@ -39,12 +39,7 @@ struct Parallel {
   std::function<void(int count, const std::function<void(int)>& task)> run;
 };
 
-// ------------------------------------------------------------------------------------------
-// Enums shared by several ops (numbers as in the `.tosa` serialization and SPIR-V, tosa.md §3).
-
-enum class RoundingMode : uint32_t { Unknown = 0, SingleRound = 1, InexactRound = 2, DoubleRound = 3 };
-enum class NanMode : uint32_t { Unknown = 0, Propagate = 1, Ignore = 2 };
-enum class ResizeMode : uint32_t { Unknown = 0, Nearest = 1, Bilinear = 2 };
+// DType, NanMode, RoundingMode, ResizeMode and type_min/type_max come from vocabulary.h.
 
 // ------------------------------------------------------------------------------------------
 // Convolutions, matmul (tosa.md §6). Result is the raw accumulator; requantize with RESCALE.

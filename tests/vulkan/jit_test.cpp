@@ -172,7 +172,7 @@ Status cpu_requant(const HostTensor& acc, const vgf::RescaleAttr& a, HostTensor&
   r.output_zp = a.output_zp;
   r.input_zp = a.input_zp;
   r.scale32 = a.scale32;
-  r.rounding_mode = tosa::RoundingMode(uint32_t(a.rounding_mode));
+  r.rounding_mode = a.rounding_mode;
   r.per_channel = a.per_channel;
   return tosa::rescale(acc.ref(), r, out.ref());
 }

@@ -32,7 +32,7 @@ tosa::RescaleAttrs cpu_rescale(const vgf::RescaleAttr& a, std::vector<int32_t>& 
   r.input_zp = a.input_zp;
   r.output_zp = a.output_zp;
   r.scale32 = a.scale32;
-  r.rounding_mode = tosa::RoundingMode(uint32_t(a.rounding_mode));
+  r.rounding_mode = a.rounding_mode;
   r.per_channel = a.per_channel;
   r.input_unsigned = a.input_unsigned;
   r.output_unsigned = a.output_unsigned;

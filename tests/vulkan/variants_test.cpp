@@ -64,7 +64,7 @@ HostTensor cpu_requant(const HostTensor& acc, const vgf::RescaleAttr& a, DType o
   r.shift = shifts;
   r.output_zp = a.output_zp;
   r.scale32 = a.scale32;
-  r.rounding_mode = tosa::RoundingMode(uint32_t(a.rounding_mode));
+  r.rounding_mode = a.rounding_mode;
   r.per_channel = a.per_channel;
   HostTensor out(out_type, acc.shape);
   Status s = tosa::rescale(acc.ref(), r, out.ref());

@@ -24,7 +24,7 @@ int64_t HostTensor::count() const {
 
 tosa::TensorRef HostTensor::ref() const {
   tosa::TensorRef r;
-  r.dtype = tosa::DType(uint32_t(dtype));
+  r.dtype = dtype;
   r.shape = shape;
   r.data = const_cast<uint8_t*>(bytes.data());
   return r;

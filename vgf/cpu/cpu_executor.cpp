@@ -32,7 +32,7 @@ class CpuExecutor final : public GraphExecutor {
   Status check_ops_with_shapes();
   Status run_ops(const tosa::Parallel* parallel);
   tosa::TensorRef ref(TensorId t) const {
-    return tosa::TensorRef{tosa::DType(uint32_t(graph_->tensors[t].dtype)), shapes_[t], data_[t]};
+    return tosa::TensorRef{graph_->tensors[t].dtype, shapes_[t], data_[t]};
   }
 
   const Graph* graph_ = nullptr;
@@ -164,7 +164,7 @@ Status CpuExecutor::run(std::span<const Tensor* const> inputs, std::span<Tensor*
     const TensorInfo& info = g.tensors[g.inputs[i].tensor];
     VKRT_CHECK_OR_RETURN(x != nullptr && x->data() != nullptr, InvalidArgument, "input ", i, ": no data");
     VKRT_CHECK_OR_RETURN(host_type_compatible(info.dtype, x->dtype()), InvalidArgument, "input ", i,
-                         " (", info.name, "): expected ", dtype_name(info.dtype), ", got ",
+                         " (", info.name, "): expected ", vgf::dtype_name(info.dtype), ", got ",
                          scalar_type_name(x->dtype()));
     VKRT_CHECK_OR_RETURN(x->is_default_dim_order(), NotSupported, "input ", i, ": non-contiguous dim order");
     if (!static_graph_) {
@@ -189,7 +189,7 @@ Status CpuExecutor::run(std::span<const Tensor* const> inputs, std::span<Tensor*
     const TensorInfo& info = g.tensors[t];
     VKRT_CHECK_OR_RETURN(y != nullptr && y->data() != nullptr, InvalidArgument, "output ", j, ": no data");
     VKRT_CHECK_OR_RETURN(host_type_compatible(info.dtype, y->dtype()), InvalidArgument, "output ", j,
-                         " (", info.name, "): expected ", dtype_name(info.dtype), ", got ",
+                         " (", info.name, "): expected ", vgf::dtype_name(info.dtype), ", got ",
                          scalar_type_name(y->dtype()));
     const Shape& want = shapes_[t];
     bool same = y->rank() == int(want.size());

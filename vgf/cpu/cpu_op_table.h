@@ -70,9 +70,6 @@ Status check_or_compute(const KernelArgs& a, Check check, Compute compute, const
   return a.check_only ? check(args...) : compute(args...);
 }
 
-// The IR's NaN mode as the kernels spell it (same numbers).
-inline tosa::NanMode kernel_nan_mode(NanMode m) { return tosa::NanMode(uint32_t(m)); }
-
 // Fills `plan` from `op` through the table (NotSupported naming the op for ops without an entry).
 Status plan_op(const Graph& graph, const Op& op, PlannedOp& plan);
 

@@ -100,7 +100,7 @@ Status plan_max_pool2d(const Graph&, const Op& op, PlannedOp& plan) {
     k.stride[i] = a.stride[size_t(i)];
   }
   for (int i = 0; i < 4; ++i) k.pad[i] = a.pad[size_t(i)];
-  k.nan_mode = kernel_nan_mode(a.nan_mode);
+  k.nan_mode = a.nan_mode;
   plan.attrs = k;
   return Status::ok();
 }

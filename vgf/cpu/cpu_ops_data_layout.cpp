@@ -107,7 +107,7 @@ Status plan_resize(const Graph&, const Op& op, PlannedOp& plan) {
     k.offset[i] = a.offset[size_t(i)];
     k.border[i] = a.border[size_t(i)];
   }
-  k.mode = tosa::ResizeMode(uint32_t(a.mode));
+  k.mode = a.mode;
   plan.attrs = k;
   return Status::ok();
 }

@@ -15,7 +15,7 @@ using tosa::UnaryOp;
 // MAXIMUM/MINIMUM carry a nan_mode, ARITHMETIC_RIGHT_SHIFT `round`; the rest no attributes.
 Status plan_binary(const Graph&, const Op& op, PlannedOp& plan) {
   tosa::BinaryAttrs k;
-  if (const auto* n = std::get_if<NanModeAttr>(&op.attr)) k.nan_mode = kernel_nan_mode(n->nan_mode);
+  if (const auto* n = std::get_if<NanModeAttr>(&op.attr)) k.nan_mode = n->nan_mode;
   if (const auto* s = std::get_if<ShiftAttr>(&op.attr)) k.round = s->round;
   plan.attrs = k;
   return Status::ok();
@@ -69,7 +69,7 @@ Status plan_clamp(const Graph&, const Op& op, PlannedOp& plan) {
   k.max_int = a.max_int;
   k.min_fp = float(a.min_fp);
   k.max_fp = float(a.max_fp);
-  k.nan_mode = kernel_nan_mode(a.nan_mode);
+  k.nan_mode = a.nan_mode;
   plan.attrs = k;
   return Status::ok();
 }
@@ -91,7 +91,7 @@ Status plan_rescale(const Graph&, const Op& op, PlannedOp& plan) {
   k.input_zp = a.input_zp;
   k.output_zp = a.output_zp;
   k.scale32 = a.scale32;
-  k.rounding_mode = tosa::RoundingMode(uint32_t(a.rounding_mode));
+  k.rounding_mode = a.rounding_mode;
   k.per_channel = a.per_channel;
   k.input_unsigned = a.input_unsigned;
   k.output_unsigned = a.output_unsigned;

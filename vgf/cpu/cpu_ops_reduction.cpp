@@ -8,7 +8,7 @@ using tosa::ReduceOp;
 
 Status plan_argmax(const Graph&, const Op& op, PlannedOp& plan) {
   const auto& a = std::get<ArgmaxAttr>(op.attr);
-  plan.attrs = tosa::ArgmaxAttrs{a.axis, kernel_nan_mode(a.nan_mode)};
+  plan.attrs = tosa::ArgmaxAttrs{a.axis, a.nan_mode};
   return Status::ok();
 }
 
@@ -19,7 +19,7 @@ Status run_argmax(const PlannedOp& p, const KernelArgs& a) {
 
 Status plan_reduce(const Graph&, const Op& op, PlannedOp& plan) {
   const auto& a = std::get<AxisAttr>(op.attr);
-  plan.attrs = tosa::ReduceAttrs{a.axis, kernel_nan_mode(a.nan_mode)};
+  plan.attrs = tosa::ReduceAttrs{a.axis, a.nan_mode};
   return Status::ok();
 }
 

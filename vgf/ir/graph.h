@@ -27,27 +27,21 @@
 #include <variant>
 #include <vector>
 
+#include "cpu_fallback/tosa/vocabulary.h"
 #include "vkrt/error.h"
 #include "vkrt/scalar_type.h"
 
 namespace vkrt::vgf {
 
-// TOSA element types, numbered as the .tosa serialization's DType enum (tosa.md §3).
-enum class DType : uint8_t {
-  Unknown = 0,
-  Bool = 1,
-  Int4 = 2,    // stored one value per byte (sign-extended int8)
-  Int8 = 3,
-  Int16 = 4,
-  Int32 = 5,
-  Int48 = 6,   // stored as int64, value within the 48-bit range
-  Fp32 = 7,
-  Fp16 = 8,
-  Bf16 = 9,
-  Shape = 10,  // shape values; stored as int64
-  Fp8E4M3 = 11,
-  Fp8E5M2 = 12,
-};
+// The TOSA vocabulary (element types, modes, integer ranges) is shared with the CPU kernels:
+// one definition in cpu_fallback/tosa/vocabulary.h, re-exported here.
+using tosa::AccType;
+using tosa::DType;
+using tosa::NanMode;
+using tosa::ResizeMode;
+using tosa::RoundingMode;
+using tosa::type_max;
+using tosa::type_min;
 
 // Bytes per stored element (Bool 1, Int4 1, Int48 8, Shape 8, ...); 0 for Unknown/invalid.
 size_t dtype_storage_bytes(DType t);
@@ -145,14 +139,6 @@ inline constexpr int kOpKindCount = 66;
 // "CONV2D", "RESCALE", ... ; "UNKNOWN_OP" outside the enum.
 const char* op_name(OpKind op);
 bool is_valid_op_kind(uint32_t value);
-
-// Enumerations shared by the SPIR-V and .tosa encodings (same numbers in both).
-enum class NanMode : uint8_t { Propagate = 1, Ignore = 2 };
-enum class RoundingMode : uint8_t { SingleRound = 1, InexactRound = 2, DoubleRound = 3 };
-enum class ResizeMode : uint8_t { Nearest = 1, Bilinear = 2 };
-// Accumulator type. SPIR-V numbers (INT32 1, FP16 2, FP32 3, INT48 4); the .tosa reader maps
-// its DType-numbered acc_type onto these.
-enum class AccType : uint8_t { Int32 = 1, Fp16 = 2, Fp32 = 3, Int48 = 4 };
 
 // ---- Attributes: one struct per op family. Zero points are sign-extended values. ----
 // All compare with == (tests compare graphs after a write/read round trip).

@@ -4,10 +4,9 @@
 #include <limits>
 #include <numeric>
 
-namespace vkrt::vulkan {
+#include "vgf/vulkan/op_lowering.h"  // check_op_supported
 
-// op_lowering.h (not included: its type_min/type_max overloads differ from the ones below).
-Status check_op_supported(const vgf::Graph& graph, size_t op_index);
+namespace vkrt::vulkan {
 
 namespace {
 
@@ -36,9 +35,6 @@ std::vector<size_t> readers(const Graph& g, TensorId t) {
   }
   return out;
 }
-
-int64_t type_min(DType t) { return t == DType::Int8 ? -128 : t == DType::Int16 ? -32768 : INT32_MIN; }
-int64_t type_max(DType t) { return t == DType::Int8 ? 127 : t == DType::Int16 ? 32767 : INT32_MAX; }
 
 // The sole reader of t (when t is not a graph output), or -1.
 int sole_reader(const Graph& g, TensorId t) {

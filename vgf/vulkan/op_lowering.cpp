@@ -21,22 +21,6 @@ const char* type_suffix(DType t) {
   }
 }
 
-int32_t type_min(DType t) {
-  switch (t) {
-    case DType::Int8: return -128;
-    case DType::Int16: return -32768;
-    default: return INT32_MIN;
-  }
-}
-
-int32_t type_max(DType t) {
-  switch (t) {
-    case DType::Int8: return 127;
-    case DType::Int16: return 32767;
-    default: return INT32_MAX;
-  }
-}
-
 int32_t float_bits(float f) {
   int32_t bits;
   std::memcpy(&bits, &f, 4);

@@ -119,8 +119,8 @@ Status lower_cast_half(const vgf::Op& op, LoweringContext& ctx, std::vector<Pend
 
 // Helpers shared by the lowering files.
 const char* type_suffix(vgf::DType t);  // "i8", "i16", "i32", "f32"; "" when unsupported
-int32_t type_min(vgf::DType t);
-int32_t type_max(vgf::DType t);
+using tosa::type_max;  // integer type ranges: the shared vocabulary's (vgf/ir/graph.h)
+using tosa::type_min;
 int32_t float_bits(float f);
 
 // The NHWC sizes that the pooling and RESIZE Params blocks start with (N, IH, IW, C, OH, OW),

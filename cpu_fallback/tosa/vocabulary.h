@@ -1,0 +1,66 @@
+// The TOSA vocabulary shared by the graph IR (vgf/ir/graph.h re-exports it into vkrt::vgf) and
+// the CPU kernels (tosa_kernels.h): element types, the enumerated modes, and the value ranges of
+// the integer types. One definition, so the IR hands its values to the kernels without casts.
+//
+// Header-only and free of any graph or kernel code, so both layers can include it
+// (cpu_fallback/tosa sits below vgf/ in the layering).
+#pragma once
+
+#include <cstdint>
+
+namespace vkrt::tosa {
+
+// TOSA element types, numbered as the `.tosa` serialization's DType enum (tosa.md §3).
+// Storage (dtype_storage_bytes in the IR, dtype_size in the kernels): Bool 1 byte (0 or 1),
+// Int4 one value per byte (sign-extended int8), Int8 int8_t, Int16 int16_t, Int32 int32_t,
+// Int48 int64_t (values kept within [-2^47, 2^47-1]), Fp32 float, Fp16 / Bf16 uint16_t bits,
+// Shape int64_t, Fp8 one byte.
+// Unsigned data exist only through RESCALE's input_unsigned / output_unsigned flags: a uint8
+// tensor is an Int8 tensor whose bytes are read as unsigned, uint16 likewise with Int16.
+enum class DType : uint8_t {
+  Unknown = 0,
+  Bool = 1,
+  Int4 = 2,
+  Int8 = 3,
+  Int16 = 4,
+  Int32 = 5,
+  Int48 = 6,
+  Fp32 = 7,
+  Fp16 = 8,
+  Bf16 = 9,
+  Shape = 10,
+  Fp8E4M3 = 11,
+  Fp8E5M2 = 12,
+};
+
+// Enumerations with the same numbers in the SPIR-V and .tosa encodings. 0 is not a valid
+// value of any of them (the kernels reject it).
+enum class NanMode : uint8_t { Propagate = 1, Ignore = 2 };
+enum class RoundingMode : uint8_t { SingleRound = 1, InexactRound = 2, DoubleRound = 3 };
+enum class ResizeMode : uint8_t { Nearest = 1, Bilinear = 2 };
+// Accumulator type, SPIR-V numbers (INT32 1, FP16 2, FP32 3, INT48 4); the .tosa reader maps
+// its DType-numbered acc_type onto these.
+enum class AccType : uint8_t { Int32 = 1, Fp16 = 2, Fp32 = 3, Int48 = 4 };
+
+// The value range of a stored integer type (Int8, Int16, Int32, Int48); other types have none
+// and give 0.
+constexpr int64_t type_min(DType t) {
+  switch (t) {
+    case DType::Int8: return INT8_MIN;
+    case DType::Int16: return INT16_MIN;
+    case DType::Int32: return INT32_MIN;
+    case DType::Int48: return -(int64_t(1) << 47);
+    default: return 0;
+  }
+}
+constexpr int64_t type_max(DType t) {
+  switch (t) {
+    case DType::Int8: return INT8_MAX;
+    case DType::Int16: return INT16_MAX;
+    case DType::Int32: return INT32_MAX;
+    case DType::Int48: return (int64_t(1) << 47) - 1;
+    default: return 0;
+  }
+}
+
+}  // namespace vkrt::tosa
