@@ -1,11 +1,13 @@
 // The TOSA vocabulary shared by the graph IR (vgf/ir/graph.h re-exports it into vkrt::vgf) and
-// the CPU kernels (tosa_kernels.h): element types, the enumerated modes, and the value ranges of
-// the integer types. One definition, so the IR hands its values to the kernels without casts.
+// the CPU kernels (tosa_kernels.h): element types, the enumerated modes, the value ranges of
+// the integer types, and the attribute structs whose IR form the kernels take as they are. One
+// definition, so the IR hands its values to the kernels without casts or copies.
 //
 // Header-only and free of any graph or kernel code, so both layers can include it
 // (cpu_fallback/tosa sits below vgf/ in the layering).
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 namespace vkrt::tosa {
@@ -62,5 +64,63 @@ constexpr int64_t type_max(DType t) {
     default: return 0;
   }
 }
+
+// ---- Attribute structs shared by the IR and the kernels. Operands TOSA passes as constant
+// tensors (zero points, MUL shift, CLAMP bounds, RESIZE scale/offset/border) are plain fields,
+// zero points sign-extended. All compare with == (IR round-trip tests).
+
+// ARGMAX.
+struct ArgmaxAttr {
+  int32_t axis = 0;
+  NanMode nan_mode = NanMode::Propagate;
+  bool operator==(const ArgmaxAttr&) const = default;
+};
+
+// REDUCE_*, CONCAT, REVERSE. nan_mode is used by REDUCE_MAX / REDUCE_MIN with floats.
+struct AxisAttr {
+  int32_t axis = 0;
+  NanMode nan_mode = NanMode::Propagate;
+  bool operator==(const AxisAttr&) const = default;
+};
+
+// MATMUL zero points (nonzero only for Int8).
+struct MatmulAttr {
+  int32_t a_zp = 0;
+  int32_t b_zp = 0;
+  bool operator==(const MatmulAttr&) const = default;
+};
+
+// CLAMP bounds in the input type: integer types use the *_int fields (raw values within the
+// type's range), floats the *_fp ones.
+struct ClampAttr {
+  int64_t min_int = 0;
+  int64_t max_int = 0;
+  double min_fp = 0.0;
+  double max_fp = 0.0;
+  NanMode nan_mode = NanMode::Propagate;
+  bool operator==(const ClampAttr&) const = default;
+};
+
+// MUL: the shift operand; must be 0 unless the inputs are Int32; [0, 63].
+struct MulAttr {
+  int32_t shift = 0;
+  bool operator==(const MulAttr&) const = default;
+};
+
+// NEGATE zero points (nonzero only for Int8).
+struct NegateAttr {
+  int32_t input_zp = 0;
+  int32_t output_zp = 0;
+  bool operator==(const NegateAttr&) const = default;
+};
+
+// RESIZE.
+struct ResizeAttr {
+  ResizeMode mode = ResizeMode::Nearest;
+  std::array<int32_t, 4> scale{1, 1, 1, 1};  // [y_n, y_d, x_n, x_d]
+  std::array<int32_t, 2> offset{0, 0};       // [y, x]
+  std::array<int32_t, 2> border{0, 0};       // [y, x]
+  bool operator==(const ResizeAttr&) const = default;
+};
 
 }  // namespace vkrt::tosa

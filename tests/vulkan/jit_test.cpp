@@ -234,7 +234,7 @@ Block make_block(int64_t h, bool dynamic) {
   cpw.input_zp = -1;
   EXPECT_TRUE(tosa::conv2d(blk.input.ref(), w1.ref(), b1.ref(), cpw, acc1.ref()).is_ok());
   EXPECT_TRUE(cpu_requant(acc1, rq1, r1).is_ok());
-  tosa::ClampAttrs cc;
+  tosa::ClampAttr cc;
   cc.min_int = -128;
   cc.max_int = 40;
   EXPECT_TRUE(tosa::clamp(r1.ref(), cc, cl.ref()).is_ok());

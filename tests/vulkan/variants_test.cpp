@@ -304,7 +304,7 @@ Built build_matmul(const MatmulSpec& m, std::mt19937& rng) {
   b.inputs.push_back(a);
   if (!m.constant_b) b.inputs.push_back(bm);
   HostTensor ref(DType::Int32, so);
-  tosa::MatmulAttrs ma;
+  tosa::MatmulAttr ma;
   ma.a_zp = m.a_zp;
   ma.b_zp = m.b_zp;
   Status s = tosa::matmul(a.ref(), bm.ref(), ma, ref.ref());

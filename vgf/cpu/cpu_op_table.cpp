@@ -39,6 +39,7 @@ Status not_supported(OpKind kind) {
 Status plan_op(const Graph& graph, const Op& op, PlannedOp& plan) {
   const CpuOpImpl* impl = find(op.kind);
   if (impl == nullptr) return not_supported(op.kind);
+  plan.ir = &op.attr;
   if (impl->plan == nullptr) {
     plan.attrs = std::monostate{};
     return Status::ok();

@@ -17,13 +17,14 @@
 
 namespace vkrt::vgf::cpu {
 
-// One op's kernel parameters, filled by its plan function.
+// One op's kernel parameters. Kernels that take the IR's attribute struct as it is (the shared
+// ones of cpu_fallback/tosa/vocabulary.h) read it through `ir`; the others get a kernel struct
+// built by the op's plan function.
 struct PlannedOp {
-  std::variant<std::monostate, tosa::Conv2dAttrs, tosa::TransposeConv2dAttrs, tosa::MatmulAttrs,
-               tosa::AvgPool2dAttrs, tosa::MaxPool2dAttrs, tosa::BinaryAttrs, tosa::MulAttrs,
-               tosa::NegateAttrs, tosa::ClampAttrs, tosa::RescaleAttrs, tosa::ConcatAttrs,
-               tosa::PadAttrs, tosa::SliceAttrs, tosa::TileAttrs, tosa::TransposeAttrs,
-               tosa::ReverseAttrs, tosa::ResizeAttrs, tosa::ArgmaxAttrs, tosa::ReduceAttrs>
+  const OpAttributes* ir = nullptr;  // the op's attributes (the graph outlives its plans)
+  std::variant<std::monostate, tosa::Conv2dAttrs, tosa::TransposeConv2dAttrs, tosa::AvgPool2dAttrs,
+               tosa::MaxPool2dAttrs, tosa::BinaryAttrs, tosa::RescaleAttrs, tosa::PadAttrs, tosa::SliceAttrs,
+               tosa::TileAttrs, tosa::TransposeAttrs>
       attrs;
   // Storage the attrs point into (RESCALE spans) and the TABLE operand.
   std::vector<int32_t> multiplier;
@@ -31,6 +32,9 @@ struct PlannedOp {
   std::vector<uint8_t> table_bytes;
   int64_t table_len = 0;
   tosa::DType table_dtype = tosa::DType::Unknown;
+
+  template <typename T>
+  const T& ir_attr() const { return std::get<T>(*ir); }
 
   PlannedOp() = default;
   PlannedOp(const PlannedOp&) = delete;  // RescaleAttrs spans point into this object
@@ -53,7 +57,7 @@ using RunFn = Status (*)(const PlannedOp& plan, const KernelArgs& args);
 
 struct CpuOpImpl {
   OpKind kind = OpKind::ADD;
-  PlanFn plan = nullptr;  // null: the kernel takes no attributes
+  PlanFn plan = nullptr;  // null: the kernel takes no attributes, or the IR's as they are
   RunFn run = nullptr;    // null: no entry (the op is not supported)
 };
 

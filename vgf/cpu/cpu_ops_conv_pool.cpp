@@ -61,15 +61,9 @@ Status run_transpose_conv2d(const PlannedOp& p, const KernelArgs& a) {
                           std::get<tosa::TransposeConv2dAttrs>(p.attrs), a.out[0]);
 }
 
-Status plan_matmul(const Graph&, const Op& op, PlannedOp& plan) {
-  const auto& a = std::get<MatmulAttr>(op.attr);
-  plan.attrs = tosa::MatmulAttrs{a.a_zp, a.b_zp};
-  return Status::ok();
-}
-
 Status run_matmul(const PlannedOp& p, const KernelArgs& a) {
   return check_or_compute(a, tosa::check_matmul, tosa::matmul, a.in[0], a.in[1],
-                          std::get<tosa::MatmulAttrs>(p.attrs), a.out[0]);
+                          p.ir_attr<MatmulAttr>(), a.out[0]);
 }
 
 Status plan_avg_pool2d(const Graph&, const Op& op, PlannedOp& plan) {
@@ -114,7 +108,7 @@ constexpr CpuOpImpl kOps[] = {
     {OpKind::CONV2D, plan_conv2d, run_conv2d},
     {OpKind::DEPTHWISE_CONV2D, plan_conv2d, run_depthwise_conv2d},
     {OpKind::TRANSPOSE_CONV2D, plan_transpose_conv2d, run_transpose_conv2d},
-    {OpKind::MATMUL, plan_matmul, run_matmul},
+    {OpKind::MATMUL, nullptr, run_matmul},
     {OpKind::AVG_POOL2D, plan_avg_pool2d, run_avg_pool2d},
     {OpKind::MAX_POOL2D, plan_max_pool2d, run_max_pool2d},
 };

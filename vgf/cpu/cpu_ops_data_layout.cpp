@@ -13,13 +13,8 @@ Status copy_dims(const std::vector<int64_t>& v, int64_t (&out)[N], const char* w
   return Status::ok();
 }
 
-Status plan_concat(const Graph&, const Op& op, PlannedOp& plan) {
-  plan.attrs = tosa::ConcatAttrs{std::get<AxisAttr>(op.attr).axis};
-  return Status::ok();
-}
-
 Status run_concat(const PlannedOp& p, const KernelArgs& a) {
-  return check_or_compute(a, tosa::check_concat, tosa::concat, a.in, std::get<tosa::ConcatAttrs>(p.attrs),
+  return check_or_compute(a, tosa::check_concat, tosa::concat, a.in, p.ir_attr<AxisAttr>(),
                           a.out[0]);
 }
 
@@ -81,13 +76,8 @@ Status run_transpose(const PlannedOp& p, const KernelArgs& a) {
                           std::get<tosa::TransposeAttrs>(p.attrs), a.out[0]);
 }
 
-Status plan_reverse(const Graph&, const Op& op, PlannedOp& plan) {
-  plan.attrs = tosa::ReverseAttrs{std::get<AxisAttr>(op.attr).axis};
-  return Status::ok();
-}
-
 Status run_reverse(const PlannedOp& p, const KernelArgs& a) {
-  return check_or_compute(a, tosa::check_reverse, tosa::reverse, a.in[0], std::get<tosa::ReverseAttrs>(p.attrs),
+  return check_or_compute(a, tosa::check_reverse, tosa::reverse, a.in[0], p.ir_attr<AxisAttr>(),
                           a.out[0]);
 }
 
@@ -99,35 +89,22 @@ Status run_scatter(const PlannedOp&, const KernelArgs& a) {
   return check_or_compute(a, tosa::check_scatter, tosa::scatter, a.in[0], a.in[1], a.in[2], a.out[0]);
 }
 
-Status plan_resize(const Graph&, const Op& op, PlannedOp& plan) {
-  const auto& a = std::get<ResizeAttr>(op.attr);
-  tosa::ResizeAttrs k;
-  for (int i = 0; i < 4; ++i) k.scale[i] = a.scale[size_t(i)];
-  for (int i = 0; i < 2; ++i) {
-    k.offset[i] = a.offset[size_t(i)];
-    k.border[i] = a.border[size_t(i)];
-  }
-  k.mode = a.mode;
-  plan.attrs = k;
-  return Status::ok();
-}
-
 Status run_resize(const PlannedOp& p, const KernelArgs& a) {
-  return check_or_compute(a, tosa::check_resize, tosa::resize, a.in[0], std::get<tosa::ResizeAttrs>(p.attrs),
+  return check_or_compute(a, tosa::check_resize, tosa::resize, a.in[0], p.ir_attr<ResizeAttr>(),
                           a.out[0]);
 }
 
 constexpr CpuOpImpl kOps[] = {
-    {OpKind::CONCAT, plan_concat, run_concat},
+    {OpKind::CONCAT, nullptr, run_concat},
     {OpKind::PAD, plan_pad, run_pad},
     {OpKind::RESHAPE, nullptr, run_reshape},
     {OpKind::SLICE, plan_slice, run_slice},
     {OpKind::TILE, plan_tile, run_tile},
     {OpKind::TRANSPOSE, plan_transpose, run_transpose},
-    {OpKind::REVERSE, plan_reverse, run_reverse},
+    {OpKind::REVERSE, nullptr, run_reverse},
     {OpKind::GATHER, nullptr, run_gather},
     {OpKind::SCATTER, nullptr, run_scatter},
-    {OpKind::RESIZE, plan_resize, run_resize},
+    {OpKind::RESIZE, nullptr, run_resize},
 };
 
 }  // namespace

@@ -41,41 +41,18 @@ Status run_select(const PlannedOp&, const KernelArgs& a) {
   return check_or_compute(a, tosa::check_select, tosa::select, a.in[0], a.in[1], a.in[2], a.out[0]);
 }
 
-Status plan_mul(const Graph&, const Op& op, PlannedOp& plan) {
-  plan.attrs = tosa::MulAttrs{std::get<MulAttr>(op.attr).shift};
-  return Status::ok();
-}
-
 Status run_mul(const PlannedOp& p, const KernelArgs& a) {
-  return check_or_compute(a, tosa::check_mul, tosa::mul, a.in[0], a.in[1], std::get<tosa::MulAttrs>(p.attrs),
+  return check_or_compute(a, tosa::check_mul, tosa::mul, a.in[0], a.in[1], p.ir_attr<MulAttr>(),
                           a.out[0]);
-}
-
-Status plan_negate(const Graph&, const Op& op, PlannedOp& plan) {
-  const auto& a = std::get<NegateAttr>(op.attr);
-  plan.attrs = tosa::NegateAttrs{a.input_zp, a.output_zp};
-  return Status::ok();
 }
 
 Status run_negate(const PlannedOp& p, const KernelArgs& a) {
-  return check_or_compute(a, tosa::check_negate, tosa::negate, a.in[0], std::get<tosa::NegateAttrs>(p.attrs),
+  return check_or_compute(a, tosa::check_negate, tosa::negate, a.in[0], p.ir_attr<NegateAttr>(),
                           a.out[0]);
 }
 
-Status plan_clamp(const Graph&, const Op& op, PlannedOp& plan) {
-  const auto& a = std::get<ClampAttr>(op.attr);
-  tosa::ClampAttrs k;
-  k.min_int = a.min_int;
-  k.max_int = a.max_int;
-  k.min_fp = float(a.min_fp);
-  k.max_fp = float(a.max_fp);
-  k.nan_mode = a.nan_mode;
-  plan.attrs = k;
-  return Status::ok();
-}
-
 Status run_clamp(const PlannedOp& p, const KernelArgs& a) {
-  return check_or_compute(a, tosa::check_clamp, tosa::clamp, a.in[0], std::get<tosa::ClampAttrs>(p.attrs),
+  return check_or_compute(a, tosa::check_clamp, tosa::clamp, a.in[0], p.ir_attr<ClampAttr>(),
                           a.out[0]);
 }
 
@@ -151,7 +128,7 @@ constexpr CpuOpImpl kOps[] = {
     {OpKind::LOGICAL_AND, plan_binary, run_binary<BinaryOp::LogicalAnd>},
     {OpKind::LOGICAL_OR, plan_binary, run_binary<BinaryOp::LogicalOr>},
     {OpKind::LOGICAL_XOR, plan_binary, run_binary<BinaryOp::LogicalXor>},
-    {OpKind::MUL, plan_mul, run_mul},
+    {OpKind::MUL, nullptr, run_mul},
 
     {OpKind::ABS, nullptr, run_unary<UnaryOp::Abs>},
     {OpKind::BITWISE_NOT, nullptr, run_unary<UnaryOp::BitwiseNot>},
@@ -168,8 +145,8 @@ constexpr CpuOpImpl kOps[] = {
     {OpKind::ERF, nullptr, run_unary<UnaryOp::Erf>},
     {OpKind::SIGMOID, nullptr, run_unary<UnaryOp::Sigmoid>},
     {OpKind::TANH, nullptr, run_unary<UnaryOp::Tanh>},
-    {OpKind::NEGATE, plan_negate, run_negate},
-    {OpKind::CLAMP, plan_clamp, run_clamp},
+    {OpKind::NEGATE, nullptr, run_negate},
+    {OpKind::CLAMP, nullptr, run_clamp},
 
     {OpKind::EQUAL, nullptr, run_compare<CompareOp::Equal>},
     {OpKind::GREATER, nullptr, run_compare<CompareOp::Greater>},

@@ -147,11 +147,15 @@ struct NoAttr {
   bool operator==(const NoAttr&) const = default;
 };
 
-struct ArgmaxAttr {
-  int32_t axis = 0;
-  NanMode nan_mode = NanMode::Propagate;
-  bool operator==(const ArgmaxAttr&) const = default;
-};
+// Shared with the CPU kernels, which take them as they are (cpu_fallback/tosa/vocabulary.h).
+using tosa::ArgmaxAttr;
+using tosa::AxisAttr;
+using tosa::ClampAttr;
+using tosa::MatmulAttr;
+using tosa::MulAttr;
+using tosa::NegateAttr;
+using tosa::ResizeAttr;
+
 
 // AVG_POOL2D and MAX_POOL2D. Zero points are used by AVG_POOL2D only.
 struct PoolAttr {
@@ -188,11 +192,6 @@ struct TransposeConvAttr {
   bool operator==(const TransposeConvAttr&) const = default;
 };
 
-struct MatmulAttr {
-  int32_t a_zp = 0;
-  int32_t b_zp = 0;
-  bool operator==(const MatmulAttr&) const = default;
-};
 
 struct FftAttr {
   bool inverse = false;  // FFT2D only
@@ -200,15 +199,6 @@ struct FftAttr {
   bool operator==(const FftAttr&) const = default;
 };
 
-// CLAMP bounds in the input type: integer types use the *_int fields, floats the *_fp ones.
-struct ClampAttr {
-  int64_t min_int = 0;
-  int64_t max_int = 0;
-  double min_fp = 0.0;
-  double max_fp = 0.0;
-  NanMode nan_mode = NanMode::Propagate;
-  bool operator==(const ClampAttr&) const = default;
-};
 
 // ARITHMETIC_RIGHT_SHIFT.
 struct ShiftAttr {
@@ -222,10 +212,6 @@ struct NanModeAttr {
   bool operator==(const NanModeAttr&) const = default;
 };
 
-struct MulAttr {
-  int32_t shift = 0;  // only for int32 inputs; 0..63
-  bool operator==(const MulAttr&) const = default;
-};
 
 // TABLE: 256 entries for int8 input (values are int8), 513 for int16 input.
 struct TableAttr {
@@ -233,18 +219,7 @@ struct TableAttr {
   bool operator==(const TableAttr&) const = default;
 };
 
-struct NegateAttr {
-  int32_t input_zp = 0;
-  int32_t output_zp = 0;
-  bool operator==(const NegateAttr&) const = default;
-};
 
-// REDUCE_*, CONCAT, REVERSE. nan_mode used by REDUCE_MAX/REDUCE_MIN.
-struct AxisAttr {
-  int32_t axis = 0;
-  NanMode nan_mode = NanMode::Propagate;
-  bool operator==(const AxisAttr&) const = default;
-};
 
 struct PadAttr {
   std::vector<int64_t> padding;  // [before0, after0, before1, after1, ...], 2 * rank values
@@ -276,13 +251,6 @@ struct TransposeAttr {
   bool operator==(const TransposeAttr&) const = default;
 };
 
-struct ResizeAttr {
-  ResizeMode mode = ResizeMode::Nearest;
-  std::array<int32_t, 4> scale{1, 1, 1, 1};  // [y_n, y_d, x_n, x_d]
-  std::array<int32_t, 2> offset{0, 0};       // [y, x]
-  std::array<int32_t, 2> border{0, 0};       // [y, x]
-  bool operator==(const ResizeAttr&) const = default;
-};
 
 struct RescaleAttr {
   bool scale32 = true;
