@@ -8,7 +8,7 @@ namespace vkrt::tosa {
 
 using namespace detail;
 
-Status check_clamp(const TensorRef& input, const ClampAttrs& attrs, const TensorRef& output) {
+Status check_clamp(const TensorRef& input, const ClampAttr& attrs, const TensorRef& output) {
   constexpr const char* op = "CLAMP";
   VKRT_RETURN_IF_ERROR(check_tensor(op, "input", input));
   VKRT_RETURN_IF_ERROR(check_tensor(op, "output", output));
@@ -16,13 +16,15 @@ Status check_clamp(const TensorRef& input, const ClampAttrs& attrs, const Tensor
   VKRT_RETURN_IF_ERROR(expect_dtype(op, "output", output, t));
   VKRT_RETURN_IF_ERROR(expect_same_shape(op, "output", output, input));
   if (t == DType::Fp32) {
-    if (std::isnan(attrs.min_fp) || std::isnan(attrs.max_fp) || attrs.max_fp < attrs.min_fp)
-      return make_error(Error::InvalidArgument, op, ": bounds [", double(attrs.min_fp), ", ",
-                        double(attrs.max_fp), "] are not an interval");
+    // The bounds are values of the input type: checked (and used) as floats.
+    const float lo = float(attrs.min_fp), hi = float(attrs.max_fp);
+    if (std::isnan(lo) || std::isnan(hi) || hi < lo)
+      return make_error(Error::InvalidArgument, op, ": bounds [", double(lo), ", ", double(hi),
+                        "] are not an interval");
     if (attrs.nan_mode != NanMode::Propagate && attrs.nan_mode != NanMode::Ignore)
       return make_error(Error::InvalidArgument, op, ": invalid nan_mode ", uint32_t(attrs.nan_mode));
   } else if (t == DType::Int8 || t == DType::Int16 || t == DType::Int32) {
-    if (attrs.min_int < int_min(t) || attrs.max_int > int_max(t) || attrs.max_int < attrs.min_int)
+    if (attrs.min_int < type_min(t) || attrs.max_int > type_max(t) || attrs.max_int < attrs.min_int)
       return make_error(Error::InvalidArgument, op, ": bounds [", attrs.min_int, ", ", attrs.max_int,
                         "] are not an interval within the ", dtype_name(t), " range");
   } else {
@@ -31,19 +33,20 @@ Status check_clamp(const TensorRef& input, const ClampAttrs& attrs, const Tensor
   return Status::ok();
 }
 
-Status clamp(const TensorRef& input, const ClampAttrs& attrs, const TensorRef& output) {
+Status clamp(const TensorRef& input, const ClampAttr& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_clamp(input, attrs, output));
   const int64_t n = input.num_elements();
   if (input.dtype == DType::Fp32) {
     const float* in = input.as<const float>();
     float* out = output.as<float>();
+    const float lo = float(attrs.min_fp), hi = float(attrs.max_fp);
     for (int64_t i = 0; i < n; ++i) {
       const float x = in[i];
       if (std::isnan(x)) {
         // PROPAGATE keeps the NaN; IGNORE returns min_val (tosa.md §12).
-        out[i] = attrs.nan_mode == NanMode::Ignore ? attrs.min_fp : x;
+        out[i] = attrs.nan_mode == NanMode::Ignore ? lo : x;
       } else {
-        out[i] = std::min(std::max(x, attrs.min_fp), attrs.max_fp);
+        out[i] = std::min(std::max(x, lo), hi);
       }
     }
     return Status::ok();

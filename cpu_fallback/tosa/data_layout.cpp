@@ -65,7 +65,7 @@ Status check_axis(const char* op, int32_t axis, int rank) {
 
 // ---- CONCAT --------------------------------------------------------------------------------
 
-Status check_concat(std::span<const TensorRef> inputs, const ConcatAttrs& attrs, const TensorRef& output) {
+Status check_concat(std::span<const TensorRef> inputs, const AxisAttr& attrs, const TensorRef& output) {
   constexpr const char* op = "CONCAT";
   if (inputs.empty()) return make_error(Error::InvalidArgument, op, ": no inputs");
   VKRT_RETURN_IF_ERROR(check_tensor(op, "output", output));
@@ -92,7 +92,7 @@ Status check_concat(std::span<const TensorRef> inputs, const ConcatAttrs& attrs,
   return Status::ok();
 }
 
-Status concat(std::span<const TensorRef> inputs, const ConcatAttrs& attrs, const TensorRef& output) {
+Status concat(std::span<const TensorRef> inputs, const AxisAttr& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_concat(inputs, attrs, output));
   // outer = product of dims before the axis; each input contributes a contiguous block of
   // dim(axis) * inner elements per outer step.
@@ -130,7 +130,7 @@ Status check_pad(const TensorRef& input, const PadAttrs& attrs, const TensorRef&
   }
   VKRT_RETURN_IF_ERROR(expect_shape(op, "output", output, std::span<const int64_t>(expected.data(), size_t(input.rank()))));
   const DType t = input.dtype;
-  if (is_int(t) && (attrs.pad_const_int < int_min(t) || attrs.pad_const_int > int_max(t)))
+  if (is_int(t) && (attrs.pad_const_int < type_min(t) || attrs.pad_const_int > type_max(t)))
     return make_error(Error::InvalidArgument, op, ": pad_const ", attrs.pad_const_int, " outside the ",
                       dtype_name(t), " range");
   return Status::ok();
@@ -194,14 +194,14 @@ Status reshape(const TensorRef& input, const TensorRef& output) {
 
 // ---- REVERSE -------------------------------------------------------------------------------
 
-Status check_reverse(const TensorRef& input, const ReverseAttrs& attrs, const TensorRef& output) {
+Status check_reverse(const TensorRef& input, const AxisAttr& attrs, const TensorRef& output) {
   constexpr const char* op = "REVERSE";
   VKRT_RETURN_IF_ERROR(check_in_out(op, input, output));
   VKRT_RETURN_IF_ERROR(expect_same_shape(op, "output", output, input));
   return check_axis(op, attrs.axis, input.rank());
 }
 
-Status reverse(const TensorRef& input, const ReverseAttrs& attrs, const TensorRef& output) {
+Status reverse(const TensorRef& input, const AxisAttr& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_reverse(input, attrs, output));
   const auto strides = row_major_strides(input.shape);
   const int rank = input.rank();

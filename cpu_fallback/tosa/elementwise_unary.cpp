@@ -115,7 +115,7 @@ Status elementwise_unary(UnaryOp op, const TensorRef& input, const TensorRef& ou
 // ------------------------------------------------------------------------------------------
 // NEGATE (tosa.md §9): int8 r = -(in - in_zp) + out_zp, clamped; int16/int32 r = -in clamped.
 
-Status check_negate(const TensorRef& input, const NegateAttrs& attrs, const TensorRef& output) {
+Status check_negate(const TensorRef& input, const NegateAttr& attrs, const TensorRef& output) {
   constexpr const char* op = "NEGATE";
   VKRT_RETURN_IF_ERROR(check_tensor(op, "input", input));
   VKRT_RETURN_IF_ERROR(check_tensor(op, "output", output));
@@ -135,7 +135,7 @@ Status check_negate(const TensorRef& input, const NegateAttrs& attrs, const Tens
   return Status::ok();
 }
 
-Status negate(const TensorRef& input, const NegateAttrs& attrs, const TensorRef& output) {
+Status negate(const TensorRef& input, const NegateAttr& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_negate(input, attrs, output));
   const int64_t n = input.num_elements();
   auto run_int = [&](auto tag) {

@@ -113,25 +113,6 @@ inline int64_t window_output_size(int64_t in, int64_t pad_a, int64_t pad_b, int6
   return numerator / stride + 1;
 }
 
-// Sign-extended value range of a stored integer type.
-inline int64_t int_min(DType t) {
-  switch (t) {
-    case DType::Int8: return INT8_MIN;
-    case DType::Int16: return INT16_MIN;
-    case DType::Int32: return INT32_MIN;
-    case DType::Int48: return -(int64_t(1) << 47);
-    default: return 0;
-  }
-}
-inline int64_t int_max(DType t) {
-  switch (t) {
-    case DType::Int8: return INT8_MAX;
-    case DType::Int16: return INT16_MAX;
-    case DType::Int32: return INT32_MAX;
-    case DType::Int48: return (int64_t(1) << 47) - 1;
-    default: return 0;
-  }
-}
 inline bool is_int(DType t) {
   return t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int48;
 }

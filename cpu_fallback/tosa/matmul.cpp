@@ -10,7 +10,7 @@ using namespace detail;
 constexpr const char* kOp = "MATMUL";
 
 template <typename TIn, typename TOut, typename Finish>
-void matmul_impl(const TensorRef& A, const TensorRef& B, const MatmulAttrs& attrs, const TensorRef& out,
+void matmul_impl(const TensorRef& A, const TensorRef& B, const MatmulAttr& attrs, const TensorRef& out,
                  Finish finish) {
   using Acc = std::conditional_t<std::is_same_v<TIn, float>, float, int64_t>;
   const TIn* a = A.as<const TIn>();
@@ -33,7 +33,7 @@ void matmul_impl(const TensorRef& A, const TensorRef& B, const MatmulAttrs& attr
 
 }  // namespace
 
-Status check_matmul(const TensorRef& a, const TensorRef& b, const MatmulAttrs& attrs, const TensorRef& output) {
+Status check_matmul(const TensorRef& a, const TensorRef& b, const MatmulAttr& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_tensor(kOp, "A", a));
   VKRT_RETURN_IF_ERROR(check_tensor(kOp, "B", b));
   VKRT_RETURN_IF_ERROR(check_tensor(kOp, "output", output));
@@ -58,7 +58,7 @@ Status check_matmul(const TensorRef& a, const TensorRef& b, const MatmulAttrs& a
   return expect_shape(kOp, "output", output, expected);
 }
 
-Status matmul(const TensorRef& a, const TensorRef& b, const MatmulAttrs& attrs, const TensorRef& output) {
+Status matmul(const TensorRef& a, const TensorRef& b, const MatmulAttr& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_matmul(a, b, attrs, output));
   switch (a.dtype) {
     case DType::Int8: matmul_impl<int8_t, int32_t>(a, b, attrs, output, [](int64_t v) { return wrap32(v); }); break;

@@ -39,7 +39,7 @@ void mul_float(const TensorRef& in1, const TensorRef& in2, const TensorRef& out)
 
 }  // namespace
 
-Status check_mul(const TensorRef& input1, const TensorRef& input2, const MulAttrs& attrs,
+Status check_mul(const TensorRef& input1, const TensorRef& input2, const MulAttr& attrs,
                  const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_tensor(kOp, "input1", input1));
   VKRT_RETURN_IF_ERROR(check_tensor(kOp, "input2", input2));
@@ -59,7 +59,7 @@ Status check_mul(const TensorRef& input1, const TensorRef& input2, const MulAttr
   return check_broadcast_output(kOp, input1, input2, output);
 }
 
-Status mul(const TensorRef& input1, const TensorRef& input2, const MulAttrs& attrs,
+Status mul(const TensorRef& input1, const TensorRef& input2, const MulAttr& attrs,
            const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_mul(input1, input2, attrs, output));
   switch (input1.dtype) {

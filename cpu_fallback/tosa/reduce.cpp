@@ -22,7 +22,7 @@ AxisSplit split(const TensorRef& t, int axis) {
 }
 
 template <typename T>
-void argmax_impl(const TensorRef& input, const ArgmaxAttrs& a, const TensorRef& output) {
+void argmax_impl(const TensorRef& input, const ArgmaxAttr& a, const TensorRef& output) {
   const T* in = input.as<const T>();
   int32_t* out = output.as<int32_t>();
   const AxisSplit s = split(input, a.axis);
@@ -91,7 +91,7 @@ float float_extremum(float a, float b, bool want_max, NanMode mode) {
 
 }  // namespace
 
-Status check_argmax(const TensorRef& input, const ArgmaxAttrs& attrs, const TensorRef& output) {
+Status check_argmax(const TensorRef& input, const ArgmaxAttr& attrs, const TensorRef& output) {
   constexpr const char* op = "ARGMAX";
   VKRT_RETURN_IF_ERROR(check_tensor(op, "input", input));
   VKRT_RETURN_IF_ERROR(check_tensor(op, "output", output));
@@ -112,7 +112,7 @@ Status check_argmax(const TensorRef& input, const ArgmaxAttrs& attrs, const Tens
   return expect_shape(op, "output", output, std::span<const int64_t>(expected.data(), size_t(r)));
 }
 
-Status argmax(const TensorRef& input, const ArgmaxAttrs& attrs, const TensorRef& output) {
+Status argmax(const TensorRef& input, const ArgmaxAttr& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_argmax(input, attrs, output));
   dispatch_numeric(input.dtype, [&](auto tag) { argmax_impl<decltype(tag)>(input, attrs, output); });
   return Status::ok();
@@ -130,7 +130,7 @@ const char* reduce_op_name(ReduceOp op) {
   return "UNKNOWN_REDUCE_OP";
 }
 
-Status check_reduce(ReduceOp op, const TensorRef& input, const ReduceAttrs& attrs, const TensorRef& output) {
+Status check_reduce(ReduceOp op, const TensorRef& input, const AxisAttr& attrs, const TensorRef& output) {
   const char* name = reduce_op_name(op);
   VKRT_RETURN_IF_ERROR(check_tensor(name, "input", input));
   VKRT_RETURN_IF_ERROR(check_tensor(name, "output", output));
@@ -149,7 +149,7 @@ Status check_reduce(ReduceOp op, const TensorRef& input, const ReduceAttrs& attr
   return expect_shape(name, "output", output, std::span<const int64_t>(expected.data(), size_t(input.rank())));
 }
 
-Status reduce(ReduceOp op, const TensorRef& input, const ReduceAttrs& attrs, const TensorRef& output) {
+Status reduce(ReduceOp op, const TensorRef& input, const AxisAttr& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_reduce(op, input, attrs, output));
   const int axis = attrs.axis;
   const NanMode nan = attrs.nan_mode;

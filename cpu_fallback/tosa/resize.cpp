@@ -33,7 +33,7 @@ Axis source(int64_t o, int64_t scale_n, int64_t scale_d, int64_t offset, int64_t
 }
 
 template <typename TIn, typename TOut>
-void resize_int(const TensorRef& input, const ResizeAttrs& a, const TensorRef& output) {
+void resize_int(const TensorRef& input, const ResizeAttr& a, const TensorRef& output) {
   const TIn* in = input.as<const TIn>();
   TOut* out = output.as<TOut>();
   const int64_t N = input.dim(0), IH = input.dim(1), IW = input.dim(2), C = input.dim(3);
@@ -64,7 +64,7 @@ void resize_int(const TensorRef& input, const ResizeAttrs& a, const TensorRef& o
     }
 }
 
-void resize_float(const TensorRef& input, const ResizeAttrs& a, const TensorRef& output) {
+void resize_float(const TensorRef& input, const ResizeAttr& a, const TensorRef& output) {
   const float* in = input.as<const float>();
   float* out = output.as<float>();
   const int64_t N = input.dim(0), IH = input.dim(1), IW = input.dim(2), C = input.dim(3);
@@ -93,7 +93,7 @@ void resize_float(const TensorRef& input, const ResizeAttrs& a, const TensorRef&
 
 }  // namespace
 
-Status check_resize(const TensorRef& input, const ResizeAttrs& a, const TensorRef& output) {
+Status check_resize(const TensorRef& input, const ResizeAttr& a, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_tensor(kOp, "input", input));
   VKRT_RETURN_IF_ERROR(check_tensor(kOp, "output", output));
   VKRT_RETURN_IF_ERROR(expect_rank(kOp, "input", input, 4));
@@ -138,7 +138,7 @@ Status check_resize(const TensorRef& input, const ResizeAttrs& a, const TensorRe
   return expect_shape(kOp, "output", output, expected);
 }
 
-Status resize(const TensorRef& input, const ResizeAttrs& attrs, const TensorRef& output) {
+Status resize(const TensorRef& input, const ResizeAttr& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_resize(input, attrs, output));
   const bool bilinear = attrs.mode == ResizeMode::Bilinear;
   switch (input.dtype) {

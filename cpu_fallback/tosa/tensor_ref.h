@@ -1,4 +1,5 @@
-// TensorRef: the borrowed tensor view every TOSA CPU kernel works on, and the TOSA element types.
+// TensorRef: the borrowed tensor view every TOSA CPU kernel works on. Its element types (DType)
+// are the shared vocabulary's (vocabulary.h).
 //
 // Independent of any graph IR: the VGF CPU executor (vgf/cpu/) and tests build TensorRefs over
 // their own buffers. Layout is TOSA's (tosa.md §1): row-major, packed, feature maps NHWC.
@@ -8,34 +9,14 @@
 #include <cstdint>
 #include <span>
 
+#include "cpu_fallback/tosa/vocabulary.h"
+
 namespace vkrt::tosa {
 
 // Highest tensor rank the kernels accept (TOSA 1.0 MAX_RANK for the level 8K profile is 6).
 inline constexpr int kMaxRank = 6;
 
-// Element types, numbered as the `.tosa` serialization's DType enum (tosa.md §3).
-// Storage: Bool 1 byte (0 or 1), Int8 int8_t, Int16 int16_t, Int32 int32_t,
-// Int48 int64_t (values kept within [-2^47, 2^47-1]), Fp32 float, Fp16 / Bf16 uint16_t bits,
-// Shape int64_t. Int4 and Fp8 are not supported by any kernel (dtype_size() returns 0).
-// Unsigned data exist only through RESCALE's input_unsigned / output_unsigned flags: a uint8
-// tensor is an Int8 TensorRef whose bytes are read as unsigned, uint16 likewise with Int16.
-enum class DType : uint32_t {
-  Unknown = 0,
-  Bool = 1,
-  Int4 = 2,
-  Int8 = 3,
-  Int16 = 4,
-  Int32 = 5,
-  Int48 = 6,
-  Fp32 = 7,
-  Fp16 = 8,
-  Bf16 = 9,
-  Shape = 10,
-  Fp8E4M3 = 11,
-  Fp8E5M2 = 12,
-};
-
-// Bytes per stored element (see DType); 0 for types no kernel supports.
+// Bytes per stored element (see DType); 0 for types no kernel supports (Int4, Fp8).
 size_t dtype_size(DType t);
 // "int8", "fp32", "int48", ...; "unknown(<n>)" style names are not produced: unknown values give "invalid".
 const char* dtype_name(DType t);

@@ -39,12 +39,9 @@ struct Parallel {
   std::function<void(int count, const std::function<void(int)>& task)> run;
 };
 
-// ------------------------------------------------------------------------------------------
-// Enums shared by several ops (numbers as in the `.tosa` serialization and SPIR-V, tosa.md §3).
-
-enum class RoundingMode : uint32_t { Unknown = 0, SingleRound = 1, InexactRound = 2, DoubleRound = 3 };
-enum class NanMode : uint32_t { Unknown = 0, Propagate = 1, Ignore = 2 };
-enum class ResizeMode : uint32_t { Unknown = 0, Nearest = 1, Bilinear = 2 };
+// DType, NanMode, RoundingMode, ResizeMode, type_min/type_max and the attribute structs of
+// ARGMAX, CONCAT/REVERSE/REDUCE_* (AxisAttr), CLAMP, MATMUL, MUL, NEGATE and RESIZE come from
+// vocabulary.h.
 
 // ------------------------------------------------------------------------------------------
 // Convolutions, matmul (tosa.md §6). Result is the raw accumulator; requantize with RESCALE.
@@ -111,14 +108,10 @@ Status check_transpose_conv2d(const TensorRef& input, const TensorRef& weight,
 Status transpose_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                         const TransposeConv2dAttrs& attrs, const TensorRef& output);
 
-struct MatmulAttrs {
-  int64_t a_zp = 0;
-  int64_t b_zp = 0;
-};
 // MATMUL: A [N,H,C], B [N,C,W] -> [N,H,W]. Int8xInt8 -> Int32, Int16xInt16 -> Int48, Fp32 -> Fp32.
-Status check_matmul(const TensorRef& a, const TensorRef& b, const MatmulAttrs& attrs,
+Status check_matmul(const TensorRef& a, const TensorRef& b, const MatmulAttr& attrs,
                     const TensorRef& output);
-Status matmul(const TensorRef& a, const TensorRef& b, const MatmulAttrs& attrs,
+Status matmul(const TensorRef& a, const TensorRef& b, const MatmulAttr& attrs,
               const TensorRef& output);
 
 // ------------------------------------------------------------------------------------------
@@ -178,13 +171,10 @@ Status check_elementwise_binary(BinaryOp op, const TensorRef& input1, const Tens
 Status elementwise_binary(BinaryOp op, const TensorRef& input1, const TensorRef& input2,
                           const BinaryAttrs& attrs, const TensorRef& output);
 
-struct MulAttrs {
-  int32_t shift = 0;  // value of the shift operand; must be 0 unless the inputs are Int32; [0, 63]
-};
 // MUL: Int8xInt8 -> Int32, Int16xInt16 -> Int32, Int32xInt32 -> Int32 (with shift, §9), Fp32.
-Status check_mul(const TensorRef& input1, const TensorRef& input2, const MulAttrs& attrs,
+Status check_mul(const TensorRef& input1, const TensorRef& input2, const MulAttr& attrs,
                  const TensorRef& output);
-Status mul(const TensorRef& input1, const TensorRef& input2, const MulAttrs& attrs,
+Status mul(const TensorRef& input1, const TensorRef& input2, const MulAttr& attrs,
            const TensorRef& output);
 
 enum class CompareOp : uint32_t { Equal, Greater, GreaterEqual };
@@ -225,24 +215,13 @@ const char* unary_op_name(UnaryOp op);
 Status check_elementwise_unary(UnaryOp op, const TensorRef& input, const TensorRef& output);
 Status elementwise_unary(UnaryOp op, const TensorRef& input, const TensorRef& output);
 
-struct NegateAttrs {
-  int64_t input_zp = 0;   // Int8 only, else 0
-  int64_t output_zp = 0;  // Int8 only, else 0
-};
 // NEGATE: Int8 (with zero points, saturating), Int16, Int32 (saturating), Fp32.
-Status check_negate(const TensorRef& input, const NegateAttrs& attrs, const TensorRef& output);
-Status negate(const TensorRef& input, const NegateAttrs& attrs, const TensorRef& output);
+Status check_negate(const TensorRef& input, const NegateAttr& attrs, const TensorRef& output);
+Status negate(const TensorRef& input, const NegateAttr& attrs, const TensorRef& output);
 
-struct ClampAttrs {
-  int64_t min_int = 0;    // integer inputs: raw bounds in the input type's range
-  int64_t max_int = 0;
-  float min_fp = 0.0f;    // Fp32 input
-  float max_fp = 0.0f;
-  NanMode nan_mode = NanMode::Propagate;
-};
 // CLAMP: Int8, Int16, Int32, Fp32 (same in and out). ERROR_IF max < min.
-Status check_clamp(const TensorRef& input, const ClampAttrs& attrs, const TensorRef& output);
-Status clamp(const TensorRef& input, const ClampAttrs& attrs, const TensorRef& output);
+Status check_clamp(const TensorRef& input, const ClampAttr& attrs, const TensorRef& output);
+Status clamp(const TensorRef& input, const ClampAttr& attrs, const TensorRef& output);
 
 // ------------------------------------------------------------------------------------------
 // RESCALE (tosa.md §5).
@@ -276,12 +255,9 @@ Status table(const TensorRef& input, const TensorRef& table, const TensorRef& ou
 // ------------------------------------------------------------------------------------------
 // Data movement (tosa.md §10). Any dtype with a nonzero dtype_size(); output dtype = input dtype.
 
-struct ConcatAttrs {
-  int32_t axis = 0;
-};
 // CONCAT: inputs of equal rank and dtype, dims equal except `axis`.
-Status check_concat(std::span<const TensorRef> inputs, const ConcatAttrs& attrs, const TensorRef& output);
-Status concat(std::span<const TensorRef> inputs, const ConcatAttrs& attrs, const TensorRef& output);
+Status check_concat(std::span<const TensorRef> inputs, const AxisAttr& attrs, const TensorRef& output);
+Status concat(std::span<const TensorRef> inputs, const AxisAttr& attrs, const TensorRef& output);
 
 struct PadAttrs {
   int64_t padding[2 * kMaxRank] = {};  // before0, after0, before1, after1, ... (>= 0), rank*2 used
@@ -314,11 +290,8 @@ struct TransposeAttrs {
 Status check_transpose(const TensorRef& input, const TransposeAttrs& attrs, const TensorRef& output);
 Status transpose(const TensorRef& input, const TransposeAttrs& attrs, const TensorRef& output);
 
-struct ReverseAttrs {
-  int32_t axis = 0;
-};
-Status check_reverse(const TensorRef& input, const ReverseAttrs& attrs, const TensorRef& output);
-Status reverse(const TensorRef& input, const ReverseAttrs& attrs, const TensorRef& output);
+Status check_reverse(const TensorRef& input, const AxisAttr& attrs, const TensorRef& output);
+Status reverse(const TensorRef& input, const AxisAttr& attrs, const TensorRef& output);
 
 // GATHER: values [N,K,C] (Int8, Int16, Int32, Fp32), indices Int32 [N,W] -> [N,W,C].
 // An index outside [0, K) returns InvalidArgument (the output is then partially written).
@@ -339,14 +312,8 @@ Status scatter(const TensorRef& values_in, const TensorRef& indices, const Tenso
 // NEAREST: Int8 -> Int8, Int16 -> Int16, Fp32 -> Fp32.
 // BILINEAR: Int8 -> Int32, Int16 -> Int48 (scaled by y_n*x_n), Fp32 -> Fp32.
 
-struct ResizeAttrs {
-  int64_t scale[4] = {1, 1, 1, 1};  // y_n, y_d, x_n, x_d
-  int64_t offset[2] = {0, 0};       // y, x
-  int64_t border[2] = {0, 0};       // y, x
-  ResizeMode mode = ResizeMode::Nearest;
-};
-Status check_resize(const TensorRef& input, const ResizeAttrs& attrs, const TensorRef& output);
-Status resize(const TensorRef& input, const ResizeAttrs& attrs, const TensorRef& output);
+Status check_resize(const TensorRef& input, const ResizeAttr& attrs, const TensorRef& output);
+Status resize(const TensorRef& input, const ResizeAttr& attrs, const TensorRef& output);
 
 // ------------------------------------------------------------------------------------------
 // CAST (tosa.md §12) between Bool, Int8, Int16, Int32, Fp32, Fp16, Bf16 (same shape).
@@ -357,14 +324,10 @@ Status cast(const TensorRef& input, const TensorRef& output);
 // ------------------------------------------------------------------------------------------
 // Reductions (tosa.md §12).
 
-struct ArgmaxAttrs {
-  int32_t axis = 0;
-  NanMode nan_mode = NanMode::Propagate;
-};
 // ARGMAX: Int8, Int16, Int32, Fp32 -> Int32; output shape = input shape without `axis`.
 // The first occurrence of the maximum wins.
-Status check_argmax(const TensorRef& input, const ArgmaxAttrs& attrs, const TensorRef& output);
-Status argmax(const TensorRef& input, const ArgmaxAttrs& attrs, const TensorRef& output);
+Status check_argmax(const TensorRef& input, const ArgmaxAttr& attrs, const TensorRef& output);
+Status argmax(const TensorRef& input, const ArgmaxAttr& attrs, const TensorRef& output);
 
 enum class ReduceOp : uint32_t {
   All,      // Bool
@@ -375,14 +338,10 @@ enum class ReduceOp : uint32_t {
   Sum,      // Int32 (wraps), Fp32
 };
 const char* reduce_op_name(ReduceOp op);
-struct ReduceAttrs {
-  int32_t axis = 0;
-  NanMode nan_mode = NanMode::Propagate;  // MAX / MIN with floats
-};
 // REDUCE_*: output shape = input shape with dim `axis` set to 1; dtype unchanged.
-Status check_reduce(ReduceOp op, const TensorRef& input, const ReduceAttrs& attrs,
+Status check_reduce(ReduceOp op, const TensorRef& input, const AxisAttr& attrs,
                     const TensorRef& output);
-Status reduce(ReduceOp op, const TensorRef& input, const ReduceAttrs& attrs, const TensorRef& output);
+Status reduce(ReduceOp op, const TensorRef& input, const AxisAttr& attrs, const TensorRef& output);
 
 // ------------------------------------------------------------------------------------------
 // FFT2D, RFFT2D (TOSA 1.0 EXT-FFT; the spec's FFT2D.tosac / RFFT2D.tosac). Fp32 only.

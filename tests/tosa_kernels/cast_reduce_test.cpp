@@ -72,60 +72,60 @@ TEST(TosaArgmax, FirstMaximumWinsAndNanModes) {
   // [[1 5 5]; [7 2 7]]: axis 1 -> [1, 0]; axis 0 -> [1, 0, 1].
   auto in = i8({2, 3}, {1, 5, 5, 7, 2, 7});
   auto out1 = i32({2});
-  EXPECT_TOSA_OK(argmax(in, ArgmaxAttrs{1}, out1));
+  EXPECT_TOSA_OK(argmax(in, ArgmaxAttr{1}, out1));
   EXPECT_EQ(out1.data, (std::vector<int32_t>{1, 0}));
   auto out0 = i32({3});
-  EXPECT_TOSA_OK(argmax(in, ArgmaxAttrs{0}, out0));
+  EXPECT_TOSA_OK(argmax(in, ArgmaxAttr{0}, out0));
   EXPECT_EQ(out0.data, (std::vector<int32_t>{1, 0, 1}));
   auto f = f32({4}, {1, kNaN, 3, kNaN});
   auto fo = i32({});
-  EXPECT_TOSA_OK(argmax(f, ArgmaxAttrs{0, NanMode::Propagate}, fo));
+  EXPECT_TOSA_OK(argmax(f, ArgmaxAttr{0, NanMode::Propagate}, fo));
   EXPECT_EQ(fo.data[0], 1);
-  EXPECT_TOSA_OK(argmax(f, ArgmaxAttrs{0, NanMode::Ignore}, fo));
+  EXPECT_TOSA_OK(argmax(f, ArgmaxAttr{0, NanMode::Ignore}, fo));
   EXPECT_EQ(fo.data[0], 2);
   auto wrong = i32({2, 1});
-  EXPECT_TOSA_ERROR(check_argmax(in, ArgmaxAttrs{1}, wrong), InvalidArgument, "expected shape [2]");
-  EXPECT_TOSA_ERROR(check_argmax(in, ArgmaxAttrs{2}, out1), InvalidArgument, "axis 2");
+  EXPECT_TOSA_ERROR(check_argmax(in, ArgmaxAttr{1}, wrong), InvalidArgument, "expected shape [2]");
+  EXPECT_TOSA_ERROR(check_argmax(in, ArgmaxAttr{2}, out1), InvalidArgument, "axis 2");
 }
 
 TEST(TosaReduce, SumMaxMinProductAllAny) {
   auto in = i32({2, 3}, {1, 2, 3, 4, 5, 6});
   auto r1 = i32({2, 1});
-  EXPECT_TOSA_OK(reduce(ReduceOp::Sum, in, ReduceAttrs{1}, r1));
+  EXPECT_TOSA_OK(reduce(ReduceOp::Sum, in, AxisAttr{1}, r1));
   EXPECT_EQ(r1.data, (std::vector<int32_t>{6, 15}));
   auto r0 = i32({1, 3});
-  EXPECT_TOSA_OK(reduce(ReduceOp::Sum, in, ReduceAttrs{0}, r0));
+  EXPECT_TOSA_OK(reduce(ReduceOp::Sum, in, AxisAttr{0}, r0));
   EXPECT_EQ(r0.data, (std::vector<int32_t>{5, 7, 9}));
-  EXPECT_TOSA_OK(reduce(ReduceOp::Max, in, ReduceAttrs{1}, r1));
+  EXPECT_TOSA_OK(reduce(ReduceOp::Max, in, AxisAttr{1}, r1));
   EXPECT_EQ(r1.data, (std::vector<int32_t>{3, 6}));
-  EXPECT_TOSA_OK(reduce(ReduceOp::Min, in, ReduceAttrs{0}, r0));
+  EXPECT_TOSA_OK(reduce(ReduceOp::Min, in, AxisAttr{0}, r0));
   EXPECT_EQ(r0.data, (std::vector<int32_t>{1, 2, 3}));
   auto i8in = i8({1, 3, 1}, {-7, 100, -128});
   auto i8out = i8({1, 1, 1});
-  EXPECT_TOSA_OK(reduce(ReduceOp::Min, i8in, ReduceAttrs{1}, i8out));
+  EXPECT_TOSA_OK(reduce(ReduceOp::Min, i8in, AxisAttr{1}, i8out));
   EXPECT_EQ(i8out.data[0], -128);
   auto f = f32({3}, {2, kNaN, 5});
   auto fo = f32({1});
-  EXPECT_TOSA_OK(reduce(ReduceOp::Max, f, ReduceAttrs{0, NanMode::Propagate}, fo));
+  EXPECT_TOSA_OK(reduce(ReduceOp::Max, f, AxisAttr{0, NanMode::Propagate}, fo));
   EXPECT_TRUE(std::isnan(fo.data[0]));
-  EXPECT_TOSA_OK(reduce(ReduceOp::Max, f, ReduceAttrs{0, NanMode::Ignore}, fo));
+  EXPECT_TOSA_OK(reduce(ReduceOp::Max, f, AxisAttr{0, NanMode::Ignore}, fo));
   EXPECT_EQ(fo.data[0], 5.0f);
   auto p = f32({3}, {2, -0.5f, 3});
-  EXPECT_TOSA_OK(reduce(ReduceOp::Product, p, ReduceAttrs{0}, fo));
+  EXPECT_TOSA_OK(reduce(ReduceOp::Product, p, AxisAttr{0}, fo));
   EXPECT_EQ(fo.data[0], -3.0f);
   auto b = boolean({2, 2}, {1, 9, 0, 1});
   auto bo = boolean({2, 1});
-  EXPECT_TOSA_OK(reduce(ReduceOp::All, b, ReduceAttrs{1}, bo));
+  EXPECT_TOSA_OK(reduce(ReduceOp::All, b, AxisAttr{1}, bo));
   EXPECT_EQ(bo.data, (std::vector<uint8_t>{1, 0}));
-  EXPECT_TOSA_OK(reduce(ReduceOp::Any, b, ReduceAttrs{1}, bo));
+  EXPECT_TOSA_OK(reduce(ReduceOp::Any, b, AxisAttr{1}, bo));
   EXPECT_EQ(bo.data, (std::vector<uint8_t>{1, 1}));
   // A single-element axis still normalises bool bytes.
   auto b1 = boolean({1, 2}, {9, 0});
   auto b1o = boolean({1, 2});
-  EXPECT_TOSA_OK(reduce(ReduceOp::Any, b1, ReduceAttrs{0}, b1o));
+  EXPECT_TOSA_OK(reduce(ReduceOp::Any, b1, AxisAttr{0}, b1o));
   EXPECT_EQ(b1o.data, (std::vector<uint8_t>{1, 0}));
-  EXPECT_TOSA_ERROR(check_reduce(ReduceOp::Sum, i8in, ReduceAttrs{1}, i8out), NotSupported, "REDUCE_SUM: dtype int8");
-  EXPECT_TOSA_ERROR(check_reduce(ReduceOp::Sum, in, ReduceAttrs{1}, r0), InvalidArgument, "expected shape [2,1]");
+  EXPECT_TOSA_ERROR(check_reduce(ReduceOp::Sum, i8in, AxisAttr{1}, i8out), NotSupported, "REDUCE_SUM: dtype int8");
+  EXPECT_TOSA_ERROR(check_reduce(ReduceOp::Sum, in, AxisAttr{1}, r0), InvalidArgument, "expected shape [2,1]");
 }
 
 }  // namespace

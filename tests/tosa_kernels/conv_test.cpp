@@ -300,25 +300,25 @@ TEST(TosaMatmul, Int8WithZeroPointsInt16AndFp32) {
   auto A = i8({1, 2, 3}, {1, 2, 3, 4, 5, 6});
   auto B = i8({1, 3, 2}, {7, 8, 9, 10, 11, 12});
   auto out = i32({1, 2, 2});
-  EXPECT_TOSA_OK(matmul(A, B, MatmulAttrs{}, out));
+  EXPECT_TOSA_OK(matmul(A, B, MatmulAttr{}, out));
   EXPECT_EQ(out.data, (std::vector<int32_t>{58, 64, 139, 154}));
   // A_zp 1, B_zp -1: [0 1 2; 3 4 5] x [8 9; 10 11; 12 13] = [34 37; 124 136].
-  EXPECT_TOSA_OK(matmul(A, B, MatmulAttrs{1, -1}, out));
+  EXPECT_TOSA_OK(matmul(A, B, MatmulAttr{1, -1}, out));
   EXPECT_EQ(out.data, (std::vector<int32_t>{34, 37, 124, 136}));
   // int16: 32767 * 32767 * 3 = 3221028867 > INT32_MAX, exact in int48.
   auto A16 = i16({1, 1, 3}, {32767, 32767, 32767});
   auto B16 = i16({1, 3, 1}, {32767, 32767, 32767});
   auto out48 = i48({1, 1, 1});
-  EXPECT_TOSA_OK(matmul(A16, B16, MatmulAttrs{}, out48));
+  EXPECT_TOSA_OK(matmul(A16, B16, MatmulAttr{}, out48));
   EXPECT_EQ(out48.data[0], int64_t(3) * 32767 * 32767);
   auto Af = f32({2, 1, 2}, {1, 2, 3, 4});
   auto Bf = f32({2, 2, 1}, {0.5f, 0.25f, -1, 2});
   auto outf = f32({2, 1, 1});
-  EXPECT_TOSA_OK(matmul(Af, Bf, MatmulAttrs{}, outf));
+  EXPECT_TOSA_OK(matmul(Af, Bf, MatmulAttr{}, outf));
   EXPECT_EQ(outf.data, (std::vector<float>{1.0f, 5.0f}));
   auto Bbad = i8({1, 2, 2});
-  EXPECT_TOSA_ERROR(check_matmul(A, Bbad, MatmulAttrs{}, out), InvalidArgument, "do not match");
-  EXPECT_TOSA_ERROR(check_matmul(A16, B16, MatmulAttrs{1, 0}, out48), InvalidArgument, "A_zp");
+  EXPECT_TOSA_ERROR(check_matmul(A, Bbad, MatmulAttr{}, out), InvalidArgument, "do not match");
+  EXPECT_TOSA_ERROR(check_matmul(A16, B16, MatmulAttr{1, 0}, out48), InvalidArgument, "A_zp");
 }
 
 // CONV2D (int8, zero points, padding, stride) followed by per-channel RESCALE

@@ -9,18 +9,18 @@ TEST(TosaConcat, AlongInnerAndOuterAxes) {
   auto b = i8({2, 1}, {5, 6});
   auto out = i8({2, 3});
   std::vector<TensorRef> ins = {a.ref(), b.ref()};
-  EXPECT_TOSA_OK(concat(ins, ConcatAttrs{1}, out));
+  EXPECT_TOSA_OK(concat(ins, AxisAttr{1}, out));
   EXPECT_EQ(out.data, (std::vector<int8_t>{1, 2, 5, 3, 4, 6}));
   auto c = f32({1, 2}, {7, 8});
   auto d = f32({2, 2}, {1, 2, 3, 4});
   auto outf = f32({3, 2});
   std::vector<TensorRef> fins = {d.ref(), c.ref()};
-  EXPECT_TOSA_OK(concat(fins, ConcatAttrs{0}, outf));
+  EXPECT_TOSA_OK(concat(fins, AxisAttr{0}, outf));
   EXPECT_EQ(outf.data, (std::vector<float>{1, 2, 3, 4, 7, 8}));
-  EXPECT_TOSA_ERROR(check_concat(ins, ConcatAttrs{0}, out), InvalidArgument, "outside axis 0");
-  EXPECT_TOSA_ERROR(check_concat(ins, ConcatAttrs{2}, out), InvalidArgument, "axis 2");
+  EXPECT_TOSA_ERROR(check_concat(ins, AxisAttr{0}, out), InvalidArgument, "outside axis 0");
+  EXPECT_TOSA_ERROR(check_concat(ins, AxisAttr{2}, out), InvalidArgument, "axis 2");
   std::vector<TensorRef> mixed = {a.ref(), c.ref()};
-  EXPECT_TOSA_ERROR(check_concat(mixed, ConcatAttrs{1}, out), InvalidArgument, "input 1 is fp32");
+  EXPECT_TOSA_ERROR(check_concat(mixed, AxisAttr{1}, out), InvalidArgument, "input 1 is fp32");
 }
 
 TEST(TosaPad, ConstantAndPerAxisPadding) {
@@ -58,11 +58,11 @@ TEST(TosaReshapeReverse, Basics) {
   auto bad = i16({4});
   EXPECT_TOSA_ERROR(check_reshape(in, bad), InvalidArgument, "has 6 elements");
   auto rev = i16({2, 3});
-  EXPECT_TOSA_OK(reverse(in, ReverseAttrs{1}, rev));
+  EXPECT_TOSA_OK(reverse(in, AxisAttr{1}, rev));
   EXPECT_EQ(rev.data, (std::vector<int16_t>{3, 2, 1, 6, 5, 4}));
-  EXPECT_TOSA_OK(reverse(in, ReverseAttrs{0}, rev));
+  EXPECT_TOSA_OK(reverse(in, AxisAttr{0}, rev));
   EXPECT_EQ(rev.data, (std::vector<int16_t>{4, 5, 6, 1, 2, 3}));
-  EXPECT_TOSA_ERROR(check_reverse(in, ReverseAttrs{2}, rev), InvalidArgument, "axis 2");
+  EXPECT_TOSA_ERROR(check_reverse(in, AxisAttr{2}, rev), InvalidArgument, "axis 2");
 }
 
 TEST(TosaSliceTile, Basics) {

@@ -138,30 +138,30 @@ TEST(TosaMul, Int8Int16ProductsAndInt32Shift) {
   auto o16 = i32({1});
   EXPECT_TOSA_OK(mul(c, c, {}, o16));
   EXPECT_EQ(o16.data[0], 1 << 30);
-  EXPECT_TOSA_ERROR(check_mul(a, b, MulAttrs{1}, out), InvalidArgument, "shift must be 0");
+  EXPECT_TOSA_ERROR(check_mul(a, b, MulAttr{1}, out), InvalidArgument, "shift must be 0");
   // int32 with shift 1: (p + 1) >> 1: 3*5 = 15 -> 8 (7.5 up), -15 -> -7 (-7.5 up), 2*3 = 6 -> 3.
   auto x = i32({3}, {3, -3, 2});
   auto y = i32({3}, {5, 5, 3});
   auto o = i32({3});
-  EXPECT_TOSA_OK(mul(x, y, MulAttrs{1}, o));
+  EXPECT_TOSA_OK(mul(x, y, MulAttr{1}, o));
   EXPECT_EQ(o.data, (std::vector<int32_t>{8, -7, 3}));
   // Shift 31 (a Q31 multiply): (2^30 * 2^30 + 2^30) >> 31 = 2^29; (-2^30 * 3 + 2^30) >> 31 = -1.
   auto q1 = i32({2}, {1 << 30, -(1 << 30)});
   auto q2 = i32({2}, {1 << 30, 3});
   auto o2 = i32({2});
-  EXPECT_TOSA_OK(mul(q1, q2, MulAttrs{31}, o2));
+  EXPECT_TOSA_OK(mul(q1, q2, MulAttr{31}, o2));
   EXPECT_EQ(o2.data, (std::vector<int32_t>{1 << 29, -1}));
   // Shift 0 keeps the low 32 bits: 65536 * 65536 = 2^32 -> 0; 65536 * 32769 -> 2^31 + 2^16 -> wraps negative.
   auto w1 = i32({2}, {65536, 65536});
   auto w2 = i32({2}, {65536, 32769});
-  EXPECT_TOSA_OK(mul(w1, w2, MulAttrs{0}, o2));
+  EXPECT_TOSA_OK(mul(w1, w2, MulAttr{0}, o2));
   EXPECT_EQ(o2.data, (std::vector<int32_t>{0, int32_t(0x80010000u)}));
   // Shift 63 with the largest product must not overflow: (2^62 + 2^62) >> 63 = 1.
   auto m = i32({1}, {INT32_MIN});
   auto om = i32({1});
-  EXPECT_TOSA_OK(mul(m, m, MulAttrs{63}, om));
+  EXPECT_TOSA_OK(mul(m, m, MulAttr{63}, om));
   EXPECT_EQ(om.data[0], 1);
-  EXPECT_TOSA_ERROR(check_mul(m, m, MulAttrs{64}, om), InvalidArgument, "outside [0, 63]");
+  EXPECT_TOSA_ERROR(check_mul(m, m, MulAttr{64}, om), InvalidArgument, "outside [0, 63]");
   auto f1 = f32({2}, {1.5f, -2});
   auto f2 = f32({1}, {4});
   auto of = f32({2});
@@ -245,26 +245,26 @@ TEST(TosaNegate, ZeroPointsAndSaturation) {
   // -100 -> 103 - 5 = 98, 127 -> -129 -> -128.
   auto in = i8({5}, {3, 10, -128, -100, 127});
   auto out = i8({5});
-  EXPECT_TOSA_OK(negate(in, NegateAttrs{3, -5}, out));
+  EXPECT_TOSA_OK(negate(in, NegateAttr{3, -5}, out));
   EXPECT_EQ(out.data, (std::vector<int8_t>{-5, -12, 126, 98, -128}));
   // Without zero points -(-128) saturates to 127.
-  EXPECT_TOSA_OK(negate(in, NegateAttrs{}, out));
+  EXPECT_TOSA_OK(negate(in, NegateAttr{}, out));
   EXPECT_EQ(out.data, (std::vector<int8_t>{-3, -10, 127, 100, -127}));
   auto in32 = i32({2}, {INT32_MIN, 5});
   auto out32 = i32({2});
-  EXPECT_TOSA_OK(negate(in32, NegateAttrs{}, out32));
+  EXPECT_TOSA_OK(negate(in32, NegateAttr{}, out32));
   EXPECT_EQ(out32.data, (std::vector<int32_t>{INT32_MAX, -5}));
-  EXPECT_TOSA_ERROR(check_negate(in32, NegateAttrs{1, 0}, out32), InvalidArgument, "must be 0");
+  EXPECT_TOSA_ERROR(check_negate(in32, NegateAttr{1, 0}, out32), InvalidArgument, "must be 0");
   auto f = f32({1}, {2.5f});
   auto fo = f32({1});
-  EXPECT_TOSA_OK(negate(f, NegateAttrs{}, fo));
+  EXPECT_TOSA_OK(negate(f, NegateAttr{}, fo));
   EXPECT_EQ(fo.data[0], -2.5f);
 }
 
 TEST(TosaClamp, IntegerFloatAndNanModes) {
   auto in = i8({5}, {-128, -10, 0, 50, 127});
   auto out = i8({5});
-  ClampAttrs a;
+  ClampAttr a;
   a.min_int = -10;
   a.max_int = 20;
   EXPECT_TOSA_OK(clamp(in, a, out));
@@ -275,7 +275,7 @@ TEST(TosaClamp, IntegerFloatAndNanModes) {
   EXPECT_TOSA_ERROR(check_clamp(in, a, out), InvalidArgument, "int8 range");
   auto f = f32({4}, {-1.0f, 0.25f, 9.0f, kNaN});
   auto fo = f32({4});
-  ClampAttrs b;
+  ClampAttr b;
   b.min_fp = 0.0f;
   b.max_fp = 6.0f;  // ReLU6
   EXPECT_TOSA_OK(clamp(f, b, fo));

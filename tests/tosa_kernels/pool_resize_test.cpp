@@ -115,8 +115,8 @@ TEST(TosaMaxPool2d, PaddingNeverWinsAndNanModes) {
 // 2x upscale of [1 2; 3 4] with scale (2/1, 2/1), offset 0, border 1: OH = (1*2 + 1)/1 + 1 = 4.
 // Source row of output row oy: y = oy, iy = y / 2, dy = y % 2 -> (iy0, iy1, dy) =
 // (0,1,0) (0,1,1) (1,1,0) (1,1,1) (iy1 clamped to the last row).
-ResizeAttrs upscale2x(ResizeMode mode) {
-  ResizeAttrs a;
+ResizeAttr upscale2x(ResizeMode mode) {
+  ResizeAttr a;
   a.scale[0] = 2; a.scale[1] = 1; a.scale[2] = 2; a.scale[3] = 1;
   a.border[0] = a.border[1] = 1;
   a.mode = mode;

@@ -208,7 +208,7 @@ TEST(TosaRescale, ShiftBoundsAndParameterErrors) {
   auto in16 = i16({1});
   EXPECT_TOSA_ERROR(check_rescale(in16, a, out), InvalidArgument, "0 or 32768");
   a = per_tensor(m, s);
-  a.rounding_mode = RoundingMode::Unknown;
+  a.rounding_mode = RoundingMode(0);  // no such mode
   EXPECT_TOSA_ERROR(check_rescale(in, a, out), InvalidArgument, "rounding_mode");
   auto out_f = f32({1});
   EXPECT_TOSA_ERROR(check_rescale(in, per_tensor(m, s), out_f), NotSupported, "output dtype fp32");

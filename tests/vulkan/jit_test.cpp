@@ -218,7 +218,7 @@ Status cpu_requant(const HostTensor& acc, const vgf::RescaleAttr& a, HostTensor&
   r.output_zp = a.output_zp;
   r.input_zp = a.input_zp;
   r.scale32 = a.scale32;
-  r.rounding_mode = tosa::RoundingMode(uint32_t(a.rounding_mode));
+  r.rounding_mode = a.rounding_mode;
   r.per_channel = a.per_channel;
   return tosa::rescale(acc.ref(), r, out.ref());
 }
@@ -280,7 +280,7 @@ Block make_block(int64_t h, bool dynamic) {
   cpw.input_zp = -1;
   EXPECT_TRUE(tosa::conv2d(blk.input.ref(), w1.ref(), b1.ref(), cpw, acc1.ref()).is_ok());
   EXPECT_TRUE(cpu_requant(acc1, rq1, r1).is_ok());
-  tosa::ClampAttrs cc;
+  tosa::ClampAttr cc;
   cc.min_int = -128;
   cc.max_int = 40;
   EXPECT_TRUE(tosa::clamp(r1.ref(), cc, cl.ref()).is_ok());

@@ -32,7 +32,7 @@ tosa::RescaleAttrs cpu_rescale(const vgf::RescaleAttr& a, std::vector<int32_t>& 
   r.input_zp = a.input_zp;
   r.output_zp = a.output_zp;
   r.scale32 = a.scale32;
-  r.rounding_mode = tosa::RoundingMode(uint32_t(a.rounding_mode));
+  r.rounding_mode = a.rounding_mode;
   r.per_channel = a.per_channel;
   r.input_unsigned = a.input_unsigned;
   r.output_unsigned = a.output_unsigned;
@@ -73,7 +73,7 @@ Result<HostTensor> cpu_epilogue(const HostTensor& acc, DType out, const vgf::Res
   VKRT_RETURN_IF_ERROR(tosa::rescale(acc.ref(), cpu_rescale(ra, shifts), q.ref()));
   if (!clamp) return q;
   HostTensor cl(out, acc.shape);
-  tosa::ClampAttrs cc;
+  tosa::ClampAttr cc;
   cc.min_int = clamp->min_int;
   cc.max_int = clamp->max_int;
   VKRT_RETURN_IF_ERROR(tosa::clamp(q.ref(), cc, cl.ref()));
@@ -178,7 +178,7 @@ TEST(VulkanConv, Fp32Conv2dWithFusedClamp) {
   auto attrs = cpu_conv(c.attr);
   attrs.acc_type = tosa::DType::Fp32;
   ASSERT_TRUE(tosa::conv2d(in.ref(), w.ref(), bias.ref(), attrs, ref.ref()).is_ok());
-  tosa::ClampAttrs cc;
+  tosa::ClampAttr cc;
   cc.min_fp = -0.5f;
   cc.max_fp = 0.75f;
   ASSERT_TRUE(tosa::clamp(ref.ref(), cc, expected.ref()).is_ok());
@@ -221,7 +221,7 @@ void check_matmul(DType t, bool fuse) {
   b.output(last);
 
   HostTensor ref(acc_t, so);
-  tosa::MatmulAttrs mm{ma.a_zp, ma.b_zp};
+  tosa::MatmulAttr mm{ma.a_zp, ma.b_zp};
   ASSERT_TRUE(tosa::matmul(a.ref(), bm.ref(), mm, ref.ref()).is_ok());
   HostTensor expected = ref;
   if (fuse) {

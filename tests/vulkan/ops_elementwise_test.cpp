@@ -74,7 +74,7 @@ CpuFn compare(tosa::CompareOp op) {
 }
 CpuFn mul(int32_t shift) {
   return [=](const std::vector<HostTensor>& in, HostTensor& out) {
-    tosa::MulAttrs a;
+    tosa::MulAttr a;
     a.shift = shift;
     return tosa::mul(in[0].ref(), in[1].ref(), a, out.ref());
   };
@@ -196,7 +196,7 @@ std::vector<ElementwiseCase> cases() {
 
   auto negate = [](int64_t in_zp, int64_t out_zp) -> CpuFn {
     return [=](const std::vector<HostTensor>& in, HostTensor& out) {
-      tosa::NegateAttrs a{in_zp, out_zp};
+      tosa::NegateAttr a{in_zp, out_zp};
       return tosa::negate(in[0].ref(), a, out.ref());
     };
   };
@@ -213,7 +213,7 @@ std::vector<ElementwiseCase> cases() {
     a.min_fp = flo;
     a.max_fp = fhi;
     CpuFn fn = [=](const std::vector<HostTensor>& in, HostTensor& out) {
-      tosa::ClampAttrs c;
+      tosa::ClampAttr c;
       c.min_int = lo;
       c.max_int = hi;
       c.min_fp = float(flo);
@@ -250,7 +250,7 @@ std::vector<ElementwiseCase> cases() {
     vgf::AxisAttr a;
     a.axis = axis;
     CpuFn fn = [=](const std::vector<HostTensor>& x, HostTensor& o) {
-      tosa::ReduceAttrs ra;
+      tosa::AxisAttr ra;
       ra.axis = axis;
       return tosa::reduce(rop, x[0].ref(), ra, o.ref());
     };
@@ -268,7 +268,7 @@ std::vector<ElementwiseCase> cases() {
     vgf::ArgmaxAttr a;
     a.axis = 1;
     CpuFn fn = [](const std::vector<HostTensor>& x, HostTensor& o) {
-      tosa::ArgmaxAttrs aa;
+      tosa::ArgmaxAttr aa;
       aa.axis = 1;
       return tosa::argmax(x[0].ref(), aa, o.ref());
     };
@@ -393,7 +393,7 @@ std::vector<MoveCase> move_cases() {
                    [](const std::vector<HostTensor>& in, HostTensor& out) {
                      std::vector<tosa::TensorRef> refs;
                      for (const auto& h : in) refs.push_back(h.ref());
-                     tosa::ConcatAttrs ca;
+                     tosa::AxisAttr ca;
                      ca.axis = 1;
                      return tosa::concat(refs, ca, out.ref());
                    }});
@@ -427,7 +427,7 @@ std::vector<MoveCase> move_cases() {
     a.axis = 2;
     v.push_back({"ReverseFp32", OpKind::REVERSE, DType::Fp32, {{2, 3, 5}}, {2, 3, 5}, a,
                  [](const std::vector<HostTensor>& in, HostTensor& out) {
-                   tosa::ReverseAttrs ra;
+                   tosa::AxisAttr ra;
                    ra.axis = 2;
                    return tosa::reverse(in[0].ref(), ra, out.ref());
                  }});

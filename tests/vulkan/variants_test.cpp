@@ -64,7 +64,7 @@ HostTensor cpu_requant(const HostTensor& acc, const vgf::RescaleAttr& a, DType o
   r.shift = shifts;
   r.output_zp = a.output_zp;
   r.scale32 = a.scale32;
-  r.rounding_mode = tosa::RoundingMode(uint32_t(a.rounding_mode));
+  r.rounding_mode = a.rounding_mode;
   r.per_channel = a.per_channel;
   HostTensor out(out_type, acc.shape);
   Status s = tosa::rescale(acc.ref(), r, out.ref());
@@ -304,7 +304,7 @@ Built build_matmul(const MatmulSpec& m, std::mt19937& rng) {
   b.inputs.push_back(a);
   if (!m.constant_b) b.inputs.push_back(bm);
   HostTensor ref(DType::Int32, so);
-  tosa::MatmulAttrs ma;
+  tosa::MatmulAttr ma;
   ma.a_zp = m.a_zp;
   ma.b_zp = m.b_zp;
   Status s = tosa::matmul(a.ref(), bm.ref(), ma, ref.ref());

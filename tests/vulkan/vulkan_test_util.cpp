@@ -24,7 +24,7 @@ int64_t HostTensor::count() const {
 
 tosa::TensorRef HostTensor::ref() const {
   tosa::TensorRef r;
-  r.dtype = tosa::DType(uint32_t(dtype));
+  r.dtype = dtype;
   r.shape = shape;
   r.data = const_cast<uint8_t*>(bytes.data());
   return r;
@@ -274,7 +274,7 @@ Fp16Matmul fp16_matmul(Shape sa, Shape sb, std::mt19937& rng) {
     m.inputs.push_back(std::move(f16));
   }
   m.expected = HostTensor(DType::Fp32, so);
-  Status s = tosa::matmul(a32.ref(), b32.ref(), tosa::MatmulAttrs{}, m.expected.ref());
+  Status s = tosa::matmul(a32.ref(), b32.ref(), tosa::MatmulAttr{}, m.expected.ref());
   EXPECT_TRUE(s.is_ok()) << s.message();
   GraphBuilder b;
   TensorId x = b.input(DType::Fp16, sa);

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <memory>
 
-#include "vgf/cpu/cpu_op_plan.h"
+#include "vgf/cpu/cpu_op_table.h"
 #include "vgf/ir/shape_inference.h"
 #include "vkrt/event_tracer.h"
 
@@ -12,6 +12,7 @@ namespace vkrt::vgf {
 namespace {
 
 using cpu::call_kernel;
+using cpu::KernelArgs;
 using cpu::plan_op;
 using cpu::PlannedOp;
 
@@ -31,7 +32,7 @@ class CpuExecutor final : public GraphExecutor {
   Status check_ops_with_shapes();
   Status run_ops(const tosa::Parallel* parallel);
   tosa::TensorRef ref(TensorId t) const {
-    return tosa::TensorRef{tosa::DType(uint32_t(graph_->tensors[t].dtype)), shapes_[t], data_[t]};
+    return tosa::TensorRef{graph_->tensors[t].dtype, shapes_[t], data_[t]};
   }
 
   const Graph* graph_ = nullptr;
@@ -143,7 +144,7 @@ Status CpuExecutor::check_ops_with_shapes() {
     for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = checked_ref(op.inputs[k]);
     std::vector<tosa::TensorRef> outs;
     for (TensorId t : op.outputs) outs.push_back(checked_ref(t));
-    Status s = call_kernel(*plans_[i], std::span(in_refs_.data(), op.inputs.size()), outs, true);
+    Status s = call_kernel(op.kind, *plans_[i], KernelArgs{std::span(in_refs_.data(), op.inputs.size()), outs, true});
     if (!s.is_ok()) {
       return make_error(s.code(), "op ", i, " (", op_name(op.kind), " ", op.debug_name, "): ", s.message());
     }
@@ -163,7 +164,7 @@ Status CpuExecutor::run(std::span<const Tensor* const> inputs, std::span<Tensor*
     const TensorInfo& info = g.tensors[g.inputs[i].tensor];
     VKRT_CHECK_OR_RETURN(x != nullptr && x->data() != nullptr, InvalidArgument, "input ", i, ": no data");
     VKRT_CHECK_OR_RETURN(host_type_compatible(info.dtype, x->dtype()), InvalidArgument, "input ", i,
-                         " (", info.name, "): expected ", dtype_name(info.dtype), ", got ",
+                         " (", info.name, "): expected ", vgf::dtype_name(info.dtype), ", got ",
                          scalar_type_name(x->dtype()));
     VKRT_CHECK_OR_RETURN(x->is_default_dim_order(), NotSupported, "input ", i, ": non-contiguous dim order");
     if (!static_graph_) {
@@ -188,7 +189,7 @@ Status CpuExecutor::run(std::span<const Tensor* const> inputs, std::span<Tensor*
     const TensorInfo& info = g.tensors[t];
     VKRT_CHECK_OR_RETURN(y != nullptr && y->data() != nullptr, InvalidArgument, "output ", j, ": no data");
     VKRT_CHECK_OR_RETURN(host_type_compatible(info.dtype, y->dtype()), InvalidArgument, "output ", j,
-                         " (", info.name, "): expected ", dtype_name(info.dtype), ", got ",
+                         " (", info.name, "): expected ", vgf::dtype_name(info.dtype), ", got ",
                          scalar_type_name(y->dtype()));
     const Shape& want = shapes_[t];
     bool same = y->rank() == int(want.size());
@@ -235,8 +236,9 @@ Status CpuExecutor::run_ops(const tosa::Parallel* parallel) {
     for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = ref(op.inputs[k]);
     for (size_t k = 0; k < op.outputs.size() && k < 2; ++k) outs[k] = ref(op.outputs[k]);
     const uint64_t start = profile_ ? trace_now_ns() : 0;
-    Status s = call_kernel(*plans_[i], std::span(in_refs_.data(), op.inputs.size()),
-                           std::span(outs, op.outputs.size()), false, parallel);
+    Status s = call_kernel(op.kind, *plans_[i],
+                           KernelArgs{std::span(in_refs_.data(), op.inputs.size()), std::span(outs, op.outputs.size()),
+                                      false, parallel});
     if (profile_) op_ns_[i] = {start, trace_now_ns()};
     if (!s.is_ok()) {
       return make_error(s.code(), "op ", i, " (", op_name(op.kind), " ", op.debug_name, "): ", s.message());

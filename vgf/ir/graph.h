@@ -27,27 +27,21 @@
 #include <variant>
 #include <vector>
 
+#include "cpu_fallback/tosa/vocabulary.h"
 #include "vkrt/error.h"
 #include "vkrt/scalar_type.h"
 
 namespace vkrt::vgf {
 
-// TOSA element types, numbered as the .tosa serialization's DType enum (tosa.md §3).
-enum class DType : uint8_t {
-  Unknown = 0,
-  Bool = 1,
-  Int4 = 2,    // stored one value per byte (sign-extended int8)
-  Int8 = 3,
-  Int16 = 4,
-  Int32 = 5,
-  Int48 = 6,   // stored as int64, value within the 48-bit range
-  Fp32 = 7,
-  Fp16 = 8,
-  Bf16 = 9,
-  Shape = 10,  // shape values; stored as int64
-  Fp8E4M3 = 11,
-  Fp8E5M2 = 12,
-};
+// The TOSA vocabulary (element types, modes, integer ranges) is shared with the CPU kernels:
+// one definition in cpu_fallback/tosa/vocabulary.h, re-exported here.
+using tosa::AccType;
+using tosa::DType;
+using tosa::NanMode;
+using tosa::ResizeMode;
+using tosa::RoundingMode;
+using tosa::type_max;
+using tosa::type_min;
 
 // Bytes per stored element (Bool 1, Int4 1, Int48 8, Shape 8, ...); 0 for Unknown/invalid.
 size_t dtype_storage_bytes(DType t);
@@ -146,14 +140,6 @@ inline constexpr int kOpKindCount = 66;
 const char* op_name(OpKind op);
 bool is_valid_op_kind(uint32_t value);
 
-// Enumerations shared by the SPIR-V and .tosa encodings (same numbers in both).
-enum class NanMode : uint8_t { Propagate = 1, Ignore = 2 };
-enum class RoundingMode : uint8_t { SingleRound = 1, InexactRound = 2, DoubleRound = 3 };
-enum class ResizeMode : uint8_t { Nearest = 1, Bilinear = 2 };
-// Accumulator type. SPIR-V numbers (INT32 1, FP16 2, FP32 3, INT48 4); the .tosa reader maps
-// its DType-numbered acc_type onto these.
-enum class AccType : uint8_t { Int32 = 1, Fp16 = 2, Fp32 = 3, Int48 = 4 };
-
 // ---- Attributes: one struct per op family. Zero points are sign-extended values. ----
 // All compare with == (tests compare graphs after a write/read round trip).
 
@@ -161,11 +147,15 @@ struct NoAttr {
   bool operator==(const NoAttr&) const = default;
 };
 
-struct ArgmaxAttr {
-  int32_t axis = 0;
-  NanMode nan_mode = NanMode::Propagate;
-  bool operator==(const ArgmaxAttr&) const = default;
-};
+// Shared with the CPU kernels, which take them as they are (cpu_fallback/tosa/vocabulary.h).
+using tosa::ArgmaxAttr;
+using tosa::AxisAttr;
+using tosa::ClampAttr;
+using tosa::MatmulAttr;
+using tosa::MulAttr;
+using tosa::NegateAttr;
+using tosa::ResizeAttr;
+
 
 // AVG_POOL2D and MAX_POOL2D. Zero points are used by AVG_POOL2D only.
 struct PoolAttr {
@@ -202,11 +192,6 @@ struct TransposeConvAttr {
   bool operator==(const TransposeConvAttr&) const = default;
 };
 
-struct MatmulAttr {
-  int32_t a_zp = 0;
-  int32_t b_zp = 0;
-  bool operator==(const MatmulAttr&) const = default;
-};
 
 struct FftAttr {
   bool inverse = false;  // FFT2D only
@@ -214,15 +199,6 @@ struct FftAttr {
   bool operator==(const FftAttr&) const = default;
 };
 
-// CLAMP bounds in the input type: integer types use the *_int fields, floats the *_fp ones.
-struct ClampAttr {
-  int64_t min_int = 0;
-  int64_t max_int = 0;
-  double min_fp = 0.0;
-  double max_fp = 0.0;
-  NanMode nan_mode = NanMode::Propagate;
-  bool operator==(const ClampAttr&) const = default;
-};
 
 // ARITHMETIC_RIGHT_SHIFT.
 struct ShiftAttr {
@@ -236,10 +212,6 @@ struct NanModeAttr {
   bool operator==(const NanModeAttr&) const = default;
 };
 
-struct MulAttr {
-  int32_t shift = 0;  // only for int32 inputs; 0..63
-  bool operator==(const MulAttr&) const = default;
-};
 
 // TABLE: 256 entries for int8 input (values are int8), 513 for int16 input.
 struct TableAttr {
@@ -247,18 +219,7 @@ struct TableAttr {
   bool operator==(const TableAttr&) const = default;
 };
 
-struct NegateAttr {
-  int32_t input_zp = 0;
-  int32_t output_zp = 0;
-  bool operator==(const NegateAttr&) const = default;
-};
 
-// REDUCE_*, CONCAT, REVERSE. nan_mode used by REDUCE_MAX/REDUCE_MIN.
-struct AxisAttr {
-  int32_t axis = 0;
-  NanMode nan_mode = NanMode::Propagate;
-  bool operator==(const AxisAttr&) const = default;
-};
 
 struct PadAttr {
   std::vector<int64_t> padding;  // [before0, after0, before1, after1, ...], 2 * rank values
@@ -290,13 +251,6 @@ struct TransposeAttr {
   bool operator==(const TransposeAttr&) const = default;
 };
 
-struct ResizeAttr {
-  ResizeMode mode = ResizeMode::Nearest;
-  std::array<int32_t, 4> scale{1, 1, 1, 1};  // [y_n, y_d, x_n, x_d]
-  std::array<int32_t, 2> offset{0, 0};       // [y, x]
-  std::array<int32_t, 2> border{0, 0};       // [y, x]
-  bool operator==(const ResizeAttr&) const = default;
-};
 
 struct RescaleAttr {
   bool scale32 = true;

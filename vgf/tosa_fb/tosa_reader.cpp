@@ -46,12 +46,12 @@ struct ConstValue {
   }
 };
 
-Result<AccType> acc_from_dtype(tosa::DType d) {
+Result<AccType> acc_from_dtype(tosa_fb::DType d) {
   switch (d) {
-    case tosa::DType::INT32: return AccType::Int32;
-    case tosa::DType::INT48: return AccType::Int48;
-    case tosa::DType::FP32: return AccType::Fp32;
-    case tosa::DType::FP16: return AccType::Fp16;
+    case tosa_fb::DType::INT32: return AccType::Int32;
+    case tosa_fb::DType::INT48: return AccType::Int48;
+    case tosa_fb::DType::FP32: return AccType::Fp32;
+    case tosa_fb::DType::FP16: return AccType::Fp16;
     default: return make_error(Error::InvalidProgram, ".tosa: invalid acc_type ", uint32_t(d));
   }
 }
@@ -72,18 +72,18 @@ Status fill(std::array<int32_t, N>& out, const flatbuffers::Vector<int32_t>* v, 
 
 class TosaGraphBuilder {
  public:
-  Result<Graph> build(const tosa::TosaBasicBlock* block);
+  Result<Graph> build(const tosa_fb::TosaBasicBlock* block);
 
  private:
   Result<TensorId> tensor(const std::string& name);
   Result<const ConstValue*> constant(const std::string& name, const char* what);
   Result<std::vector<int64_t>> ints(const std::string& name, const char* what);
   Result<int32_t> zp(const std::string& name, const char* what, bool zero_extend = false);
-  Result<OpAttributes> attributes(const tosa::TosaOperator* op, OpKind kind,
+  Result<OpAttributes> attributes(const tosa_fb::TosaOperator* op, OpKind kind,
                                   const std::vector<std::string>& inputs);
 
   Graph g_;
-  std::unordered_map<std::string, const tosa::TosaTensor*> decl_;
+  std::unordered_map<std::string, const tosa_fb::TosaTensor*> decl_;
   std::unordered_map<std::string, TensorId> ids_;
   std::unordered_map<std::string, ConstValue> consts_;
   std::unordered_map<std::string, std::string> alias_;  // IDENTITY outputs
@@ -95,7 +95,7 @@ Result<TensorId> TosaGraphBuilder::tensor(const std::string& raw_name) {
   if (it != ids_.end()) return it->second;
   auto d = decl_.find(name);
   VKRT_CHECK_OR_RETURN(d != decl_.end(), InvalidProgram, ".tosa: tensor '", name, "' is not declared");
-  const tosa::TosaTensor* t = d->second;
+  const tosa_fb::TosaTensor* t = d->second;
   TensorInfo info;
   info.name = name;
   uint32_t type = uint32_t(t->type());
@@ -152,7 +152,7 @@ Result<int32_t> TosaGraphBuilder::zp(const std::string& name, const char* what, 
   return int32_t(v);
 }
 
-Result<OpAttributes> TosaGraphBuilder::attributes(const tosa::TosaOperator* op, OpKind kind,
+Result<OpAttributes> TosaGraphBuilder::attributes(const tosa_fb::TosaOperator* op, OpKind kind,
                                                   const std::vector<std::string>& in) {
   // `in` holds the .tosa inputs; operand `name` is in[index(name) - first input operand].
   const int first = tosa_first_input_operand(kind);
@@ -196,7 +196,7 @@ Result<OpAttributes> TosaGraphBuilder::attributes(const tosa::TosaOperator* op, 
     case OpKind::DEPTHWISE_CONV2D: {
       const flatbuffers::Vector<int32_t>*pad, *stride, *dilation;
       bool local_bound;
-      tosa::DType acc;
+      tosa_fb::DType acc;
       if (kind == OpKind::CONV2D) {
         const auto* a = op->attribute_as_Conv2dAttribute();
         VKRT_CHECK_OR_RETURN(a, InvalidProgram, ".tosa: CONV2D without attributes");
@@ -376,17 +376,17 @@ Result<OpAttributes> TosaGraphBuilder::attributes(const tosa::TosaOperator* op, 
   }
 }
 
-Result<Graph> TosaGraphBuilder::build(const tosa::TosaBasicBlock* block) {
+Result<Graph> TosaGraphBuilder::build(const tosa_fb::TosaBasicBlock* block) {
   g_.name = str(block->name());
   if (block->tensors()) {
-    for (const tosa::TosaTensor* t : *block->tensors()) {
+    for (const tosa_fb::TosaTensor* t : *block->tensors()) {
       VKRT_CHECK_OR_RETURN(t && t->name(), InvalidProgram, ".tosa: tensor without a name");
       decl_[str(t->name())] = t;
     }
   }
   if (block->shapes()) {
     // CONST_SHAPE values: int64 elements per the reference model, int32 accepted when smaller.
-    for (const tosa::TosaShape* s : *block->shapes()) {
+    for (const tosa_fb::TosaShape* s : *block->shapes()) {
       if (!s || !s->name()) continue;
       ConstValue c;
       c.dtype = DType::Shape;
@@ -401,15 +401,15 @@ Result<Graph> TosaGraphBuilder::build(const tosa::TosaBasicBlock* block) {
   const auto* ops = block->operators();
   // First pass: constants (CONST outputs carry data in their tensor).
   if (ops) {
-    for (const tosa::TosaOperator* op : *ops) {
+    for (const tosa_fb::TosaOperator* op : *ops) {
       VKRT_CHECK_OR_RETURN(op != nullptr, InvalidProgram, ".tosa: null operator");
-      if (op->op() != tosa::Op::CONST && op->op() != tosa::Op::CONST_SHAPE) continue;
+      if (op->op() != tosa_fb::Op::CONST && op->op() != tosa_fb::Op::CONST_SHAPE) continue;
       VKRT_CHECK_OR_RETURN(op->outputs() && op->outputs()->size() == 1, InvalidProgram, ".tosa: CONST needs one output");
       std::string name = str(op->outputs()->Get(0));
       if (consts_.count(name)) continue;  // a TosaShape
       auto d = decl_.find(name);
       VKRT_CHECK_OR_RETURN(d != decl_.end(), InvalidProgram, ".tosa: CONST output '", name, "' not declared");
-      const tosa::TosaTensor* t = d->second;
+      const tosa_fb::TosaTensor* t = d->second;
       VKRT_CHECK_OR_RETURN(uint32_t(t->type()) >= 1 && uint32_t(t->type()) <= 12, InvalidProgram, ".tosa: constant '", name, "' has an invalid type");
       VKRT_CHECK_OR_RETURN(t->data() != nullptr || t->offset() > 1, InvalidProgram, ".tosa: constant '", name, "' has no data");
       VKRT_CHECK_OR_RETURN(t->data() != nullptr, NotSupported, ".tosa: constant '", name, "' stored outside the FlatBuffer");
@@ -442,19 +442,19 @@ Result<Graph> TosaGraphBuilder::build(const tosa::TosaBasicBlock* block) {
   }
   if (ops) {
     for (flatbuffers::uoffset_t k = 0; k < ops->size(); ++k) {
-      const tosa::TosaOperator* op = ops->Get(k);
+      const tosa_fb::TosaOperator* op = ops->Get(k);
       uint32_t code = uint32_t(op->op());
-      if (op->op() == tosa::Op::CONST || op->op() == tosa::Op::CONST_SHAPE) continue;
+      if (op->op() == tosa_fb::Op::CONST || op->op() == tosa_fb::Op::CONST_SHAPE) continue;
       std::vector<std::string> in, out;
       if (op->inputs()) for (const flatbuffers::String* s : *op->inputs()) in.push_back(str(s));
       if (op->outputs()) for (const flatbuffers::String* s : *op->outputs()) out.push_back(str(s));
-      if (op->op() == tosa::Op::IDENTITY) {
+      if (op->op() == tosa_fb::Op::IDENTITY) {
         VKRT_CHECK_OR_RETURN(in.size() == 1 && out.size() == 1, InvalidProgram, ".tosa: IDENTITY needs one input and output");
         alias_[out[0]] = alias_.count(in[0]) ? alias_.at(in[0]) : in[0];
         continue;
       }
       VKRT_CHECK_OR_RETURN(code >= 1 && code <= 66, NotSupported, ".tosa operator ", k, ": op ",
-                           code, " (", tosa::EnumNameOp(op->op()), ") is not supported");
+                           code, " (", tosa_fb::EnumNameOp(op->op()), ") is not supported");
       const OpKind kind = OpKind(code - 1);
       const size_t want_inputs = tosa_operand_names(kind).size() - size_t(tosa_first_input_operand(kind));
       if (kind == OpKind::CONCAT) {
@@ -509,17 +509,17 @@ Result<Graph> read_tosa_graph(std::span<const uint8_t> bytes) {
   VKRT_CHECK_OR_RETURN(reinterpret_cast<uintptr_t>(bytes.data()) % 8 == 0, InvalidArgument,
                        ".tosa: buffer must be 8-byte aligned");
   flatbuffers::Verifier verifier(bytes.data(), bytes.size());
-  VKRT_CHECK_OR_RETURN(tosa::VerifyTosaGraphBuffer(verifier), InvalidProgram,
+  VKRT_CHECK_OR_RETURN(tosa_fb::VerifyTosaGraphBuffer(verifier), InvalidProgram,
                        ".tosa: FlatBuffers verification failed (or identifier is not 'TOSA')");
-  const tosa::TosaGraph* graph = tosa::GetTosaGraph(bytes.data());
+  const tosa_fb::TosaGraph* graph = tosa_fb::GetTosaGraph(bytes.data());
   VKRT_CHECK_OR_RETURN(graph->regions() && graph->regions()->size() > 0, InvalidProgram, ".tosa: no regions");
-  const tosa::TosaRegion* region = graph->regions()->Get(0);
-  for (const tosa::TosaRegion* r : *graph->regions()) {
+  const tosa_fb::TosaRegion* region = graph->regions()->Get(0);
+  for (const tosa_fb::TosaRegion* r : *graph->regions()) {
     if (r && str(r->name()) == "main") region = r;
   }
   VKRT_CHECK_OR_RETURN(region && region->blocks() && region->blocks()->size() > 0, InvalidProgram, ".tosa: no blocks");
-  const tosa::TosaBasicBlock* block = region->blocks()->Get(0);
-  for (const tosa::TosaBasicBlock* b : *region->blocks()) {
+  const tosa_fb::TosaBasicBlock* block = region->blocks()->Get(0);
+  for (const tosa_fb::TosaBasicBlock* b : *region->blocks()) {
     if (b && str(b->name()) == "main") block = b;
   }
   VKRT_CHECK_OR_RETURN(block != nullptr, InvalidProgram, ".tosa: null block");

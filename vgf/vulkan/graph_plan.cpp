@@ -36,9 +36,6 @@ std::vector<size_t> readers(const Graph& g, TensorId t) {
   return out;
 }
 
-int64_t type_min(DType t) { return t == DType::Int8 ? -128 : t == DType::Int16 ? -32768 : INT32_MIN; }
-int64_t type_max(DType t) { return t == DType::Int8 ? 127 : t == DType::Int16 ? 32767 : INT32_MAX; }
-
 // The sole reader of t (when t is not a graph output), or -1.
 int sole_reader(const Graph& g, TensorId t) {
   if (is_graph_output(g, t)) return -1;

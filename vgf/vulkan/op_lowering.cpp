@@ -22,22 +22,6 @@ const char* type_suffix(DType t) {
   }
 }
 
-int32_t type_min(DType t) {
-  switch (t) {
-    case DType::Int8: return -128;
-    case DType::Int16: return -32768;
-    default: return INT32_MIN;
-  }
-}
-
-int32_t type_max(DType t) {
-  switch (t) {
-    case DType::Int8: return 127;
-    case DType::Int16: return 32767;
-    default: return INT32_MAX;
-  }
-}
-
 int int_bits(DType t) { return t == DType::Int8 ? 8 : t == DType::Int16 ? 16 : 32; }
 
 bool is_one_of(DType t, std::initializer_list<DType> types) {

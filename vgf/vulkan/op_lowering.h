@@ -114,8 +114,8 @@ Status lower_cast_half(const vgf::Op& op, LoweringContext& ctx, std::vector<Pend
 
 // Helpers shared by the lowering files.
 const char* type_suffix(vgf::DType t);  // "i8", "i16", "i32", "f32"; "" when unsupported
-int32_t type_min(vgf::DType t);
-int32_t type_max(vgf::DType t);
+using tosa::type_max;  // integer type ranges: the shared vocabulary's (vgf/ir/graph.h)
+using tosa::type_min;
 int32_t float_bits(float f);
 int int_bits(vgf::DType t);  // 8 for int8, 16 for int16, else 32: an int register's meaningful bits
 bool is_one_of(vgf::DType t, std::initializer_list<vgf::DType> types);

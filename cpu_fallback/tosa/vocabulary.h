@@ -1,0 +1,126 @@
+// The TOSA vocabulary shared by the graph IR (vgf/ir/graph.h re-exports it into vkrt::vgf) and
+// the CPU kernels (tosa_kernels.h): element types, the enumerated modes, the value ranges of
+// the integer types, and the attribute structs whose IR form the kernels take as they are. One
+// definition, so the IR hands its values to the kernels without casts or copies.
+//
+// Header-only and free of any graph or kernel code, so both layers can include it
+// (cpu_fallback/tosa sits below vgf/ in the layering).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace vkrt::tosa {
+
+// TOSA element types, numbered as the `.tosa` serialization's DType enum (tosa.md §3).
+// Storage (dtype_storage_bytes in the IR, dtype_size in the kernels): Bool 1 byte (0 or 1),
+// Int4 one value per byte (sign-extended int8), Int8 int8_t, Int16 int16_t, Int32 int32_t,
+// Int48 int64_t (values kept within [-2^47, 2^47-1]), Fp32 float, Fp16 / Bf16 uint16_t bits,
+// Shape int64_t, Fp8 one byte.
+// Unsigned data exist only through RESCALE's input_unsigned / output_unsigned flags: a uint8
+// tensor is an Int8 tensor whose bytes are read as unsigned, uint16 likewise with Int16.
+enum class DType : uint8_t {
+  Unknown = 0,
+  Bool = 1,
+  Int4 = 2,
+  Int8 = 3,
+  Int16 = 4,
+  Int32 = 5,
+  Int48 = 6,
+  Fp32 = 7,
+  Fp16 = 8,
+  Bf16 = 9,
+  Shape = 10,
+  Fp8E4M3 = 11,
+  Fp8E5M2 = 12,
+};
+
+// Enumerations with the same numbers in the SPIR-V and .tosa encodings. 0 is not a valid
+// value of any of them (the kernels reject it).
+enum class NanMode : uint8_t { Propagate = 1, Ignore = 2 };
+enum class RoundingMode : uint8_t { SingleRound = 1, InexactRound = 2, DoubleRound = 3 };
+enum class ResizeMode : uint8_t { Nearest = 1, Bilinear = 2 };
+// Accumulator type, SPIR-V numbers (INT32 1, FP16 2, FP32 3, INT48 4); the .tosa reader maps
+// its DType-numbered acc_type onto these.
+enum class AccType : uint8_t { Int32 = 1, Fp16 = 2, Fp32 = 3, Int48 = 4 };
+
+// The value range of a stored integer type (Int8, Int16, Int32, Int48); other types have none
+// and give 0.
+constexpr int64_t type_min(DType t) {
+  switch (t) {
+    case DType::Int8: return INT8_MIN;
+    case DType::Int16: return INT16_MIN;
+    case DType::Int32: return INT32_MIN;
+    case DType::Int48: return -(int64_t(1) << 47);
+    default: return 0;
+  }
+}
+constexpr int64_t type_max(DType t) {
+  switch (t) {
+    case DType::Int8: return INT8_MAX;
+    case DType::Int16: return INT16_MAX;
+    case DType::Int32: return INT32_MAX;
+    case DType::Int48: return (int64_t(1) << 47) - 1;
+    default: return 0;
+  }
+}
+
+// ---- Attribute structs shared by the IR and the kernels. Operands TOSA passes as constant
+// tensors (zero points, MUL shift, CLAMP bounds, RESIZE scale/offset/border) are plain fields,
+// zero points sign-extended. All compare with == (IR round-trip tests).
+
+// ARGMAX.
+struct ArgmaxAttr {
+  int32_t axis = 0;
+  NanMode nan_mode = NanMode::Propagate;
+  bool operator==(const ArgmaxAttr&) const = default;
+};
+
+// REDUCE_*, CONCAT, REVERSE. nan_mode is used by REDUCE_MAX / REDUCE_MIN with floats.
+struct AxisAttr {
+  int32_t axis = 0;
+  NanMode nan_mode = NanMode::Propagate;
+  bool operator==(const AxisAttr&) const = default;
+};
+
+// MATMUL zero points (nonzero only for Int8).
+struct MatmulAttr {
+  int32_t a_zp = 0;
+  int32_t b_zp = 0;
+  bool operator==(const MatmulAttr&) const = default;
+};
+
+// CLAMP bounds in the input type: integer types use the *_int fields (raw values within the
+// type's range), floats the *_fp ones.
+struct ClampAttr {
+  int64_t min_int = 0;
+  int64_t max_int = 0;
+  double min_fp = 0.0;
+  double max_fp = 0.0;
+  NanMode nan_mode = NanMode::Propagate;
+  bool operator==(const ClampAttr&) const = default;
+};
+
+// MUL: the shift operand; must be 0 unless the inputs are Int32; [0, 63].
+struct MulAttr {
+  int32_t shift = 0;
+  bool operator==(const MulAttr&) const = default;
+};
+
+// NEGATE zero points (nonzero only for Int8).
+struct NegateAttr {
+  int32_t input_zp = 0;
+  int32_t output_zp = 0;
+  bool operator==(const NegateAttr&) const = default;
+};
+
+// RESIZE.
+struct ResizeAttr {
+  ResizeMode mode = ResizeMode::Nearest;
+  std::array<int32_t, 4> scale{1, 1, 1, 1};  // [y_n, y_d, x_n, x_d]
+  std::array<int32_t, 2> offset{0, 0};       // [y, x]
+  std::array<int32_t, 2> border{0, 0};       // [y, x]
+  bool operator==(const ResizeAttr&) const = default;
+};
+
+}  // namespace vkrt::tosa

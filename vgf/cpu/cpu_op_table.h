@@ -1,0 +1,83 @@
+// Private to vgf/cpu: the CPU executor's op table. For each OpKind the TOSA CPU kernels
+// (cpu_fallback/tosa/tosa_kernels.h) implement, one entry holds
+//   * plan: translates the IR op's attributes into the kernel's parameters, once, at prepare
+//     (null when the kernel takes no attributes), and
+//   * run: calls the kernel (or only its check_<op>()) with the planned parameters.
+// The entries are registered per op family, next to their binders, in cpu_ops_<family>.cpp;
+// adding an op to the CPU executor is one entry there. An op without an entry is NotSupported.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <variant>
+#include <vector>
+
+#include "cpu_fallback/tosa/tosa_kernels.h"
+#include "vgf/ir/graph.h"
+
+namespace vkrt::vgf::cpu {
+
+// One op's kernel parameters. Kernels that take the IR's attribute struct as it is (the shared
+// ones of cpu_fallback/tosa/vocabulary.h) read it through `ir`; the others get a kernel struct
+// built by the op's plan function.
+struct PlannedOp {
+  const OpAttributes* ir = nullptr;  // the op's attributes (the graph outlives its plans)
+  std::variant<std::monostate, tosa::Conv2dAttrs, tosa::TransposeConv2dAttrs, tosa::AvgPool2dAttrs,
+               tosa::MaxPool2dAttrs, tosa::BinaryAttrs, tosa::RescaleAttrs, tosa::PadAttrs, tosa::SliceAttrs,
+               tosa::TileAttrs, tosa::TransposeAttrs>
+      attrs;
+  // Storage the attrs point into (RESCALE spans) and the TABLE operand.
+  std::vector<int32_t> multiplier;
+  std::vector<int32_t> shift;
+  std::vector<uint8_t> table_bytes;
+  int64_t table_len = 0;
+  tosa::DType table_dtype = tosa::DType::Unknown;
+
+  template <typename T>
+  const T& ir_attr() const { return std::get<T>(*ir); }
+
+  PlannedOp() = default;
+  PlannedOp(const PlannedOp&) = delete;  // RescaleAttrs spans point into this object
+  PlannedOp& operator=(const PlannedOp&) = delete;
+  PlannedOp(PlannedOp&&) = delete;
+  PlannedOp& operator=(PlannedOp&&) = delete;
+};
+
+// What a run function gets besides the plan. `in`/`out` follow the IR operand order;
+// `parallel` (may be null) is offered to the kernels that split their work over threads.
+struct KernelArgs {
+  std::span<const tosa::TensorRef> in;
+  std::span<const tosa::TensorRef> out;
+  bool check_only = false;
+  const tosa::Parallel* parallel = nullptr;
+};
+
+using PlanFn = Status (*)(const Graph& graph, const Op& op, PlannedOp& plan);
+using RunFn = Status (*)(const PlannedOp& plan, const KernelArgs& args);
+
+struct CpuOpImpl {
+  OpKind kind = OpKind::ADD;
+  PlanFn plan = nullptr;  // null: the kernel takes no attributes, or the IR's as they are
+  RunFn run = nullptr;    // null: no entry (the op is not supported)
+};
+
+// The registration lists, one per family file.
+std::span<const CpuOpImpl> conv_pool_ops();    // cpu_ops_conv_pool.cpp
+std::span<const CpuOpImpl> elementwise_ops();  // cpu_ops_elementwise.cpp
+std::span<const CpuOpImpl> data_layout_ops();  // cpu_ops_data_layout.cpp
+std::span<const CpuOpImpl> reduction_ops();    // cpu_ops_reduction.cpp
+
+// Runs `check` (check_only) or `compute` with the same arguments: every kernel comes as such a
+// pair (tosa_kernels.h).
+template <typename Check, typename Compute, typename... Args>
+Status check_or_compute(const KernelArgs& a, Check check, Compute compute, const Args&... args) {
+  return a.check_only ? check(args...) : compute(args...);
+}
+
+// Fills `plan` from `op` through the table (NotSupported naming the op for ops without an entry).
+Status plan_op(const Graph& graph, const Op& op, PlannedOp& plan);
+
+// Runs the kernel of a planned op (check_only: only its check_<op>()).
+Status call_kernel(OpKind kind, const PlannedOp& plan, const KernelArgs& args);
+
+}  // namespace vkrt::vgf::cpu
