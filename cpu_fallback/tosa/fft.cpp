@@ -163,7 +163,7 @@ Status check_fft_output(const char* op, const char* what, const TensorRef& t, st
 
 }  // namespace
 
-Status check_fft2d(const TensorRef& input_real, const TensorRef& input_imag, const Fft2dAttrs& /*attrs*/,
+Status check_fft2d(const TensorRef& input_real, const TensorRef& input_imag, const FftAttr& /*attrs*/,
                    const TensorRef& output_real, const TensorRef& output_imag) {
   constexpr const char* kOp = "FFT2D";
   VKRT_RETURN_IF_ERROR(check_fft_input(kOp, input_real));
@@ -174,7 +174,7 @@ Status check_fft2d(const TensorRef& input_real, const TensorRef& input_imag, con
   return check_fft_output(kOp, "output_imag", output_imag, input_real.shape);
 }
 
-Status fft2d(const TensorRef& input_real, const TensorRef& input_imag, const Fft2dAttrs& attrs,
+Status fft2d(const TensorRef& input_real, const TensorRef& input_imag, const FftAttr& attrs,
              const TensorRef& output_real, const TensorRef& output_imag, const Parallel* parallel) {
   VKRT_RETURN_IF_ERROR(check_fft2d(input_real, input_imag, attrs, output_real, output_imag));
   const int64_t H = input_real.dim(1), W = input_real.dim(2);
@@ -183,7 +183,7 @@ Status fft2d(const TensorRef& input_real, const TensorRef& input_imag, const Fft
   return run_fft("FFT2D", job, input_real.dim(0), parallel);
 }
 
-Status check_rfft2d(const TensorRef& input_real, const Rfft2dAttrs& /*attrs*/, const TensorRef& output_real,
+Status check_rfft2d(const TensorRef& input_real, const FftAttr& /*attrs*/, const TensorRef& output_real,
                     const TensorRef& output_imag) {
   constexpr const char* kOp = "RFFT2D";
   VKRT_RETURN_IF_ERROR(check_fft_input(kOp, input_real));
@@ -192,7 +192,7 @@ Status check_rfft2d(const TensorRef& input_real, const Rfft2dAttrs& /*attrs*/, c
   return check_fft_output(kOp, "output_imag", output_imag, out_shape);
 }
 
-Status rfft2d(const TensorRef& input_real, const Rfft2dAttrs& attrs, const TensorRef& output_real,
+Status rfft2d(const TensorRef& input_real, const FftAttr& attrs, const TensorRef& output_real,
               const TensorRef& output_imag, const Parallel* parallel) {
   VKRT_RETURN_IF_ERROR(check_rfft2d(input_real, attrs, output_real, output_imag));
   const int64_t H = input_real.dim(1), W = input_real.dim(2);

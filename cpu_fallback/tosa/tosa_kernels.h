@@ -354,24 +354,18 @@ Status reduce(ReduceOp op, const TensorRef& input, const AxisAttr& attrs, const 
 // scratch of max(H,W) + W complex doubles (at most 256 KiB); if that fails they return
 // MemoryAllocationFailed.
 
-struct Fft2dAttrs {
-  bool inverse = false;      // false: exp(-i...), true: exp(+i...); neither normalises
-  bool local_bound = false;  // fp precision hint; the CPU result is always the accurate sum
-};
+// Attributes: FftAttr (vocabulary.h), shared with the graph IR.
 // FFT2D: input_real, input_imag [N,H,W] -> output_real, output_imag [N,H,W].
-Status check_fft2d(const TensorRef& input_real, const TensorRef& input_imag, const Fft2dAttrs& attrs,
+Status check_fft2d(const TensorRef& input_real, const TensorRef& input_imag, const FftAttr& attrs,
                    const TensorRef& output_real, const TensorRef& output_imag);
-Status fft2d(const TensorRef& input_real, const TensorRef& input_imag, const Fft2dAttrs& attrs,
+Status fft2d(const TensorRef& input_real, const TensorRef& input_imag, const FftAttr& attrs,
              const TensorRef& output_real, const TensorRef& output_imag, const Parallel* parallel = nullptr);
 
-struct Rfft2dAttrs {
-  bool local_bound = false;  // as Fft2dAttrs
-};
 // RFFT2D: input_real [N,H,W] -> output_real, output_imag [N,H,W/2+1]: the forward FFT2D of a real
 // input, first W/2+1 columns. The imaginary outputs at (0 or H/2, 0 or W/2) are exactly 0.
-Status check_rfft2d(const TensorRef& input_real, const Rfft2dAttrs& attrs, const TensorRef& output_real,
+Status check_rfft2d(const TensorRef& input_real, const FftAttr& attrs, const TensorRef& output_real,
                     const TensorRef& output_imag);
-Status rfft2d(const TensorRef& input_real, const Rfft2dAttrs& attrs, const TensorRef& output_real,
+Status rfft2d(const TensorRef& input_real, const FftAttr& attrs, const TensorRef& output_real,
               const TensorRef& output_imag, const Parallel* parallel = nullptr);
 
 // The twiddle table both kernels and the Vulkan shader (shaders/glsl/fft2d.comp) use:

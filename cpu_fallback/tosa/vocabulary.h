@@ -123,4 +123,11 @@ struct ResizeAttr {
   bool operator==(const ResizeAttr&) const = default;
 };
 
+// FFT2D and RFFT2D (RFFT2D is always forward: `inverse` is false).
+struct FftAttr {
+  bool inverse = false;      // false: exp(-i...), true: exp(+i...); neither normalises
+  bool local_bound = false;  // an fp precision hint; the CPU kernel's result is always the accurate sum
+  bool operator==(const FftAttr&) const = default;
+};
+
 }  // namespace vkrt::tosa

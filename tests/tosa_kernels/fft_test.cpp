@@ -95,7 +95,7 @@ TEST(Fft2d, DeltaAtOriginIsFlat) {
   for (bool inverse : {false, true}) {
     auto re = f32({1, 4, 8}), im = f32({1, 4, 8}), out_re = f32({1, 4, 8}), out_im = f32({1, 4, 8});
     re.data[0] = 1.0f;
-    EXPECT_TOSA_OK(fft2d(re, im, Fft2dAttrs{inverse}, out_re, out_im));
+    EXPECT_TOSA_OK(fft2d(re, im, FftAttr{inverse}, out_re, out_im));
     for (size_t i = 0; i < 32; ++i) {
       EXPECT_EQ(out_re.data[i], 1.0f) << i;
       EXPECT_EQ(out_im.data[i], 0.0f) << i;
@@ -109,7 +109,7 @@ TEST(Fft2d, ShiftedDeltaIsExactQuarterTurns) {
   for (bool inverse : {false, true}) {
     auto re = f32({1, 4, 4}), im = f32({1, 4, 4}), out_re = f32({1, 4, 4}), out_im = f32({1, 4, 4});
     re.data[1 * 4 + 2] = 1.0f;
-    EXPECT_TOSA_OK(fft2d(re, im, Fft2dAttrs{inverse}, out_re, out_im));
+    EXPECT_TOSA_OK(fft2d(re, im, FftAttr{inverse}, out_re, out_im));
     const float cycle_re[4] = {1, 0, -1, 0};
     const float cycle_im_fwd[4] = {0, -1, 0, 1};
     for (int oy = 0; oy < 4; ++oy)
@@ -125,7 +125,7 @@ TEST(Fft2d, ShiftedDeltaIsExactQuarterTurns) {
 TEST(Fft2d, ImaginaryDelta) {
   auto re = f32({1, 2, 4}), im = f32({1, 2, 4}), out_re = f32({1, 2, 4}), out_im = f32({1, 2, 4});
   im.data[0] = 1.0f;
-  EXPECT_TOSA_OK(fft2d(re, im, Fft2dAttrs{}, out_re, out_im));
+  EXPECT_TOSA_OK(fft2d(re, im, FftAttr{}, out_re, out_im));
   for (size_t i = 0; i < 8; ++i) {
     EXPECT_EQ(out_re.data[i], 0.0f) << i;
     EXPECT_EQ(out_im.data[i], 1.0f) << i;
@@ -138,7 +138,7 @@ TEST(Fft2d, ConstantHasOnlyDc) {
   const float c[2] = {0.75f, -3.0f};
   auto re = f32({2, 8, 16}), im = f32({2, 8, 16}), out_re = f32({2, 8, 16}), out_im = f32({2, 8, 16});
   for (size_t i = 0; i < 256; ++i) re.data[i] = c[i / 128];
-  EXPECT_TOSA_OK(fft2d(re, im, Fft2dAttrs{}, out_re, out_im));
+  EXPECT_TOSA_OK(fft2d(re, im, FftAttr{}, out_re, out_im));
   for (size_t i = 0; i < 256; ++i) {
     const float dc = (i % 128 == 0) ? c[i / 128] * 128.0f : 0.0f;
     EXPECT_NEAR(out_re.data[i], dc, 1e-9) << i;
@@ -156,7 +156,7 @@ TEST(Fft2d, SingleCosine) {
     for (int64_t x = 0; x < W; ++x)
       re.data[size_t(y * W + x)] =
           float(std::cos(2.0 * std::numbers::pi * (double(ky * y) / H + double(kx * x) / W)));
-  EXPECT_TOSA_OK(fft2d(re, im, Fft2dAttrs{}, out_re, out_im));
+  EXPECT_TOSA_OK(fft2d(re, im, FftAttr{}, out_re, out_im));
   for (int64_t y = 0; y < H; ++y)
     for (int64_t x = 0; x < W; ++x) {
       const bool peak = (y == ky && x == kx) || (y == H - ky && x == W - kx);
@@ -165,7 +165,7 @@ TEST(Fft2d, SingleCosine) {
     }
   // RFFT2D keeps the first W/2+1 columns: only the (3, 5) peak ((5, 11) is beyond W/2).
   auto r_re = f32({1, H, W / 2 + 1}), r_im = f32({1, H, W / 2 + 1});
-  EXPECT_TOSA_OK(rfft2d(re, Rfft2dAttrs{}, r_re, r_im));
+  EXPECT_TOSA_OK(rfft2d(re, FftAttr{}, r_re, r_im));
   for (int64_t y = 0; y < H; ++y)
     for (int64_t x = 0; x <= W / 2; ++x) {
       EXPECT_NEAR(r_re.data[size_t(y * (W / 2 + 1) + x)], (y == ky && x == kx) ? H * W / 2.0 : 0.0, 2e-5);
@@ -187,7 +187,7 @@ TEST(Fft2d, RandomMatchesNaiveDft) {
       auto re = f32(shape, random_values(size_t(N * H * W), rng));
       auto im = f32(shape, random_values(size_t(N * H * W), rng));
       auto out_re = f32(shape), out_im = f32(shape);
-      ASSERT_TRUE(fft2d(re, im, Fft2dAttrs{inverse}, out_re, out_im).is_ok());
+      ASSERT_TRUE(fft2d(re, im, FftAttr{inverse}, out_re, out_im).is_ok());
       expect_matches(naive_dft(re.data, &im.data, N, H, W, W, inverse), out_re, out_im, re.data, &im.data, H, W, W);
     }
 }
@@ -199,7 +199,7 @@ TEST(Rfft2d, RandomMatchesNaiveDft) {
     const int64_t N = shape[0], H = shape[1], W = shape[2], out_w = W / 2 + 1;
     auto re = f32(shape, random_values(size_t(N * H * W), rng));
     auto out_re = f32({N, H, out_w}), out_im = f32({N, H, out_w});
-    ASSERT_TRUE(rfft2d(re, Rfft2dAttrs{}, out_re, out_im).is_ok());
+    ASSERT_TRUE(rfft2d(re, FftAttr{}, out_re, out_im).is_ok());
     expect_matches(naive_dft(re.data, nullptr, N, H, W, out_w, false), out_re, out_im, re.data, nullptr, H, W,
                    out_w);
   }
@@ -216,8 +216,8 @@ TEST(Rfft2d, EqualsFft2dOfRealInput) {
     auto re = f32(shape, random_values(size_t(N * H * W), rng));
     auto zeros = f32(shape), f_re = f32(shape), f_im = f32(shape);
     auto r_re = f32({N, H, out_w}), r_im = f32({N, H, out_w});
-    ASSERT_TRUE(fft2d(re, zeros, Fft2dAttrs{}, f_re, f_im).is_ok());
-    ASSERT_TRUE(rfft2d(re, Rfft2dAttrs{}, r_re, r_im).is_ok());
+    ASSERT_TRUE(fft2d(re, zeros, FftAttr{}, f_re, f_im).is_ok());
+    ASSERT_TRUE(rfft2d(re, FftAttr{}, r_re, r_im).is_ok());
     for (int64_t n = 0; n < N; ++n)
       for (int64_t y = 0; y < H; ++y)
         for (int64_t x = 0; x < out_w; ++x) {
@@ -243,8 +243,8 @@ TEST(Fft2d, InverseOfForwardScalesByHW) {
     auto re = f32(shape, random_values(size_t(N * H * W), rng));
     auto im = f32(shape, random_values(size_t(N * H * W), rng));
     auto X_re = f32(shape), X_im = f32(shape), back_re = f32(shape), back_im = f32(shape);
-    ASSERT_TRUE(fft2d(re, im, Fft2dAttrs{false}, X_re, X_im).is_ok());
-    ASSERT_TRUE(fft2d(X_re, X_im, Fft2dAttrs{true}, back_re, back_im).is_ok());
+    ASSERT_TRUE(fft2d(re, im, FftAttr{false}, X_re, X_im).is_ok());
+    ASSERT_TRUE(fft2d(X_re, X_im, FftAttr{true}, back_re, back_im).is_ok());
     for (int64_t n = 0; n < N; ++n) {
       const double spectrum_l1 = image_l1(X_re.data, &X_im.data, n, H * W);
       for (int64_t i = n * H * W; i < (n + 1) * H * W; ++i) {
@@ -273,13 +273,13 @@ TEST(Fft2d, ThreadsGiveTheSameBits) {
     for (int i = 0; i < count; ++i) threads.emplace_back(task, i);
     for (std::thread& t : threads) t.join();
   };
-  EXPECT_TOSA_OK(fft2d(re, im, Fft2dAttrs{}, a_re, a_im));
-  EXPECT_TOSA_OK(fft2d(re, im, Fft2dAttrs{}, b_re, b_im, &par));
+  EXPECT_TOSA_OK(fft2d(re, im, FftAttr{}, a_re, a_im));
+  EXPECT_TOSA_OK(fft2d(re, im, FftAttr{}, b_re, b_im, &par));
   EXPECT_EQ(a_re.data, b_re.data);
   EXPECT_EQ(a_im.data, b_im.data);
   auto ra_re = f32({4, 64, 33}), ra_im = f32({4, 64, 33}), rb_re = f32({4, 64, 33}), rb_im = f32({4, 64, 33});
-  EXPECT_TOSA_OK(rfft2d(re, Rfft2dAttrs{}, ra_re, ra_im));
-  EXPECT_TOSA_OK(rfft2d(re, Rfft2dAttrs{}, rb_re, rb_im, &par));
+  EXPECT_TOSA_OK(rfft2d(re, FftAttr{}, ra_re, ra_im));
+  EXPECT_TOSA_OK(rfft2d(re, FftAttr{}, rb_re, rb_im, &par));
   EXPECT_EQ(ra_re.data, rb_re.data);
   EXPECT_EQ(ra_im.data, rb_im.data);
   EXPECT_EQ(dispatches, 2);  // both calls were large enough to use the threads

@@ -130,8 +130,8 @@ TEST(VulkanFft2dShader, MatchesCpuKernelOnRandomData) {
     const tosa::TensorRef t_im{tosa::DType::Fp32, in_shape, in_im.data()};
     const tosa::TensorRef o_re{tosa::DType::Fp32, out_shape, cpu_re.data()};
     const tosa::TensorRef o_im{tosa::DType::Fp32, out_shape, cpu_im.data()};
-    Status s = c.real ? tosa::rfft2d(t_re, tosa::Rfft2dAttrs{}, o_re, o_im)
-                      : tosa::fft2d(t_re, t_im, tosa::Fft2dAttrs{c.inverse}, o_re, o_im);
+    Status s = c.real ? tosa::rfft2d(t_re, tosa::FftAttr{}, o_re, o_im)
+                      : tosa::fft2d(t_re, t_im, tosa::FftAttr{c.inverse}, o_re, o_im);
     ASSERT_TRUE(s.is_ok()) << s.message();
 
     GpuResult gpu = run_shader(ctx, c, in_re, in_im);

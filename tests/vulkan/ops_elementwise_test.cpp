@@ -196,7 +196,7 @@ std::vector<ElementwiseCase> cases() {
 
   auto negate = [](int64_t in_zp, int64_t out_zp) -> CpuFn {
     return [=](const std::vector<HostTensor>& in, HostTensor& out) {
-      tosa::NegateAttr a{in_zp, out_zp};
+      tosa::NegateAttr a{int32_t(in_zp), int32_t(out_zp)};
       return tosa::negate(in[0].ref(), a, out.ref());
     };
   };

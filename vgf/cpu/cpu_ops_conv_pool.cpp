@@ -1,4 +1,4 @@
-// CPU op table entries (cpu_op_table.h): convolutions, MATMUL and pooling.
+// CPU op table entries (cpu_op_table.h): convolutions, MATMUL, pooling, FFT2D and RFFT2D.
 #include "vgf/cpu/cpu_op_table.h"
 
 namespace vkrt::vgf::cpu {
@@ -66,6 +66,17 @@ Status run_matmul(const PlannedOp& p, const KernelArgs& a) {
                           p.ir_attr<MatmulAttr>(), a.out[0]);
 }
 
+// FFT2D and RFFT2D take the IR's FftAttr as it is (vocabulary.h).
+Status run_fft2d(const PlannedOp& p, const KernelArgs& a) {
+  if (a.check_only) return tosa::check_fft2d(a.in[0], a.in[1], p.ir_attr<FftAttr>(), a.out[0], a.out[1]);
+  return tosa::fft2d(a.in[0], a.in[1], p.ir_attr<FftAttr>(), a.out[0], a.out[1], a.parallel);
+}
+
+Status run_rfft2d(const PlannedOp& p, const KernelArgs& a) {
+  if (a.check_only) return tosa::check_rfft2d(a.in[0], p.ir_attr<FftAttr>(), a.out[0], a.out[1]);
+  return tosa::rfft2d(a.in[0], p.ir_attr<FftAttr>(), a.out[0], a.out[1], a.parallel);
+}
+
 Status plan_avg_pool2d(const Graph&, const Op& op, PlannedOp& plan) {
   const auto& a = std::get<PoolAttr>(op.attr);
   tosa::AvgPool2dAttrs k;
@@ -111,6 +122,8 @@ constexpr CpuOpImpl kOps[] = {
     {OpKind::MATMUL, nullptr, run_matmul},
     {OpKind::AVG_POOL2D, plan_avg_pool2d, run_avg_pool2d},
     {OpKind::MAX_POOL2D, plan_max_pool2d, run_max_pool2d},
+    {OpKind::FFT2D, nullptr, run_fft2d},
+    {OpKind::RFFT2D, nullptr, run_rfft2d},
 };
 
 }  // namespace

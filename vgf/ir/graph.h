@@ -193,11 +193,7 @@ struct TransposeConvAttr {
 };
 
 
-struct FftAttr {
-  bool inverse = false;  // FFT2D only
-  bool local_bound = false;
-  bool operator==(const FftAttr&) const = default;
-};
+using tosa::FftAttr;
 
 
 // ARITHMETIC_RIGHT_SHIFT.

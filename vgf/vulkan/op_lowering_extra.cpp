@@ -67,7 +67,6 @@ Status lower_resize(const vgf::Op& op, LoweringContext& ctx, std::vector<Pending
 Status lower_scatter(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDispatch>* out) {
   const vgf::Shape& sv = ctx.shape(op.inputs[0]);
   const vgf::Shape& si = ctx.shape(op.inputs[1]);
-  const vgf::Shape& sx = ctx.shape(op.inputs[2]);
   // Shapes as SCATTER's shape rule guarantees: values_in [N,K,C], indices [N,W], input [N,W,C].
   ScatterParams p{int32_t(sv[0]), int32_t(sv[1]), int32_t(sv[2]), int32_t(si[1])};
   PendingDispatch d;
