@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "tosa_generated.h"
+#include "vgf/ir/op_descriptor.h"
 #include "vgf/spirv/tosa_operands.h"
 #include "vkrt/tensor.h"
 
@@ -15,6 +16,7 @@ namespace {
 using spirv::tosa_first_input_operand;
 using spirv::tosa_operand_index;
 using spirv::tosa_operand_names;
+using spirv::tosa_operands_variadic;
 using spirv::tosa_tensor_operand_names;
 
 std::string str(const flatbuffers::String* s) { return s ? std::string(s->c_str(), s->size()) : ""; }
@@ -81,6 +83,37 @@ class TosaGraphBuilder {
   Result<int32_t> zp(const std::string& name, const char* what, bool zero_extend = false);
   Result<OpAttributes> attributes(const tosa_fb::TosaOperator* op, OpKind kind,
                                   const std::vector<std::string>& inputs);
+
+  // One operator as the attribute decoders see it: its attribute table and its constant inputs
+  // by operand name (the op descriptor's list).
+  struct Operator {
+    const tosa_fb::TosaOperator* op;
+    OpKind kind;
+    const std::vector<std::string>& inputs;
+    std::string input(std::string_view name) const;  // "" when the op has no such input
+  };
+  // One decoder per attribute struct (the descriptor says which struct an op carries).
+  Status decode(const Operator&, NoAttr&) { return Status::ok(); }
+  Status decode(const Operator& o, ArgmaxAttr& r);
+  Status decode(const Operator& o, PoolAttr& r);
+  Status decode(const Operator& o, ConvAttr& r);
+  Status decode(const Operator& o, TransposeConvAttr& r);
+  Status decode(const Operator& o, MatmulAttr& r);
+  Status decode(const Operator& o, FftAttr& r);
+  Status decode(const Operator& o, ClampAttr& r);
+  Status decode(const Operator& o, ShiftAttr& r);
+  Status decode(const Operator& o, NanModeAttr& r);
+  Status decode(const Operator& o, MulAttr& r);
+  Status decode(const Operator& o, TableAttr& r);
+  Status decode(const Operator& o, NegateAttr& r);
+  Status decode(const Operator& o, AxisAttr& r);
+  Status decode(const Operator& o, PadAttr& r);
+  Status decode(const Operator& o, ReshapeAttr& r);
+  Status decode(const Operator& o, SliceAttr& r);
+  Status decode(const Operator& o, TileAttr& r);
+  Status decode(const Operator& o, TransposeAttr& r);
+  Status decode(const Operator& o, ResizeAttr& r);
+  Status decode(const Operator& o, RescaleAttr& r);
 
   Graph g_;
   std::unordered_map<std::string, const tosa_fb::TosaTensor*> decl_;
@@ -152,228 +185,233 @@ Result<int32_t> TosaGraphBuilder::zp(const std::string& name, const char* what, 
   return int32_t(v);
 }
 
+// `inputs` holds the .tosa inputs; operand `name` is inputs[index(name) - first input operand].
+std::string TosaGraphBuilder::Operator::input(std::string_view name) const {
+  const int i = tosa_operand_index(kind, name) - tosa_first_input_operand(kind);
+  return (i >= 0 && size_t(i) < inputs.size()) ? inputs[size_t(i)] : std::string();
+}
+
 Result<OpAttributes> TosaGraphBuilder::attributes(const tosa_fb::TosaOperator* op, OpKind kind,
                                                   const std::vector<std::string>& in) {
-  // `in` holds the .tosa inputs; operand `name` is in[index(name) - first input operand].
-  const int first = tosa_first_input_operand(kind);
-  auto input = [&](std::string_view name) -> std::string {
-    int i = tosa_operand_index(kind, name) - first;
-    return (i >= 0 && size_t(i) < in.size()) ? in[size_t(i)] : std::string();
+  const Operator o{op, kind, in};
+  OpAttributes attr = default_attributes(kind);
+  VKRT_RETURN_IF_ERROR(std::visit([&](auto& a) { return decode(o, a); }, attr));
+  return attr;
+}
+
+// A missing nan_mode (0) is PROPAGATE, the schema's default.
+static Result<NanMode> nan_mode(uint32_t v) { return enum_value<NanMode>(v ? v : 1, 1, 2, "nan_mode"); }
+
+Status TosaGraphBuilder::decode(const Operator& o, ArgmaxAttr& r) {
+  const auto* a = o.op->attribute_as_ArgmaxAttribute();
+  VKRT_CHECK_OR_RETURN(a, InvalidProgram, ".tosa: ARGMAX without attributes");
+  r.axis = a->axis();
+  VKRT_ASSIGN_OR_RETURN(r.nan_mode, nan_mode(uint32_t(a->nan_mode())));
+  return Status::ok();
+}
+
+// AVG_POOL2D carries an accumulator and zero points, MAX_POOL2D a nan_mode.
+Status TosaGraphBuilder::decode(const Operator& o, PoolAttr& r) {
+  auto window = [&](const auto* a) -> Status {
+    VKRT_RETURN_IF_ERROR(fill(r.kernel, a->kernel(), 2, "kernel"));
+    VKRT_RETURN_IF_ERROR(fill(r.stride, a->stride(), 2, "stride"));
+    return fill(r.pad, a->pad(), 4, "pad");
   };
-  switch (kind) {
-    case OpKind::ARGMAX: {
-      const auto* a = op->attribute_as_ArgmaxAttribute();
-      VKRT_CHECK_OR_RETURN(a, InvalidProgram, ".tosa: ARGMAX without attributes");
-      ArgmaxAttr r;
-      r.axis = a->axis();
-      VKRT_ASSIGN_OR_RETURN(r.nan_mode, enum_value<NanMode>(uint32_t(a->nan_mode()) ? uint32_t(a->nan_mode()) : 1, 1, 2, "nan_mode"));
-      return OpAttributes(r);
-    }
-    case OpKind::AVG_POOL2D: {
-      const auto* a = op->attribute_as_AvgPool2dAttribute();
-      VKRT_CHECK_OR_RETURN(a, InvalidProgram, ".tosa: AVG_POOL2D without attributes");
-      PoolAttr r;
-      VKRT_RETURN_IF_ERROR(fill(r.kernel, a->kernel(), 2, "kernel"));
-      VKRT_RETURN_IF_ERROR(fill(r.stride, a->stride(), 2, "stride"));
-      VKRT_RETURN_IF_ERROR(fill(r.pad, a->pad(), 4, "pad"));
-      VKRT_ASSIGN_OR_RETURN(r.acc_type, acc_from_dtype(a->acc_type()));
-      VKRT_ASSIGN_OR_RETURN(r.input_zp, zp(input("input_zp"), "input_zp"));
-      VKRT_ASSIGN_OR_RETURN(r.output_zp, zp(input("output_zp"), "output_zp"));
-      return OpAttributes(r);
-    }
-    case OpKind::MAX_POOL2D: {
-      const auto* a = op->attribute_as_MaxPool2dAttribute();
-      VKRT_CHECK_OR_RETURN(a, InvalidProgram, ".tosa: MAX_POOL2D without attributes");
-      PoolAttr r;
-      VKRT_RETURN_IF_ERROR(fill(r.kernel, a->kernel(), 2, "kernel"));
-      VKRT_RETURN_IF_ERROR(fill(r.stride, a->stride(), 2, "stride"));
-      VKRT_RETURN_IF_ERROR(fill(r.pad, a->pad(), 4, "pad"));
-      uint32_t nm = uint32_t(a->nan_mode());
-      VKRT_ASSIGN_OR_RETURN(r.nan_mode, enum_value<NanMode>(nm ? nm : 1, 1, 2, "nan_mode"));
-      return OpAttributes(r);
-    }
-    case OpKind::CONV2D:
-    case OpKind::DEPTHWISE_CONV2D: {
-      const flatbuffers::Vector<int32_t>*pad, *stride, *dilation;
-      bool local_bound;
-      tosa_fb::DType acc;
-      if (kind == OpKind::CONV2D) {
-        const auto* a = op->attribute_as_Conv2dAttribute();
-        VKRT_CHECK_OR_RETURN(a, InvalidProgram, ".tosa: CONV2D without attributes");
-        pad = a->pad(); stride = a->stride(); dilation = a->dilation(); local_bound = a->local_bound(); acc = a->acc_type();
-      } else {
-        const auto* a = op->attribute_as_DepthwiseConv2dAttribute();
-        VKRT_CHECK_OR_RETURN(a, InvalidProgram, ".tosa: DEPTHWISE_CONV2D without attributes");
-        pad = a->pad(); stride = a->stride(); dilation = a->dilation(); local_bound = a->local_bound(); acc = a->acc_type();
-      }
-      ConvAttr r;
-      VKRT_RETURN_IF_ERROR(fill(r.pad, pad, 4, "pad"));
-      VKRT_RETURN_IF_ERROR(fill(r.stride, stride, 2, "stride"));
-      VKRT_RETURN_IF_ERROR(fill(r.dilation, dilation, 2, "dilation"));
-      r.local_bound = local_bound;
-      VKRT_ASSIGN_OR_RETURN(r.acc_type, acc_from_dtype(acc));
-      VKRT_ASSIGN_OR_RETURN(r.input_zp, zp(input("input_zp"), "input_zp"));
-      VKRT_ASSIGN_OR_RETURN(r.weight_zp, zp(input("weight_zp"), "weight_zp"));
-      return OpAttributes(r);
-    }
-    case OpKind::TRANSPOSE_CONV2D: {
-      const auto* a = op->attribute_as_TransposeConv2dAttribute();
-      VKRT_CHECK_OR_RETURN(a, InvalidProgram, ".tosa: TRANSPOSE_CONV2D without attributes");
-      TransposeConvAttr r;
-      VKRT_RETURN_IF_ERROR(fill(r.out_pad, a->out_pad(), 4, "out_pad"));
-      VKRT_RETURN_IF_ERROR(fill(r.stride, a->stride(), 2, "stride"));
-      r.local_bound = a->local_bound();
-      VKRT_ASSIGN_OR_RETURN(r.acc_type, acc_from_dtype(a->acc_type()));
-      VKRT_ASSIGN_OR_RETURN(r.input_zp, zp(input("input_zp"), "input_zp"));
-      VKRT_ASSIGN_OR_RETURN(r.weight_zp, zp(input("weight_zp"), "weight_zp"));
-      return OpAttributes(r);
-    }
-    case OpKind::MATMUL: {
-      MatmulAttr r;
-      VKRT_ASSIGN_OR_RETURN(r.a_zp, zp(input("A_zp"), "A_zp"));
-      VKRT_ASSIGN_OR_RETURN(r.b_zp, zp(input("B_zp"), "B_zp"));
-      return OpAttributes(r);
-    }
-    case OpKind::CLAMP: {
-      const auto* a = op->attribute_as_ClampAttribute();
-      VKRT_CHECK_OR_RETURN(a && a->min_val() && a->max_val(), InvalidProgram, ".tosa: CLAMP without bounds");
-      DType t = g_.tensors[ids_.at(alias_.count(in[0]) ? alias_.at(in[0]) : in[0])].dtype;
-      size_t width = dtype_storage_bytes(t);
-      VKRT_CHECK_OR_RETURN(width != 0 && a->min_val()->size() >= width && a->max_val()->size() >= width,
-                           InvalidProgram, ".tosa: CLAMP bounds shorter than one ", dtype_name(t));
-      ConstValue lo{t, width, 1, {a->min_val()->data(), a->min_val()->size()}};
-      ConstValue hi{t, width, 1, {a->max_val()->data(), a->max_val()->size()}};
-      ClampAttr r;
-      r.min_int = lo.at(0);
-      r.max_int = hi.at(0);
-      r.min_fp = dtype_is_float(t) ? lo.at_fp(0) : double(r.min_int);
-      r.max_fp = dtype_is_float(t) ? hi.at_fp(0) : double(r.max_int);
-      uint32_t nm = uint32_t(a->nan_mode());
-      VKRT_ASSIGN_OR_RETURN(r.nan_mode, enum_value<NanMode>(nm ? nm : 1, 1, 2, "nan_mode"));
-      return OpAttributes(r);
-    }
-    case OpKind::ARITHMETIC_RIGHT_SHIFT: {
-      const auto* a = op->attribute_as_ArithmeticRightShiftAttribute();
-      return OpAttributes(ShiftAttr{a ? a->round() : false});
-    }
-    case OpKind::MAXIMUM:
-    case OpKind::MINIMUM: {
-      uint32_t nm = 0;
-      if (kind == OpKind::MAXIMUM && op->attribute_as_MaximumAttribute()) nm = uint32_t(op->attribute_as_MaximumAttribute()->nan_mode());
-      if (kind == OpKind::MINIMUM && op->attribute_as_MinimumAttribute()) nm = uint32_t(op->attribute_as_MinimumAttribute()->nan_mode());
-      NanModeAttr r;
-      VKRT_ASSIGN_OR_RETURN(r.nan_mode, enum_value<NanMode>(nm ? nm : 1, 1, 2, "nan_mode"));
-      return OpAttributes(r);
-    }
-    case OpKind::MUL: {
-      MulAttr r;
-      VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> s, ints(input("shift"), "MUL shift"));
-      VKRT_CHECK_OR_RETURN(s.size() == 1 && s[0] >= 0 && s[0] <= 63, InvalidProgram, ".tosa: MUL shift invalid");
-      r.shift = int32_t(s[0]);
-      return OpAttributes(r);
-    }
-    case OpKind::TABLE: {
-      TableAttr r;
-      VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> t, ints(input("table"), "TABLE table"));
-      for (int64_t v : t) r.table.push_back(int16_t(v));
-      return OpAttributes(r);
-    }
-    case OpKind::NEGATE: {
-      NegateAttr r;
-      VKRT_ASSIGN_OR_RETURN(r.input_zp, zp(input("input1_zp"), "input1_zp"));
-      VKRT_ASSIGN_OR_RETURN(r.output_zp, zp(input("output_zp"), "output_zp"));
-      return OpAttributes(r);
-    }
-    case OpKind::REDUCE_ALL: case OpKind::REDUCE_ANY: case OpKind::REDUCE_PRODUCT:
-    case OpKind::REDUCE_SUM: case OpKind::REDUCE_MAX: case OpKind::REDUCE_MIN:
-    case OpKind::CONCAT: case OpKind::REVERSE: {
-      AxisAttr r;
-      uint32_t nm = 0;
-      switch (kind) {
-        case OpKind::REDUCE_ALL: if (auto* a = op->attribute_as_ReduceAllAttribute()) r.axis = a->axis(); break;
-        case OpKind::REDUCE_ANY: if (auto* a = op->attribute_as_ReduceAnyAttribute()) r.axis = a->axis(); break;
-        case OpKind::REDUCE_PRODUCT: if (auto* a = op->attribute_as_ReduceProductAttribute()) r.axis = a->axis(); break;
-        case OpKind::REDUCE_SUM: if (auto* a = op->attribute_as_ReduceSumAttribute()) r.axis = a->axis(); break;
-        case OpKind::REDUCE_MAX: if (auto* a = op->attribute_as_ReduceMaxAttribute()) { r.axis = a->axis(); nm = uint32_t(a->nan_mode()); } break;
-        case OpKind::REDUCE_MIN: if (auto* a = op->attribute_as_ReduceMinAttribute()) { r.axis = a->axis(); nm = uint32_t(a->nan_mode()); } break;
-        case OpKind::CONCAT: if (auto* a = op->attribute_as_ConcatAttribute()) r.axis = a->axis(); break;
-        default: if (auto* a = op->attribute_as_ReverseAttribute()) r.axis = a->axis(); break;
-      }
-      VKRT_ASSIGN_OR_RETURN(r.nan_mode, enum_value<NanMode>(nm ? nm : 1, 1, 2, "nan_mode"));
-      return OpAttributes(r);
-    }
-    case OpKind::PAD: {
-      PadAttr r;
-      VKRT_ASSIGN_OR_RETURN(r.padding, ints(input("padding"), "PAD padding"));
-      VKRT_ASSIGN_OR_RETURN(const ConstValue* c, constant(input("pad_const"), "PAD pad_const"));
-      VKRT_CHECK_OR_RETURN(c->count >= 1, InvalidProgram, ".tosa: PAD pad_const is empty");
-      r.pad_const_int = c->at(0);
-      r.pad_const_fp = c->at_fp(0);
-      return OpAttributes(r);
-    }
-    case OpKind::RESHAPE: {
-      ReshapeAttr r;
-      VKRT_ASSIGN_OR_RETURN(r.shape, ints(input("shape"), "RESHAPE shape"));
-      return OpAttributes(r);
-    }
-    case OpKind::SLICE: {
-      SliceAttr r;
-      VKRT_ASSIGN_OR_RETURN(r.start, ints(input("start"), "SLICE start"));
-      VKRT_ASSIGN_OR_RETURN(r.size, ints(input("size"), "SLICE size"));
-      return OpAttributes(r);
-    }
-    case OpKind::TILE: {
-      TileAttr r;
-      VKRT_ASSIGN_OR_RETURN(r.multiples, ints(input("multiples"), "TILE multiples"));
-      return OpAttributes(r);
-    }
-    case OpKind::TRANSPOSE: {
-      const auto* a = op->attribute_as_TransposeAttribute();
-      VKRT_CHECK_OR_RETURN(a && a->perms(), InvalidProgram, ".tosa: TRANSPOSE without perms");
-      TransposeAttr r;
-      r.perms.assign(a->perms()->begin(), a->perms()->end());
-      return OpAttributes(r);
-    }
-    case OpKind::RESIZE: {
-      const auto* a = op->attribute_as_ResizeAttribute();
-      ResizeAttr r;
-      VKRT_ASSIGN_OR_RETURN(r.mode, enum_value<ResizeMode>(a ? uint32_t(a->mode()) : 0, 1, 2, "resize mode"));
-      VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> scale, ints(input("scale"), "RESIZE scale"));
-      VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> offset, ints(input("offset"), "RESIZE offset"));
-      VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> border, ints(input("border"), "RESIZE border"));
-      VKRT_CHECK_OR_RETURN(scale.size() == 4 && offset.size() == 2 && border.size() == 2, InvalidProgram,
-                           ".tosa: RESIZE scale/offset/border sizes");
-      for (size_t i = 0; i < 4; ++i) r.scale[i] = int32_t(scale[i]);
-      for (size_t i = 0; i < 2; ++i) {
-        r.offset[i] = int32_t(offset[i]);
-        r.border[i] = int32_t(border[i]);
-      }
-      return OpAttributes(r);
-    }
-    case OpKind::RESCALE: {
-      const auto* a = op->attribute_as_RescaleAttribute();
-      VKRT_CHECK_OR_RETURN(a, InvalidProgram, ".tosa: RESCALE without attributes");
-      RescaleAttr r;
-      r.scale32 = a->scale32();
-      VKRT_ASSIGN_OR_RETURN(r.rounding_mode, enum_value<RoundingMode>(uint32_t(a->rounding_mode()), 1, 3, "rounding_mode"));
-      r.per_channel = a->per_channel();
-      r.input_unsigned = a->input_unsigned();
-      r.output_unsigned = a->output_unsigned();
-      VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> m, ints(input("multiplier"), "RESCALE multiplier"));
-      VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> s, ints(input("shift"), "RESCALE shift"));
-      for (int64_t v : m) r.multiplier.push_back(int32_t(v));
-      for (int64_t v : s) r.shift.push_back(int8_t(v));
-      VKRT_ASSIGN_OR_RETURN(r.input_zp, zp(input("input_zp"), "input_zp", r.input_unsigned));
-      VKRT_ASSIGN_OR_RETURN(r.output_zp, zp(input("output_zp"), "output_zp", r.output_unsigned));
-      return OpAttributes(r);
-    }
-    case OpKind::FFT2D:
-    case OpKind::RFFT2D:
-    case OpKind::CONV3D:
-      return make_error(Error::NotSupported, ".tosa reader: ", op_name(kind), " is not supported");
-    default:
-      return OpAttributes(NoAttr{});
+  if (const auto* a = o.op->attribute_as_AvgPool2dAttribute(); a && o.kind == OpKind::AVG_POOL2D) {
+    VKRT_RETURN_IF_ERROR(window(a));
+    VKRT_ASSIGN_OR_RETURN(r.acc_type, acc_from_dtype(a->acc_type()));
+    VKRT_ASSIGN_OR_RETURN(r.input_zp, zp(o.input("input_zp"), "input_zp"));
+    VKRT_ASSIGN_OR_RETURN(r.output_zp, zp(o.input("output_zp"), "output_zp"));
+    return Status::ok();
   }
+  if (const auto* a = o.op->attribute_as_MaxPool2dAttribute(); a && o.kind == OpKind::MAX_POOL2D) {
+    VKRT_RETURN_IF_ERROR(window(a));
+    VKRT_ASSIGN_OR_RETURN(r.nan_mode, nan_mode(uint32_t(a->nan_mode())));
+    return Status::ok();
+  }
+  return make_error(Error::InvalidProgram, ".tosa: ", op_name(o.kind), " without attributes");
+}
+
+// CONV2D, DEPTHWISE_CONV2D and CONV3D: the same fields in their own tables.
+Status TosaGraphBuilder::decode(const Operator& o, ConvAttr& r) {
+  const size_t spatial = o.kind == OpKind::CONV3D ? 3 : 2;
+  auto fields = [&](const auto* a) -> Status {
+    VKRT_CHECK_OR_RETURN(a, InvalidProgram, ".tosa: ", op_name(o.kind), " without attributes");
+    VKRT_RETURN_IF_ERROR(fill(r.pad, a->pad(), 2 * spatial, "pad"));
+    VKRT_RETURN_IF_ERROR(fill(r.stride, a->stride(), spatial, "stride"));
+    VKRT_RETURN_IF_ERROR(fill(r.dilation, a->dilation(), spatial, "dilation"));
+    r.local_bound = a->local_bound();
+    VKRT_ASSIGN_OR_RETURN(r.acc_type, acc_from_dtype(a->acc_type()));
+    VKRT_ASSIGN_OR_RETURN(r.input_zp, zp(o.input("input_zp"), "input_zp"));
+    VKRT_ASSIGN_OR_RETURN(r.weight_zp, zp(o.input("weight_zp"), "weight_zp"));
+    return Status::ok();
+  };
+  if (o.kind == OpKind::CONV3D) return fields(o.op->attribute_as_Conv3dAttribute());
+  if (o.kind == OpKind::DEPTHWISE_CONV2D) return fields(o.op->attribute_as_DepthwiseConv2dAttribute());
+  return fields(o.op->attribute_as_Conv2dAttribute());
+}
+
+Status TosaGraphBuilder::decode(const Operator& o, TransposeConvAttr& r) {
+  const auto* a = o.op->attribute_as_TransposeConv2dAttribute();
+  VKRT_CHECK_OR_RETURN(a, InvalidProgram, ".tosa: TRANSPOSE_CONV2D without attributes");
+  VKRT_RETURN_IF_ERROR(fill(r.out_pad, a->out_pad(), 4, "out_pad"));
+  VKRT_RETURN_IF_ERROR(fill(r.stride, a->stride(), 2, "stride"));
+  r.local_bound = a->local_bound();
+  VKRT_ASSIGN_OR_RETURN(r.acc_type, acc_from_dtype(a->acc_type()));
+  VKRT_ASSIGN_OR_RETURN(r.input_zp, zp(o.input("input_zp"), "input_zp"));
+  VKRT_ASSIGN_OR_RETURN(r.weight_zp, zp(o.input("weight_zp"), "weight_zp"));
+  return Status::ok();
+}
+
+Status TosaGraphBuilder::decode(const Operator& o, MatmulAttr& r) {
+  VKRT_ASSIGN_OR_RETURN(r.a_zp, zp(o.input("A_zp"), "A_zp"));
+  VKRT_ASSIGN_OR_RETURN(r.b_zp, zp(o.input("B_zp"), "B_zp"));
+  return Status::ok();
+}
+
+Status TosaGraphBuilder::decode(const Operator& o, FftAttr& r) {
+  if (o.kind == OpKind::FFT2D) {
+    const auto* a = o.op->attribute_as_Fft2dAttribute();
+    VKRT_CHECK_OR_RETURN(a, InvalidProgram, ".tosa: FFT2D without attributes");
+    r.inverse = a->inverse();
+    r.local_bound = a->local_bound();
+  } else if (const auto* a = o.op->attribute_as_Rfft2dAttribute()) {
+    r.local_bound = a->local_bound();
+  }
+  return Status::ok();
+}
+
+// The bounds are bytes of the input's element type.
+Status TosaGraphBuilder::decode(const Operator& o, ClampAttr& r) {
+  const auto* a = o.op->attribute_as_ClampAttribute();
+  VKRT_CHECK_OR_RETURN(a && a->min_val() && a->max_val(), InvalidProgram, ".tosa: CLAMP without bounds");
+  const std::string& in0 = o.inputs[0];
+  const DType t = g_.tensors[ids_.at(alias_.count(in0) ? alias_.at(in0) : in0)].dtype;
+  const size_t width = dtype_storage_bytes(t);
+  VKRT_CHECK_OR_RETURN(width != 0 && a->min_val()->size() >= width && a->max_val()->size() >= width,
+                       InvalidProgram, ".tosa: CLAMP bounds shorter than one ", dtype_name(t));
+  const ConstValue lo{t, width, 1, {a->min_val()->data(), a->min_val()->size()}};
+  const ConstValue hi{t, width, 1, {a->max_val()->data(), a->max_val()->size()}};
+  r.min_int = lo.at(0);
+  r.max_int = hi.at(0);
+  r.min_fp = dtype_is_float(t) ? lo.at_fp(0) : double(r.min_int);
+  r.max_fp = dtype_is_float(t) ? hi.at_fp(0) : double(r.max_int);
+  VKRT_ASSIGN_OR_RETURN(r.nan_mode, nan_mode(uint32_t(a->nan_mode())));
+  return Status::ok();
+}
+
+Status TosaGraphBuilder::decode(const Operator& o, ShiftAttr& r) {
+  const auto* a = o.op->attribute_as_ArithmeticRightShiftAttribute();
+  r.round = a ? a->round() : false;
+  return Status::ok();
+}
+
+Status TosaGraphBuilder::decode(const Operator& o, NanModeAttr& r) {
+  uint32_t nm = 0;
+  if (const auto* a = o.op->attribute_as_MaximumAttribute()) nm = uint32_t(a->nan_mode());
+  if (const auto* a = o.op->attribute_as_MinimumAttribute()) nm = uint32_t(a->nan_mode());
+  VKRT_ASSIGN_OR_RETURN(r.nan_mode, nan_mode(nm));
+  return Status::ok();
+}
+
+Status TosaGraphBuilder::decode(const Operator& o, MulAttr& r) {
+  VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> s, ints(o.input("shift"), "MUL shift"));
+  VKRT_CHECK_OR_RETURN(s.size() == 1 && s[0] >= INT32_MIN && s[0] <= INT32_MAX, InvalidProgram,
+                       ".tosa: MUL shift must be one int32 value");
+  r.shift = int32_t(s[0]);  // its TOSA range (0..63, int32 only) is the descriptor's rule
+  return Status::ok();
+}
+
+Status TosaGraphBuilder::decode(const Operator& o, TableAttr& r) {
+  VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> t, ints(o.input("table"), "TABLE table"));
+  for (int64_t v : t) r.table.push_back(int16_t(v));
+  return Status::ok();
+}
+
+Status TosaGraphBuilder::decode(const Operator& o, NegateAttr& r) {
+  VKRT_ASSIGN_OR_RETURN(r.input_zp, zp(o.input("input1_zp"), "input1_zp"));
+  VKRT_ASSIGN_OR_RETURN(r.output_zp, zp(o.input("output_zp"), "output_zp"));
+  return Status::ok();
+}
+
+// REDUCE_*, CONCAT and REVERSE: an axis in each op's own table (REDUCE_MAX/MIN add a nan_mode).
+Status TosaGraphBuilder::decode(const Operator& o, AxisAttr& r) {
+  uint32_t nm = 0;
+  if (const auto* a = o.op->attribute_as_ReduceAllAttribute()) r.axis = a->axis();
+  if (const auto* a = o.op->attribute_as_ReduceAnyAttribute()) r.axis = a->axis();
+  if (const auto* a = o.op->attribute_as_ReduceProductAttribute()) r.axis = a->axis();
+  if (const auto* a = o.op->attribute_as_ReduceSumAttribute()) r.axis = a->axis();
+  if (const auto* a = o.op->attribute_as_ReduceMaxAttribute()) r.axis = a->axis(), nm = uint32_t(a->nan_mode());
+  if (const auto* a = o.op->attribute_as_ReduceMinAttribute()) r.axis = a->axis(), nm = uint32_t(a->nan_mode());
+  if (const auto* a = o.op->attribute_as_ConcatAttribute()) r.axis = a->axis();
+  if (const auto* a = o.op->attribute_as_ReverseAttribute()) r.axis = a->axis();
+  VKRT_ASSIGN_OR_RETURN(r.nan_mode, nan_mode(nm));
+  return Status::ok();
+}
+
+Status TosaGraphBuilder::decode(const Operator& o, PadAttr& r) {
+  VKRT_ASSIGN_OR_RETURN(r.padding, ints(o.input("padding"), "PAD padding"));
+  VKRT_ASSIGN_OR_RETURN(const ConstValue* c, constant(o.input("pad_const"), "PAD pad_const"));
+  VKRT_CHECK_OR_RETURN(c->count >= 1, InvalidProgram, ".tosa: PAD pad_const is empty");
+  r.pad_const_int = c->at(0);
+  r.pad_const_fp = c->at_fp(0);
+  return Status::ok();
+}
+
+Status TosaGraphBuilder::decode(const Operator& o, ReshapeAttr& r) {
+  VKRT_ASSIGN_OR_RETURN(r.shape, ints(o.input("shape"), "RESHAPE shape"));
+  return Status::ok();
+}
+
+Status TosaGraphBuilder::decode(const Operator& o, SliceAttr& r) {
+  VKRT_ASSIGN_OR_RETURN(r.start, ints(o.input("start"), "SLICE start"));
+  VKRT_ASSIGN_OR_RETURN(r.size, ints(o.input("size"), "SLICE size"));
+  return Status::ok();
+}
+
+Status TosaGraphBuilder::decode(const Operator& o, TileAttr& r) {
+  VKRT_ASSIGN_OR_RETURN(r.multiples, ints(o.input("multiples"), "TILE multiples"));
+  return Status::ok();
+}
+
+Status TosaGraphBuilder::decode(const Operator& o, TransposeAttr& r) {
+  const auto* a = o.op->attribute_as_TransposeAttribute();
+  VKRT_CHECK_OR_RETURN(a && a->perms(), InvalidProgram, ".tosa: TRANSPOSE without perms");
+  r.perms.assign(a->perms()->begin(), a->perms()->end());
+  return Status::ok();
+}
+
+Status TosaGraphBuilder::decode(const Operator& o, ResizeAttr& r) {
+  const auto* a = o.op->attribute_as_ResizeAttribute();
+  VKRT_ASSIGN_OR_RETURN(r.mode, enum_value<ResizeMode>(a ? uint32_t(a->mode()) : 0, 1, 2, "resize mode"));
+  VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> scale, ints(o.input("scale"), "RESIZE scale"));
+  VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> offset, ints(o.input("offset"), "RESIZE offset"));
+  VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> border, ints(o.input("border"), "RESIZE border"));
+  VKRT_CHECK_OR_RETURN(scale.size() == 4 && offset.size() == 2 && border.size() == 2, InvalidProgram,
+                       ".tosa: RESIZE scale/offset/border sizes");
+  for (size_t i = 0; i < 4; ++i) r.scale[i] = int32_t(scale[i]);
+  for (size_t i = 0; i < 2; ++i) {
+    r.offset[i] = int32_t(offset[i]);
+    r.border[i] = int32_t(border[i]);
+  }
+  return Status::ok();
+}
+
+Status TosaGraphBuilder::decode(const Operator& o, RescaleAttr& r) {
+  const auto* a = o.op->attribute_as_RescaleAttribute();
+  VKRT_CHECK_OR_RETURN(a, InvalidProgram, ".tosa: RESCALE without attributes");
+  r.scale32 = a->scale32();
+  VKRT_ASSIGN_OR_RETURN(r.rounding_mode, enum_value<RoundingMode>(uint32_t(a->rounding_mode()), 1, 3, "rounding_mode"));
+  r.per_channel = a->per_channel();
+  r.input_unsigned = a->input_unsigned();
+  r.output_unsigned = a->output_unsigned();
+  VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> m, ints(o.input("multiplier"), "RESCALE multiplier"));
+  VKRT_ASSIGN_OR_RETURN(std::vector<int64_t> s, ints(o.input("shift"), "RESCALE shift"));
+  for (int64_t v : m) r.multiplier.push_back(int32_t(v));
+  for (int64_t v : s) r.shift.push_back(int8_t(v));
+  VKRT_ASSIGN_OR_RETURN(r.input_zp, zp(o.input("input_zp"), "input_zp", r.input_unsigned));
+  VKRT_ASSIGN_OR_RETURN(r.output_zp, zp(o.input("output_zp"), "output_zp", r.output_unsigned));
+  return Status::ok();
 }
 
 Result<Graph> TosaGraphBuilder::build(const tosa_fb::TosaBasicBlock* block) {
@@ -457,7 +495,7 @@ Result<Graph> TosaGraphBuilder::build(const tosa_fb::TosaBasicBlock* block) {
                            code, " (", tosa_fb::EnumNameOp(op->op()), ") is not supported");
       const OpKind kind = OpKind(code - 1);
       const size_t want_inputs = tosa_operand_names(kind).size() - size_t(tosa_first_input_operand(kind));
-      if (kind == OpKind::CONCAT) {
+      if (tosa_operands_variadic(kind)) {
         VKRT_CHECK_OR_RETURN(!in.empty(), InvalidProgram, ".tosa operator ", k, ": CONCAT without inputs");
       } else {
         VKRT_CHECK_OR_RETURN(in.size() == want_inputs, InvalidProgram, ".tosa operator ", k, " (",
@@ -466,7 +504,7 @@ Result<Graph> TosaGraphBuilder::build(const tosa_fb::TosaBasicBlock* block) {
       Op ir;
       ir.kind = kind;
       ir.debug_name = out.empty() ? std::string() : out[0];
-      if (kind == OpKind::CONCAT) {
+      if (tosa_operands_variadic(kind)) {
         for (const std::string& name : in) {
           VKRT_ASSIGN_OR_RETURN(TensorId t, tensor(name));
           ir.inputs.push_back(t);
