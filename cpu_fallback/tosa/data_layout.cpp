@@ -116,10 +116,12 @@ Status concat(std::span<const TensorRef> inputs, const AxisAttr& attrs, const Te
 
 // ---- PAD -----------------------------------------------------------------------------------
 
-Status check_pad(const TensorRef& input, const PadAttrs& attrs, const TensorRef& output) {
+Status check_pad(const TensorRef& input, const PadAttr& attrs, const TensorRef& output) {
   constexpr const char* op = "PAD";
   VKRT_RETURN_IF_ERROR(check_in_out(op, input, output));
   VKRT_RETURN_IF_ERROR(check_same_rank(op, input, output));
+  if (attrs.padding.size() != 2 * size_t(input.rank()))
+    return make_error(Error::InvalidArgument, op, ": ", attrs.padding.size(), " padding values for rank ", input.rank());
   std::array<int64_t, kMaxRank> expected{};
   for (int d = 0; d < input.rank(); ++d) {
     const int64_t before = attrs.padding[2 * d], after = attrs.padding[2 * d + 1];
@@ -136,7 +138,7 @@ Status check_pad(const TensorRef& input, const PadAttrs& attrs, const TensorRef&
   return Status::ok();
 }
 
-Status pad(const TensorRef& input, const PadAttrs& attrs, const TensorRef& output) {
+Status pad(const TensorRef& input, const PadAttr& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_pad(input, attrs, output));
   const int rank = input.rank();
   const auto in_strides = row_major_strides(input.shape);
@@ -144,8 +146,9 @@ Status pad(const TensorRef& input, const PadAttrs& attrs, const TensorRef& outpu
   // and Fp16/Bf16 bit patterns) from pad_const_int truncated to the element width.
   uint64_t fill_bits = 0;
   if (input.dtype == DType::Fp32) {
+    const float f = float(attrs.pad_const_fp);
     uint32_t b;
-    std::memcpy(&b, &attrs.pad_const_fp, 4);
+    std::memcpy(&b, &f, 4);
     fill_bits = b;
   } else if (input.dtype == DType::Bool) {
     fill_bits = attrs.pad_const_int != 0 ? 1 : 0;
@@ -218,10 +221,12 @@ Status reverse(const TensorRef& input, const AxisAttr& attrs, const TensorRef& o
 
 // ---- SLICE ---------------------------------------------------------------------------------
 
-Status check_slice(const TensorRef& input, const SliceAttrs& attrs, const TensorRef& output) {
+Status check_slice(const TensorRef& input, const SliceAttr& attrs, const TensorRef& output) {
   constexpr const char* op = "SLICE";
   VKRT_RETURN_IF_ERROR(check_in_out(op, input, output));
   VKRT_RETURN_IF_ERROR(check_same_rank(op, input, output));
+  if (attrs.start.size() != size_t(input.rank()))
+    return make_error(Error::InvalidArgument, op, ": ", attrs.start.size(), " start values for rank ", input.rank());
   for (int d = 0; d < input.rank(); ++d) {
     const int64_t start = attrs.start[d], size = output.dim(d);
     if (start < 0 || start > input.dim(d) || size > input.dim(d) - start)
@@ -231,7 +236,7 @@ Status check_slice(const TensorRef& input, const SliceAttrs& attrs, const Tensor
   return Status::ok();
 }
 
-Status slice(const TensorRef& input, const SliceAttrs& attrs, const TensorRef& output) {
+Status slice(const TensorRef& input, const SliceAttr& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_slice(input, attrs, output));
   const auto strides = row_major_strides(input.shape);
   const int rank = input.rank();
@@ -245,10 +250,12 @@ Status slice(const TensorRef& input, const SliceAttrs& attrs, const TensorRef& o
 
 // ---- TILE ----------------------------------------------------------------------------------
 
-Status check_tile(const TensorRef& input, const TileAttrs& attrs, const TensorRef& output) {
+Status check_tile(const TensorRef& input, const TileAttr& attrs, const TensorRef& output) {
   constexpr const char* op = "TILE";
   VKRT_RETURN_IF_ERROR(check_in_out(op, input, output));
   VKRT_RETURN_IF_ERROR(check_same_rank(op, input, output));
+  if (attrs.multiples.size() != size_t(input.rank()))
+    return make_error(Error::InvalidArgument, op, ": ", attrs.multiples.size(), " multiples for rank ", input.rank());
   std::array<int64_t, kMaxRank> expected{};
   for (int d = 0; d < input.rank(); ++d) {
     const int64_t m = attrs.multiples[d];
@@ -262,7 +269,7 @@ Status check_tile(const TensorRef& input, const TileAttrs& attrs, const TensorRe
   return expect_shape(op, "output", output, std::span<const int64_t>(expected.data(), size_t(input.rank())));
 }
 
-Status tile(const TensorRef& input, const TileAttrs& attrs, const TensorRef& output) {
+Status tile(const TensorRef& input, const TileAttr& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_tile(input, attrs, output));
   const auto strides = row_major_strides(input.shape);
   const int rank = input.rank();
@@ -276,10 +283,12 @@ Status tile(const TensorRef& input, const TileAttrs& attrs, const TensorRef& out
 
 // ---- TRANSPOSE -----------------------------------------------------------------------------
 
-Status check_transpose(const TensorRef& input, const TransposeAttrs& attrs, const TensorRef& output) {
+Status check_transpose(const TensorRef& input, const TransposeAttr& attrs, const TensorRef& output) {
   constexpr const char* op = "TRANSPOSE";
   VKRT_RETURN_IF_ERROR(check_in_out(op, input, output));
   VKRT_RETURN_IF_ERROR(check_same_rank(op, input, output));
+  if (attrs.perms.size() != size_t(input.rank()))
+    return make_error(Error::InvalidArgument, op, ": ", attrs.perms.size(), " perms for rank ", input.rank());
   const int rank = input.rank();
   std::array<bool, kMaxRank> seen{};
   std::array<int64_t, kMaxRank> expected{};
@@ -294,7 +303,7 @@ Status check_transpose(const TensorRef& input, const TransposeAttrs& attrs, cons
   return expect_shape(op, "output", output, std::span<const int64_t>(expected.data(), size_t(rank)));
 }
 
-Status transpose(const TensorRef& input, const TransposeAttrs& attrs, const TensorRef& output) {
+Status transpose(const TensorRef& input, const TransposeAttr& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_transpose(input, attrs, output));
   const auto strides = row_major_strides(input.shape);
   const int rank = input.rank();

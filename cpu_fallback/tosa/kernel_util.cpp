@@ -18,25 +18,6 @@ size_t dtype_size(DType t) {
   }
 }
 
-const char* dtype_name(DType t) {
-  switch (t) {
-    case DType::Unknown: return "unknown";
-    case DType::Bool: return "bool";
-    case DType::Int4: return "int4";
-    case DType::Int8: return "int8";
-    case DType::Int16: return "int16";
-    case DType::Int32: return "int32";
-    case DType::Int48: return "int48";
-    case DType::Fp32: return "fp32";
-    case DType::Fp16: return "fp16";
-    case DType::Bf16: return "bf16";
-    case DType::Shape: return "shape";
-    case DType::Fp8E4M3: return "fp8e4m3";
-    case DType::Fp8E5M2: return "fp8e5m2";
-  }
-  return "invalid";
-}
-
 namespace detail {
 
 std::string shape_string(std::span<const int64_t> shape) {

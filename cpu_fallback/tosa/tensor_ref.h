@@ -18,8 +18,7 @@ inline constexpr int kMaxRank = 6;
 
 // Bytes per stored element (see DType); 0 for types no kernel supports (Int4, Fp8).
 size_t dtype_size(DType t);
-// "int8", "fp32", "int48", ...; "unknown(<n>)" style names are not produced: unknown values give "invalid".
-const char* dtype_name(DType t);
+// dtype_name: vocabulary.h.
 
 // A borrowed tensor: element type, dims (row-major, outermost first) and data.
 // The caller owns both the dims array and the data and keeps them alive for the call.

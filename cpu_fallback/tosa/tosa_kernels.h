@@ -259,36 +259,26 @@ Status table(const TensorRef& input, const TensorRef& table, const TensorRef& ou
 Status check_concat(std::span<const TensorRef> inputs, const AxisAttr& attrs, const TensorRef& output);
 Status concat(std::span<const TensorRef> inputs, const AxisAttr& attrs, const TensorRef& output);
 
-struct PadAttrs {
-  int64_t padding[2 * kMaxRank] = {};  // before0, after0, before1, after1, ... (>= 0), rank*2 used
-  int64_t pad_const_int = 0;           // integer types: the raw value (within the type's range);
-                                       // Bool: nonzero = true; Fp16/Bf16: the 16-bit pattern
-  float pad_const_fp = 0.0f;           // Fp32
-};
-Status check_pad(const TensorRef& input, const PadAttrs& attrs, const TensorRef& output);
-Status pad(const TensorRef& input, const PadAttrs& attrs, const TensorRef& output);
+// PAD (PadAttr, vocabulary.h): 2 * rank padding values >= 0; pad_const_int is the raw value for
+// integer types (Bool: nonzero = true; Fp16/Bf16: the 16-bit pattern), pad_const_fp for Fp32.
+Status check_pad(const TensorRef& input, const PadAttr& attrs, const TensorRef& output);
+Status pad(const TensorRef& input, const PadAttr& attrs, const TensorRef& output);
 
 // RESHAPE: the output's shape is the new shape; element counts must match.
 Status check_reshape(const TensorRef& input, const TensorRef& output);
 Status reshape(const TensorRef& input, const TensorRef& output);
 
-struct SliceAttrs {
-  int64_t start[kMaxRank] = {};  // per dim; the size operand is the output shape
-};
-Status check_slice(const TensorRef& input, const SliceAttrs& attrs, const TensorRef& output);
-Status slice(const TensorRef& input, const SliceAttrs& attrs, const TensorRef& output);
+// SLICE (SliceAttr): `start` per dim; the size is the output shape (`size` is not read).
+Status check_slice(const TensorRef& input, const SliceAttr& attrs, const TensorRef& output);
+Status slice(const TensorRef& input, const SliceAttr& attrs, const TensorRef& output);
 
-struct TileAttrs {
-  int64_t multiples[kMaxRank] = {};  // per dim, >= 1; output dim = input dim * multiple
-};
-Status check_tile(const TensorRef& input, const TileAttrs& attrs, const TensorRef& output);
-Status tile(const TensorRef& input, const TileAttrs& attrs, const TensorRef& output);
+// TILE (TileAttr): multiples per dim, >= 1; output dim = input dim * multiple.
+Status check_tile(const TensorRef& input, const TileAttr& attrs, const TensorRef& output);
+Status tile(const TensorRef& input, const TileAttr& attrs, const TensorRef& output);
 
-struct TransposeAttrs {
-  int32_t perms[kMaxRank] = {};  // output dim d = input dim perms[d]; a permutation of [0, rank)
-};
-Status check_transpose(const TensorRef& input, const TransposeAttrs& attrs, const TensorRef& output);
-Status transpose(const TensorRef& input, const TransposeAttrs& attrs, const TensorRef& output);
+// TRANSPOSE (TransposeAttr): output dim d = input dim perms[d]; a permutation of [0, rank).
+Status check_transpose(const TensorRef& input, const TransposeAttr& attrs, const TensorRef& output);
+Status transpose(const TensorRef& input, const TransposeAttr& attrs, const TensorRef& output);
 
 Status check_reverse(const TensorRef& input, const AxisAttr& attrs, const TensorRef& output);
 Status reverse(const TensorRef& input, const AxisAttr& attrs, const TensorRef& output);

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 namespace vkrt::tosa {
 
@@ -34,6 +35,26 @@ enum class DType : uint8_t {
   Fp8E4M3 = 11,
   Fp8E5M2 = 12,
 };
+
+// "int8", "fp32", ...; "unknown" for Unknown, "invalid" for a value outside the enum.
+constexpr const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::Unknown: return "unknown";
+    case DType::Bool: return "bool";
+    case DType::Int4: return "int4";
+    case DType::Int8: return "int8";
+    case DType::Int16: return "int16";
+    case DType::Int32: return "int32";
+    case DType::Int48: return "int48";
+    case DType::Fp32: return "fp32";
+    case DType::Fp16: return "fp16";
+    case DType::Bf16: return "bf16";
+    case DType::Shape: return "shape";
+    case DType::Fp8E4M3: return "fp8e4m3";
+    case DType::Fp8E5M2: return "fp8e5m2";
+  }
+  return "invalid";
+}
 
 // Enumerations with the same numbers in the SPIR-V and .tosa encodings. 0 is not a valid
 // value of any of them (the kernels reject it).
@@ -128,6 +149,30 @@ struct FftAttr {
   bool inverse = false;      // false: exp(-i...), true: exp(+i...); neither normalises
   bool local_bound = false;  // an fp precision hint; the CPU kernel's result is always the accurate sum
   bool operator==(const FftAttr&) const = default;
+};
+
+// Data layout: one value per dimension (PAD two); the kernels check the counts against the rank.
+struct PadAttr {
+  std::vector<int64_t> padding;  // [before0, after0, before1, after1, ...], 2 * rank values
+  int64_t pad_const_int = 0;     // integer / bool inputs (raw value in the input type)
+  double pad_const_fp = 0.0;     // float inputs
+  bool operator==(const PadAttr&) const = default;
+};
+
+struct SliceAttr {
+  std::vector<int64_t> start;
+  std::vector<int64_t> size;
+  bool operator==(const SliceAttr&) const = default;
+};
+
+struct TileAttr {
+  std::vector<int64_t> multiples;
+  bool operator==(const TileAttr&) const = default;
+};
+
+struct TransposeAttr {
+  std::vector<int32_t> perms;  // out.shape[d] = in.shape[perms[d]]
+  bool operator==(const TransposeAttr&) const = default;
 };
 
 }  // namespace vkrt::tosa

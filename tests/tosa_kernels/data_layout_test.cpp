@@ -27,16 +27,15 @@ TEST(TosaPad, ConstantAndPerAxisPadding) {
   // [2,2] padded (1 before, 0 after) on dim 0 and (0, 2) on dim 1 with value -128 (an int8 zero point).
   auto in = i8({2, 2}, {1, 2, 3, 4});
   auto out = i8({3, 4});
-  PadAttrs a;
-  a.padding[0] = 1;
-  a.padding[3] = 2;
+  PadAttr a;
+  a.padding = {1, 0, 0, 2};
   a.pad_const_int = -128;
   EXPECT_TOSA_OK(pad(in, a, out));
   EXPECT_EQ(out.data, (std::vector<int8_t>{-128, -128, -128, -128, 1, 2, -128, -128, 3, 4, -128, -128}));
   auto fin = f32({1, 1, 1, 1}, {5});
   auto fout = f32({1, 3, 1, 1});
-  PadAttrs b;
-  b.padding[2] = b.padding[3] = 1;
+  PadAttr b;
+  b.padding = {0, 0, 1, 1, 0, 0, 0, 0};
   b.pad_const_fp = 0.5f;
   EXPECT_TOSA_OK(pad(fin, b, fout));
   EXPECT_EQ(fout.data, (std::vector<float>{0.5f, 5, 0.5f}));
@@ -71,9 +70,8 @@ TEST(TosaSliceTile, Basics) {
   for (int i = 0; i < 12; ++i) v[size_t(i)] = i;
   auto in = i32({3, 4}, v);
   auto out = i32({2, 2});
-  SliceAttrs s;
-  s.start[0] = 1;
-  s.start[1] = 1;
+  SliceAttr s;
+  s.start = {1, 1};
   EXPECT_TOSA_OK(slice(in, s, out));
   EXPECT_EQ(out.data, (std::vector<int32_t>{5, 6, 9, 10}));
   s.start[1] = 3;  // 3 + 2 > 4
@@ -81,9 +79,8 @@ TEST(TosaSliceTile, Basics) {
   // TILE [1,2] x (2, 3) -> [2,6].
   auto t_in = i8({1, 2}, {1, 2});
   auto t_out = i8({2, 6});
-  TileAttrs t;
-  t.multiples[0] = 2;
-  t.multiples[1] = 3;
+  TileAttr t;
+  t.multiples = {2, 3};
   EXPECT_TOSA_OK(tile(t_in, t, t_out));
   EXPECT_EQ(t_out.data, (std::vector<int8_t>{1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2}));
   t.multiples[1] = 0;
@@ -96,15 +93,15 @@ TEST(TosaTranspose, NchwToNhwcAndErrors) {
   for (int i = 0; i < 12; ++i) v[size_t(i)] = float(i);
   auto in = f32({1, 2, 2, 3}, v);
   auto out = f32({1, 3, 2, 2});
-  TransposeAttrs a;
-  a.perms[0] = 0; a.perms[1] = 3; a.perms[2] = 1; a.perms[3] = 2;
+  TransposeAttr a;
+  a.perms = {0, 3, 1, 2};
   EXPECT_TOSA_OK(transpose(in, a, out));
   EXPECT_EQ(out.data, (std::vector<float>{0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11}));
   // 2-D transpose of [2,3].
   auto m = i8({2, 3}, {1, 2, 3, 4, 5, 6});
   auto mt = i8({3, 2});
-  TransposeAttrs b;
-  b.perms[0] = 1; b.perms[1] = 0;
+  TransposeAttr b;
+  b.perms = {1, 0};
   EXPECT_TOSA_OK(transpose(m, b, mt));
   EXPECT_EQ(mt.data, (std::vector<int8_t>{1, 4, 2, 5, 3, 6}));
   a.perms[3] = 1;  // duplicate

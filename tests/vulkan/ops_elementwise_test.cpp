@@ -365,9 +365,8 @@ std::vector<MoveCase> move_cases() {
       a.perms = {2, 0, 3, 1};
       v.push_back({"Transpose_" + ts, OpKind::TRANSPOSE, t, {{2, 3, 4, 5}}, {4, 2, 5, 3}, a,
                    [](const std::vector<HostTensor>& in, HostTensor& out) {
-                     tosa::TransposeAttrs ta;
-                     int32_t p[4] = {2, 0, 3, 1};
-                     std::copy(p, p + 4, ta.perms);
+                     tosa::TransposeAttr ta;
+                     ta.perms = {2, 0, 3, 1};
                      return tosa::transpose(in[0].ref(), ta, out.ref());
                    }});
     }
@@ -378,9 +377,8 @@ std::vector<MoveCase> move_cases() {
       a.pad_const_fp = 1.5;
       v.push_back({"Pad_" + ts, OpKind::PAD, t, {{2, 3, 4}}, {3, 5, 8}, a,
                    [](const std::vector<HostTensor>& in, HostTensor& out) {
-                     tosa::PadAttrs pa;
-                     int64_t p[6] = {1, 0, 0, 2, 3, 1};
-                     std::copy(p, p + 6, pa.padding);
+                     tosa::PadAttr pa;
+                     pa.padding = {1, 0, 0, 2, 3, 1};
                      pa.pad_const_int = -5;
                      pa.pad_const_fp = 1.5f;
                      return tosa::pad(in[0].ref(), pa, out.ref());
@@ -405,9 +403,8 @@ std::vector<MoveCase> move_cases() {
     a.size = {2, 3, 3};
     v.push_back({"SliceInt8", OpKind::SLICE, DType::Int8, {{3, 4, 6}}, {2, 3, 3}, a,
                  [](const std::vector<HostTensor>& in, HostTensor& out) {
-                   tosa::SliceAttrs sa;
-                   int64_t s[3] = {1, 0, 2};
-                   std::copy(s, s + 3, sa.start);
+                   tosa::SliceAttr sa;
+                   sa.start = {1, 0, 2};
                    return tosa::slice(in[0].ref(), sa, out.ref());
                  }});
   }
@@ -416,9 +413,8 @@ std::vector<MoveCase> move_cases() {
     a.multiples = {2, 1, 3};
     v.push_back({"TileInt16", OpKind::TILE, DType::Int16, {{2, 3, 2}}, {4, 3, 6}, a,
                  [](const std::vector<HostTensor>& in, HostTensor& out) {
-                   tosa::TileAttrs ta;
-                   int64_t m[3] = {2, 1, 3};
-                   std::copy(m, m + 3, ta.multiples);
+                   tosa::TileAttr ta;
+                   ta.multiples = {2, 1, 3};
                    return tosa::tile(in[0].ref(), ta, out.ref());
                  }});
   }

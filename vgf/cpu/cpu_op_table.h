@@ -23,8 +23,7 @@ namespace vkrt::vgf::cpu {
 struct PlannedOp {
   const OpAttributes* ir = nullptr;  // the op's attributes (the graph outlives its plans)
   std::variant<std::monostate, tosa::Conv2dAttrs, tosa::TransposeConv2dAttrs, tosa::AvgPool2dAttrs,
-               tosa::MaxPool2dAttrs, tosa::BinaryAttrs, tosa::RescaleAttrs, tosa::PadAttrs, tosa::SliceAttrs,
-               tosa::TileAttrs, tosa::TransposeAttrs>
+               tosa::MaxPool2dAttrs, tosa::BinaryAttrs, tosa::RescaleAttrs>
       attrs;
   // Storage the attrs point into (RESCALE spans) and the TABLE operand.
   std::vector<int32_t> multiplier;

@@ -30,25 +30,6 @@ size_t dtype_storage_bytes(DType t) {
   return 0;
 }
 
-const char* dtype_name(DType t) {
-  switch (t) {
-    case DType::Bool: return "bool";
-    case DType::Int4: return "int4";
-    case DType::Int8: return "int8";
-    case DType::Int16: return "int16";
-    case DType::Int32: return "int32";
-    case DType::Int48: return "int48";
-    case DType::Fp32: return "fp32";
-    case DType::Fp16: return "fp16";
-    case DType::Bf16: return "bf16";
-    case DType::Shape: return "shape";
-    case DType::Fp8E4M3: return "fp8e4m3";
-    case DType::Fp8E5M2: return "fp8e5m2";
-    case DType::Unknown: break;
-  }
-  return "unknown";
-}
-
 bool dtype_is_float(DType t) {
   return t == DType::Fp32 || t == DType::Fp16 || t == DType::Bf16 || t == DType::Fp8E4M3 ||
          t == DType::Fp8E5M2;

@@ -45,8 +45,7 @@ using tosa::type_min;
 
 // Bytes per stored element (Bool 1, Int4 1, Int48 8, Shape 8, ...); 0 for Unknown/invalid.
 size_t dtype_storage_bytes(DType t);
-// "int8", "fp32", ... ("unknown" for anything else).
-const char* dtype_name(DType t);
+using tosa::dtype_name;  // "int8", "fp32", ... (vocabulary.h)
 bool dtype_is_float(DType t);  // Fp32, Fp16, Bf16, Fp8*
 // The runtime ScalarType a host buffer of this TOSA type has (Int8 -> Char, Int48 -> Long,
 // Int4 -> Char, Fp32 -> Float, Bool -> Bool, ...).
@@ -217,12 +216,7 @@ struct TableAttr {
 
 
 
-struct PadAttr {
-  std::vector<int64_t> padding;  // [before0, after0, before1, after1, ...], 2 * rank values
-  int64_t pad_const_int = 0;     // integer / bool inputs (raw value in the input type)
-  double pad_const_fp = 0.0;     // float inputs
-  bool operator==(const PadAttr&) const = default;
-};
+using tosa::PadAttr;
 
 struct ReshapeAttr {
   // Output shape. One entry may be -1 (inferred from the element count), which dynamic
@@ -231,21 +225,11 @@ struct ReshapeAttr {
   bool operator==(const ReshapeAttr&) const = default;
 };
 
-struct SliceAttr {
-  std::vector<int64_t> start;
-  std::vector<int64_t> size;
-  bool operator==(const SliceAttr&) const = default;
-};
+using tosa::SliceAttr;
 
-struct TileAttr {
-  std::vector<int64_t> multiples;
-  bool operator==(const TileAttr&) const = default;
-};
+using tosa::TileAttr;
 
-struct TransposeAttr {
-  std::vector<int32_t> perms;  // out.shape[d] = in.shape[perms[d]]
-  bool operator==(const TransposeAttr&) const = default;
-};
+using tosa::TransposeAttr;
 
 
 struct RescaleAttr {
