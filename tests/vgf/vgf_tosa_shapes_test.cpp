@@ -142,7 +142,10 @@ Graph one_op(OpKind kind, OpAttributes attr, std::vector<std::vector<int64_t>> i
   for (size_t i = 0; i < in_shapes.size(); ++i) {
     TensorInfo t;
     t.name = "in" + std::to_string(i);
-    t.dtype = in_dtype;
+    // A convolution's bias has the output's type (TOSA: int8 input, int32 bias and output).
+    const bool conv_bias = i == 2 && (kind == OpKind::CONV2D || kind == OpKind::DEPTHWISE_CONV2D ||
+                                      kind == OpKind::TRANSPOSE_CONV2D || kind == OpKind::CONV3D);
+    t.dtype = conv_bias ? out_dtype : in_dtype;
     t.shape = in_shapes[i];
     TensorId id = g.add_tensor(t);
     g.inputs.push_back({id, t.name, uint32_t(i), 0});

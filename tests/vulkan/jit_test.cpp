@@ -47,7 +47,7 @@ TEST(VulkanOpTable, CapabilityRefusalsNameTheOpAndTypes) {
   TensorId y = b.input(DType::Int8, {2, 3});
   TensorId sum = b.tensor(DType::Int8, {2, 3});
   b.op(OpKind::ADD, {x, y}, {sum});  // int8 ADD: TOSA has none, neither do the shaders
-  TensorId prod = b.tensor(DType::Int8, {2, 3});
+  TensorId prod = b.tensor(DType::Int32, {2, 3});  // int8 products are int32
   b.op(OpKind::MUL, {x, y}, {prod}, vgf::MulAttr{});
   TensorId deep_in = b.input(DType::Fp32, {1, 1, 1, 1, 1, 1, 2});
   TensorId deep_out = b.tensor(DType::Fp32, {1, 1, 1, 1, 1, 1, 2});

@@ -169,7 +169,9 @@ TEST(VulkanConv, Fp32Conv2dWithFusedClamp) {
   GraphBuilder b;
   TensorId x = b.input(DType::Fp32, c.input);
   TensorId acc = b.tensor(DType::Fp32, c.output);
-  b.op(OpKind::CONV2D, {x, b.constant(w), b.constant(bias)}, {acc}, c.attr);
+  vgf::ConvAttr fp32_conv = c.attr;
+  fp32_conv.acc_type = vgf::AccType::Fp32;
+  b.op(OpKind::CONV2D, {x, b.constant(w), b.constant(bias)}, {acc}, fp32_conv);
   TensorId cl = b.tensor(DType::Fp32, c.output);
   b.op(OpKind::CLAMP, {acc}, {cl}, ca);
   b.output(cl);

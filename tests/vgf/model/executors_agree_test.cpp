@@ -6,6 +6,7 @@
 // verdict class from both executors.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -23,7 +24,12 @@ namespace {
 
 std::vector<Graph> corpus_graphs() {
   std::vector<std::string> vgf_files, tosa_files;
-  for (const char* dir : {VKRT_VGF_FUZZ_CORPUS_DIR}) {
+  // The repository corpus, and VKRT_EXECUTORS_AGREE_DIR when set: e.g. the VGFs of every graph the
+  // Vulkan tests run (VKRT_TEST_WRITE_VGF=dir build/tests/vulkan/vulkan_ops_test), as
+  // scripts/run-fuzzers.sh seeds vgf_fuzzer with them.
+  std::vector<std::string> dirs = {VKRT_VGF_FUZZ_CORPUS_DIR};
+  if (const char* extra = std::getenv("VKRT_EXECUTORS_AGREE_DIR")) dirs.push_back(extra);
+  for (const std::string& dir : dirs) {
     for (const auto& e : std::filesystem::directory_iterator(dir)) vgf_files.push_back(e.path().string());
   }
   const std::string conformance = ::vkrt::testing::conformance_path("vgf");

@@ -73,8 +73,9 @@ std::vector<RuleCase> cases() {
 
   MulAttr bad_shift;
   bad_shift.shift = 3;
-  out.push_back({"MUL shift only for int32", {OpKind::MUL, {i8("a"), i8("b")}, {i8("y")}, bad_shift},
-                 {OpKind::MUL, {i8("a"), i8("b")}, {i8("y")}, MulAttr{}},
+  auto i32 = [&](const char* n) { return tensor(n, DType::Int32, s); };
+  out.push_back({"MUL shift only for int32", {OpKind::MUL, {i8("a"), i8("b")}, {i32("y")}, bad_shift},
+                 {OpKind::MUL, {i8("a"), i8("b")}, {i32("y")}, MulAttr{}},
                  "op 0 (MUL): shift 3 is only allowed with int32 inputs, not int8"});
 
   TableAttr long_table, table;
@@ -94,6 +95,7 @@ std::vector<RuleCase> cases() {
 
   // int16 activations (A16W8) carry no zero point: TOSA ERROR_IF(in_t != int8 && input_zp != 0).
   ConvAttr zp16, conv;
+  zp16.acc_type = conv.acc_type = AccType::Int48;
   zp16.input_zp = 5;
   auto conv_op = [&](const ConvAttr& a) {
     return OneOp{OpKind::CONV2D,

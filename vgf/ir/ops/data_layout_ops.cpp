@@ -196,6 +196,16 @@ Status check_scatter(const OpContext& c) {
   return same_types(c, {0, 2});
 }
 
+// PAD: pad_const is a value of the input's integer type.
+Status check_pad(const OpContext& c) {
+  VKRT_RETURN_IF_ERROR(all_same_type(c));
+  const DType t = c.input_type(0);
+  const int64_t v = c.attr<PadAttr>().pad_const_int;
+  if ((t == DType::Int8 || t == DType::Int16 || t == DType::Int32) && (v < type_min(t) || v > type_max(t)))
+    return c.refuse("pad_const ", v, " outside the ", dtype_name(t), " range");
+  return Status::ok();
+}
+
 OpDescriptor reduce(OpKind kind, const char* name, bool nan_mode = false) {
   OpDescriptor d{.kind = kind, .name = name, .tensor_inputs = {"input"}, .attributes = attribute_index<AxisAttr>(),
                  .spirv_operands = {"axis", "input"}, .infer_shapes = infer_reduce, .check = all_same_type};
@@ -214,6 +224,8 @@ OpDescriptor layout(OpKind kind, const char* name, size_t attributes, std::vecto
 std::vector<OpDescriptor> data_layout_op_descriptors() {
   OpDescriptor concat = layout(OpKind::CONCAT, "CONCAT", attribute_index<AxisAttr>(), {"axis", "input1"}, infer_concat);
   concat.variadic = true;
+  OpDescriptor pad = layout(OpKind::PAD, "PAD", attribute_index<PadAttr>(), {"input1", "padding", "pad_const"}, infer_pad);
+  pad.check = check_pad;
   return {
       reduce(OpKind::REDUCE_ALL, "REDUCE_ALL"),
       reduce(OpKind::REDUCE_ANY, "REDUCE_ANY"),
@@ -222,7 +234,7 @@ std::vector<OpDescriptor> data_layout_op_descriptors() {
       reduce(OpKind::REDUCE_PRODUCT, "REDUCE_PRODUCT"),
       reduce(OpKind::REDUCE_SUM, "REDUCE_SUM"),
       concat,
-      layout(OpKind::PAD, "PAD", attribute_index<PadAttr>(), {"input1", "padding", "pad_const"}, infer_pad),
+      pad,
       layout(OpKind::RESHAPE, "RESHAPE", attribute_index<ReshapeAttr>(), {"input1", "shape"}, infer_reshape),
       layout(OpKind::REVERSE, "REVERSE", attribute_index<AxisAttr>(), {"axis", "input1"}, infer_reverse),
       layout(OpKind::SLICE, "SLICE", attribute_index<SliceAttr>(), {"input1", "start", "size"}, infer_slice),

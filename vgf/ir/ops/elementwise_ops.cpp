@@ -2,6 +2,8 @@
 // unary operators, SELECT, the comparisons, TABLE.
 #include "vgf/ir/ops/shape_rules.h"
 
+#include <cmath>
+
 namespace vkrt::vgf {
 namespace {
 
@@ -11,10 +13,16 @@ using namespace shape_rules;
 Status check_clamp(const OpContext& c) {
   VKRT_RETURN_IF_ERROR(all_same_type(c));
   const auto& a = c.attr<ClampAttr>();
-  if (dtype_is_float(c.input_type(0))) {
-    if (a.max_fp < a.min_fp) return c.refuse("max_val ", a.max_fp, " is below min_val ", a.min_fp);
+  const DType t = c.input_type(0);
+  if (dtype_is_float(t)) {
+    // NaN bounds are no interval either (the fp32 values are what the kernels compare with).
+    if (std::isnan(a.min_fp) || std::isnan(a.max_fp) || float(a.max_fp) < float(a.min_fp))
+      return c.refuse("max_val ", a.max_fp, " is below min_val ", a.min_fp);
   } else if (a.max_int < a.min_int) {
     return c.refuse("max_val ", a.max_int, " is below min_val ", a.min_int);
+  } else if ((t == DType::Int8 || t == DType::Int16 || t == DType::Int32) &&
+             (a.min_int < type_min(t) || a.max_int > type_max(t))) {
+    return c.refuse("bounds [", a.min_int, ", ", a.max_int, "] outside the ", dtype_name(t), " range");
   }
   return Status::ok();
 }
@@ -24,8 +32,9 @@ Status check_clamp(const OpContext& c) {
 Status check_mul(const OpContext& c) {
   const DType in = c.input_type(0), out = c.output_type(0);
   if (c.input_type(1) != in) return c.refuse("inputs are ", dtype_name(in), " and ", dtype_name(c.input_type(1)));
-  const bool widening = (in == DType::Int8 || in == DType::Int16) && out == DType::Int32;
-  if (out != in && !widening) return c.refuse(dtype_name(in), " inputs with a ", dtype_name(out), " output");
+  // int8 and int16 products are int32 (TOSA 1.0 MUL: out_t i32_t for every integer in_t).
+  const DType want = (in == DType::Int8 || in == DType::Int16) ? DType::Int32 : in;
+  if (out != want) return c.refuse(dtype_name(in), " inputs give ", dtype_name(want), ", not ", dtype_name(out));
   const int32_t shift = c.attr<MulAttr>().shift;
   if (shift < 0 || shift > 63) return c.refuse("shift ", shift, " outside [0, 63]");
   if (shift != 0 && c.input_type(0) != DType::Int32)
@@ -58,6 +67,9 @@ Status check_table(const OpContext& c) {
 Status check_negate(const OpContext& c) {
   VKRT_RETURN_IF_ERROR(all_same_type(c));
   const auto& a = c.attr<NegateAttr>();
+  if (c.input_type(0) == DType::Int8 && (a.input_zp < INT8_MIN || a.input_zp > INT8_MAX || a.output_zp < INT8_MIN ||
+                                          a.output_zp > INT8_MAX))
+    return c.refuse("zero points ", a.input_zp, ", ", a.output_zp, " outside the int8 range");
   if (c.input_type(0) != DType::Int8 && a.input_zp != 0)
     return c.refuse("input1_zp ", a.input_zp, " must be 0 for ", dtype_name(c.input_type(0)), " tensors");
   if (c.output_type(0) != DType::Int8 && a.output_zp != 0)

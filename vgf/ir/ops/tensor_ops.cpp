@@ -7,10 +7,51 @@ namespace {
 
 using namespace shape_rules;
 
-// ERROR_IF(in_t != int8 && zp != 0): only int8 tensors carry a zero point.
+// ERROR_IF(in_t != int8 && zp != 0): only int8 tensors carry a zero point, an int8 value.
 Status zero_point_allowed(const OpContext& c, const char* what, DType t, int32_t zp) {
-  if (t == DType::Int8 || zp == 0) return Status::ok();
+  if (t == DType::Int8) {
+    if (zp < INT8_MIN || zp > INT8_MAX) return c.refuse(what, " ", zp, " outside the int8 range");
+    return Status::ok();
+  }
+  if (zp == 0) return Status::ok();
   return c.refuse(what, " ", zp, " must be 0 for ", dtype_name(t), " tensors");
+}
+
+// The accumulator TOSA 1.0 allows for an input type: int8 -> INT32, int16 -> INT48, fp16 -> FP16
+// or FP32, bf16 and fp32 -> FP32 (other input types have no convolution or average pool).
+Status check_accumulator(const OpContext& c, DType in, AccType acc, bool int16_acc_is_int48 = true) {
+  bool ok = true;
+  switch (in) {
+    case DType::Int8: ok = acc == AccType::Int32; break;
+    case DType::Int16: ok = acc == (int16_acc_is_int48 ? AccType::Int48 : AccType::Int32); break;
+    case DType::Fp16: ok = acc == AccType::Fp16 || acc == AccType::Fp32; break;
+    case DType::Bf16:
+    case DType::Fp32: ok = acc == AccType::Fp32; break;
+    default: return c.refuse("input type ", dtype_name(in), " has no accumulator");
+  }
+  static constexpr const char* kNames[] = {"?", "INT32", "FP16", "FP32", "INT48"};
+  if (!ok) return c.refuse("acc_type ", kNames[uint32_t(acc) <= 4 ? uint32_t(acc) : 0], " is not allowed with ",
+                           dtype_name(in), " input");
+  return Status::ok();
+}
+
+// The element types of a convolution: int8 input -> int8 (or int4) weights, int32 bias and output;
+// int16 -> int8 weights, int48 bias and output; floats: weights of the input type, bias and output
+// of the input type (fp16 may widen to fp32 with an fp32 accumulator).
+Status check_conv_types(const OpContext& c, AccType acc) {
+  const DType in = c.input_type(0), w = c.input_type(1), bias = c.input_type(2), out = c.output_type(0);
+  VKRT_RETURN_IF_ERROR(check_accumulator(c, in, acc));
+  bool ok = true;
+  switch (in) {
+    case DType::Int8: ok = (w == DType::Int8 || w == DType::Int4) && bias == DType::Int32 && out == DType::Int32; break;
+    case DType::Int16: ok = w == DType::Int8 && bias == DType::Int48 && out == DType::Int48; break;
+    case DType::Fp16: ok = w == DType::Fp16 && bias == out && (out == DType::Fp16 || out == DType::Fp32); break;
+    default: ok = w == in && bias == in && out == in; break;
+  }
+  if (!ok)
+    return c.refuse("input ", dtype_name(in), ", weight ", dtype_name(w), ", bias ", dtype_name(bias), ", output ",
+                    dtype_name(out), " is not a TOSA combination");
+  return Status::ok();
 }
 
 Status check_spatial(const OpContext& c, std::span<const int32_t> stride, std::span<const int32_t> dilation,
@@ -60,9 +101,18 @@ Status check_pool(const OpContext& c) {
       return c.refuse("pad[", i, "] = ", p.pad[i], " must be below the kernel size ", p.kernel[i / 2]);
   }
   if (c.op.kind == OpKind::AVG_POOL2D) {
+    VKRT_RETURN_IF_ERROR(check_accumulator(c, c.input_type(0), p.acc_type, /*int16_acc_is_int48=*/false));
     VKRT_RETURN_IF_ERROR(zero_point_allowed(c, "input_zp", c.input_type(0), p.input_zp));
     VKRT_RETURN_IF_ERROR(zero_point_allowed(c, "output_zp", c.output_type(0), p.output_zp));
   }
+  return Status::ok();
+}
+
+// The bias: rank 1, one value per output channel or one for all.
+Status check_bias(const OpContext& c, const Shape& bias, int64_t out_channels) {
+  VKRT_RETURN_IF_ERROR(need_rank(c, bias, 1, "bias"));
+  if (known(bias[0]) && known(out_channels) && bias[0] != out_channels && bias[0] != 1)
+    return c.fail("bias has ", bias[0], " values, expected ", out_channels, " or 1");
   return Status::ok();
 }
 
@@ -80,6 +130,7 @@ Result<std::vector<Shape>> infer_conv2d(const OpContext& c, std::span<const Shap
   VKRT_ASSIGN_OR_RETURN(int64_t oh, conv_out(c, a[1], kh, p.pad[0], p.pad[1], p.stride[0], p.dilation[0]));
   VKRT_ASSIGN_OR_RETURN(int64_t ow, conv_out(c, a[2], kw, p.pad[2], p.pad[3], p.stride[1], p.dilation[1]));
   int64_t oc = depthwise ? ((known(w[2]) && known(w[3])) ? w[2] * w[3] : kDynamicDim) : w[0];
+  VKRT_RETURN_IF_ERROR(check_bias(c, *in[2], oc));
   return std::vector<Shape>{{a[0], oh, ow, oc}};
 }
 
@@ -89,6 +140,7 @@ Result<std::vector<Shape>> infer_conv3d(const OpContext& c, std::span<const Shap
   const Shape& w = *in[1];
   VKRT_RETURN_IF_ERROR(need_rank(c, a, 5, "input"));
   VKRT_RETURN_IF_ERROR(need_rank(c, w, 5, "weight"));
+  VKRT_RETURN_IF_ERROR(check_bias(c, *in[2], w[0]));
   Shape s{a[0], 0, 0, 0, w[0]};
   for (size_t d = 0; d < 3; ++d) {
     VKRT_ASSIGN_OR_RETURN(s[d + 1], conv_out(c, a[d + 1], w[d + 1], p.pad[2 * d], p.pad[2 * d + 1], p.stride[d],
@@ -99,6 +151,7 @@ Result<std::vector<Shape>> infer_conv3d(const OpContext& c, std::span<const Shap
 
 Status check_conv(const OpContext& c) {
   const auto& p = c.attr<ConvAttr>();
+  VKRT_RETURN_IF_ERROR(check_conv_types(c, p.acc_type));
   const size_t spatial = c.op.kind == OpKind::CONV3D ? 3 : 2;
   VKRT_RETURN_IF_ERROR(check_spatial(c, std::span(p.stride).first(spatial), std::span(p.dilation).first(spatial),
                                      std::span(p.pad).first(2 * spatial)));
@@ -113,17 +166,21 @@ Result<std::vector<Shape>> infer_transpose_conv2d(const OpContext& c, std::span<
   VKRT_RETURN_IF_ERROR(need_rank(c, a, 4, "input"));
   VKRT_RETURN_IF_ERROR(need_rank(c, w, 4, "weight"));
   if (p.stride[0] < 1 || p.stride[1] < 1) return c.fail("stride must be >= 1");
+  // weight [OC, KH, KW, IC]
+  if (known(w[3]) && known(a[3]) && w[3] != a[3]) return c.fail("weight channels ", w[3], " != input channels ", a[3]);
   auto out_dim = [&](int64_t i, int64_t k, int64_t pa, int64_t pb, int64_t s) -> int64_t {
     return (known(i) && known(k)) ? (i - 1) * s + pa + pb + k : kDynamicDim;
   };
   int64_t oh = out_dim(a[1], w[1], p.out_pad[0], p.out_pad[1], p.stride[0]);
   int64_t ow = out_dim(a[2], w[2], p.out_pad[2], p.out_pad[3], p.stride[1]);
   if ((known(oh) && oh < 1) || (known(ow) && ow < 1)) return c.fail("empty output");
+  VKRT_RETURN_IF_ERROR(check_bias(c, *in[2], w[0]));
   return std::vector<Shape>{{a[0], oh, ow, w[0]}};
 }
 
 Status check_transpose_conv2d(const OpContext& c) {
   const auto& p = c.attr<TransposeConvAttr>();
+  VKRT_RETURN_IF_ERROR(check_conv_types(c, p.acc_type));
   VKRT_RETURN_IF_ERROR(check_spatial(c, p.stride, {}, {}));
   VKRT_RETURN_IF_ERROR(zero_point_allowed(c, "input_zp", c.input_type(0), p.input_zp));
   return zero_point_allowed(c, "weight_zp", c.input_type(1), p.weight_zp);
@@ -135,6 +192,7 @@ Result<std::vector<Shape>> infer_matmul(const OpContext& c, std::span<const Shap
   VKRT_RETURN_IF_ERROR(need_rank(c, a, 3, "A"));
   VKRT_RETURN_IF_ERROR(need_rank(c, b, 3, "B"));
   if (known(a[2]) && known(b[1]) && a[2] != b[1]) return c.fail("A columns ", a[2], " != B rows ", b[1]);
+  if (known(a[0]) && known(b[0]) && a[0] != b[0]) return c.fail("A batch ", a[0], " != B batch ", b[0]);
   return std::vector<Shape>{{a[0], a[1], b[2]}};
 }
 
