@@ -61,8 +61,8 @@ struct LayerData {
   std::vector<int8_t> out8;
   std::vector<int32_t> multiplier, shift;
   std::vector<int64_t> in_shape, w_shape, b_shape, out_shape;
-  Conv2dAttrs attrs;
-  RescaleAttrs rescale_attrs;
+  ConvAttr attrs;
+  RescaleAttr rescale_attrs;
 
   explicit LayerData(const Layer& l) {
     std::mt19937 rng(1);
@@ -81,7 +81,7 @@ struct LayerData {
       std::uniform_int_distribution<int32_t> m(1 << 30, INT32_MAX);
       for (int64_t c = 0; c < l.ic; ++c) multiplier.push_back(m(rng)), shift.push_back(40);
       rescale_attrs.multiplier = multiplier;
-      rescale_attrs.shift = shift;
+      rescale_attrs.shift.assign(shift.begin(), shift.end());
       rescale_attrs.scale32 = true;
       rescale_attrs.rounding_mode = RoundingMode::DoubleRound;
       rescale_attrs.per_channel = true;

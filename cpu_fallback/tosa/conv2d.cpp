@@ -21,7 +21,7 @@ Status check_zero_point(const char* op, const char* what, DType type, int64_t zp
 }
 
 Status check_conv_operands(const char* op, const TensorRef& input, const TensorRef& weight,
-                           const TensorRef& bias, const TensorRef& output, DType acc_type,
+                           const TensorRef& bias, const TensorRef& output, AccType acc_type,
                            int64_t input_zp, int64_t weight_zp, int64_t out_channels, int rank) {
   VKRT_RETURN_IF_ERROR(check_tensor(op, "input", input));
   VKRT_RETURN_IF_ERROR(check_tensor(op, "weight", weight));
@@ -44,8 +44,8 @@ Status check_conv_operands(const char* op, const TensorRef& input, const TensorR
   VKRT_RETURN_IF_ERROR(expect_dtype(op, "weight", weight, want_weight));
   VKRT_RETURN_IF_ERROR(expect_dtype(op, "bias", bias, want_out));
   VKRT_RETURN_IF_ERROR(expect_dtype(op, "output", output, want_out));
-  if (acc_type != want_acc)
-    return make_error(Error::InvalidArgument, op, ": acc_type ", dtype_name(acc_type), " with ",
+  if (acc_dtype(acc_type) != want_acc)
+    return make_error(Error::InvalidArgument, op, ": acc_type ", dtype_name(acc_dtype(acc_type)), " with ",
                       dtype_name(input.dtype), " input (expected ", dtype_name(want_acc), ")");
   VKRT_RETURN_IF_ERROR(check_zero_point(op, "input_zp", input.dtype, input_zp));
   VKRT_RETURN_IF_ERROR(check_zero_point(op, "weight_zp", weight.dtype, weight_zp));
@@ -57,7 +57,7 @@ Status check_conv_operands(const char* op, const TensorRef& input, const TensorR
 
 namespace {
 
-Status check_window_attrs(const char* op, const Conv2dAttrs& a) {
+Status check_window_attrs(const char* op, const ConvAttr& a) {
   for (int i = 0; i < 4; ++i)
     if (a.pad[i] < 0 || a.pad[i] > kMaxWindowParam)
       return make_error(Error::InvalidArgument, op, ": pad[", i, "] = ", a.pad[i], " out of range");
@@ -73,7 +73,7 @@ Status check_window_attrs(const char* op, const Conv2dAttrs& a) {
 
 // Expected output [N, OH, OW, channels] of a CONV2D-style window over `input` with kernel kh x kw.
 Status check_conv_output(const char* op, const TensorRef& input, int64_t kh, int64_t kw,
-                         const Conv2dAttrs& a, int64_t channels, const TensorRef& output) {
+                         const ConvAttr& a, int64_t channels, const TensorRef& output) {
   if (kh > kMaxWindowParam || kw > kMaxWindowParam)
     return make_error(Error::InvalidArgument, op, ": kernel ", kh, "x", kw, " too large");
   const int64_t oh = window_output_size(input.dim(1), a.pad[0], a.pad[1], kh, a.dilation[0], a.stride[0]);
@@ -88,7 +88,7 @@ Status check_conv_output(const char* op, const TensorRef& input, int64_t kh, int
 
 template <typename TIn>
 void conv2d_impl(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                 const Conv2dAttrs& a, const TensorRef& output) {
+                 const ConvAttr& a, const TensorRef& output) {
   using P = ConvPolicy<TIn>;
   const TIn* in = input.as<const TIn>();
   const typename P::Weight* w = weight.as<const typename P::Weight>();
@@ -122,7 +122,7 @@ void conv2d_impl(const TensorRef& input, const TensorRef& weight, const TensorRe
 
 template <typename TIn>
 void depthwise_impl(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                    const Conv2dAttrs& a, const TensorRef& output) {
+                    const ConvAttr& a, const TensorRef& output) {
   using P = ConvPolicy<TIn>;
   const TIn* in = input.as<const TIn>();
   const typename P::Weight* w = weight.as<const typename P::Weight>();
@@ -158,7 +158,7 @@ void depthwise_impl(const TensorRef& input, const TensorRef& weight, const Tenso
 }  // namespace
 
 void conv2d_reference(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                      const Conv2dAttrs& attrs, const TensorRef& output) {
+                      const ConvAttr& attrs, const TensorRef& output) {
   switch (input.dtype) {
     case DType::Int8: conv2d_impl<int8_t>(input, weight, bias, attrs, output); break;
     case DType::Int16: conv2d_impl<int16_t>(input, weight, bias, attrs, output); break;
@@ -167,7 +167,7 @@ void conv2d_reference(const TensorRef& input, const TensorRef& weight, const Ten
 }
 
 void depthwise_conv2d_reference(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                const Conv2dAttrs& attrs, const TensorRef& output) {
+                                const ConvAttr& attrs, const TensorRef& output) {
   switch (input.dtype) {
     case DType::Int8: depthwise_impl<int8_t>(input, weight, bias, attrs, output); break;
     case DType::Int16: depthwise_impl<int16_t>(input, weight, bias, attrs, output); break;
@@ -180,7 +180,7 @@ void depthwise_conv2d_reference(const TensorRef& input, const TensorRef& weight,
 using namespace detail;
 
 Status check_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                    const Conv2dAttrs& attrs, const TensorRef& output) {
+                    const ConvAttr& attrs, const TensorRef& output) {
   constexpr const char* op = "CONV2D";
   VKRT_RETURN_IF_ERROR(check_window_attrs(op, attrs));
   VKRT_RETURN_IF_ERROR(check_tensor(op, "weight", weight));
@@ -195,7 +195,7 @@ Status check_conv2d(const TensorRef& input, const TensorRef& weight, const Tenso
 }
 
 Status conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-              const Conv2dAttrs& attrs, const TensorRef& output, const Parallel* parallel) {
+              const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel) {
   VKRT_RETURN_IF_ERROR(check_conv2d(input, weight, bias, attrs, output));
   if (!conv2d_int8_fast(input, weight, bias, attrs, output, parallel))
     conv2d_reference(input, weight, bias, attrs, output);
@@ -203,7 +203,7 @@ Status conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& 
 }
 
 Status check_depthwise_conv2d(const TensorRef& input, const TensorRef& weight,
-                              const TensorRef& bias, const DepthwiseConv2dAttrs& attrs,
+                              const TensorRef& bias, const ConvAttr& attrs,
                               const TensorRef& output) {
   constexpr const char* op = "DEPTHWISE_CONV2D";
   VKRT_RETURN_IF_ERROR(check_window_attrs(op, attrs));
@@ -222,7 +222,7 @@ Status check_depthwise_conv2d(const TensorRef& input, const TensorRef& weight,
 }
 
 Status depthwise_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                        const DepthwiseConv2dAttrs& attrs, const TensorRef& output, const Parallel* parallel) {
+                        const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel) {
   VKRT_RETURN_IF_ERROR(check_depthwise_conv2d(input, weight, bias, attrs, output));
   if (!depthwise_conv2d_int8_fast(input, weight, bias, attrs, output, parallel))
     depthwise_conv2d_reference(input, weight, bias, attrs, output);

@@ -57,7 +57,7 @@ inline void dot4x2(const int16_t* __restrict patches, int64_t k, const int8_t* _
 void fill_patch(const ConvJob& job, int64_t n, int64_t oy, int64_t ox, int64_t t0, int64_t len,
                 int16_t* __restrict patch) {
   const TensorRef& input = *job.input;
-  const Conv2dAttrs& a = *job.attrs;
+  const ConvAttr& a = *job.attrs;
   const int64_t IH = input.dim(1), IW = input.dim(2), IC = input.dim(3), KW = job.weight->dim(2);
   const int8_t* in = input.as<const int8_t>();
   const int16_t in_zp = int16_t(a.input_zp);
@@ -213,7 +213,7 @@ __attribute__((target("avx2"))) void conv2d_int8_rows_few_taps(const ConvJob& jo
 }  // namespace
 
 bool conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                      const Conv2dAttrs& a, const TensorRef& output, const Parallel* parallel) {
+                      const ConvAttr& a, const TensorRef& output, const Parallel* parallel) {
   const int64_t taps = weight.dim(1) * weight.dim(2) * weight.dim(3);  // one output's products
   if (input.dtype != DType::Int8 || taps > kMaxExactTaps) return false;
   ConvRows rows_fn = conv2d_int8_rows;

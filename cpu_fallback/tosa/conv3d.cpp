@@ -9,7 +9,7 @@ using namespace detail;
 constexpr const char* kOp = "CONV3D";
 
 template <typename TIn>
-void conv3d_impl(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const Conv3dAttrs& a,
+void conv3d_impl(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& a,
                  const TensorRef& output) {
   using P = ConvPolicy<TIn>;
   using Acc = typename P::Acc;
@@ -50,7 +50,7 @@ void conv3d_impl(const TensorRef& input, const TensorRef& weight, const TensorRe
 
 }  // namespace
 
-Status check_conv3d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const Conv3dAttrs& a,
+Status check_conv3d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& a,
                     const TensorRef& output) {
   for (int i = 0; i < 6; ++i)
     if (a.pad[i] < 0 || a.pad[i] > kMaxWindowParam)
@@ -81,7 +81,7 @@ Status check_conv3d(const TensorRef& input, const TensorRef& weight, const Tenso
   return expect_shape(kOp, "output", output, expected);
 }
 
-Status conv3d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const Conv3dAttrs& attrs,
+Status conv3d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
               const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_conv3d(input, weight, bias, attrs, output));
   switch (input.dtype) {

@@ -18,7 +18,7 @@ inline constexpr int64_t kMaxWindowParam = int64_t(1) << 20;
 // acc_type, the zero points and the bias length against `out_channels`. Channel matching and
 // the output shape are checked by the op. rank is 4 for the 2-D convolutions, 5 for CONV3D.
 Status check_conv_operands(const char* op, const TensorRef& input, const TensorRef& weight,
-                           const TensorRef& bias, const TensorRef& output, DType acc_type,
+                           const TensorRef& bias, const TensorRef& output, AccType acc_type,
                            int64_t input_zp, int64_t weight_zp, int64_t out_channels, int rank = 4);
 
 // Zero point rule of TOSA 1.0 (tosa.md §1): 0 unless the type is Int8, and within Int8's range.
@@ -65,7 +65,7 @@ struct ConvJob {
   const TensorRef* input;
   const TensorRef* weight;
   const TensorRef* bias;
-  const Conv2dAttrs* attrs;
+  const ConvAttr* attrs;
   const TensorRef* output;
 };
 
@@ -87,8 +87,8 @@ inline void run_conv_rows(const ConvJob& job, int64_t taps, const Parallel* para
 // not apply (another dtype, more taps than int32 sums can hold exactly, a depthwise channel
 // multiplier above 1). Operands are checked by the caller.
 bool conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                      const Conv2dAttrs& attrs, const TensorRef& output, const Parallel* parallel);
+                      const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel);
 bool depthwise_conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                const Conv2dAttrs& attrs, const TensorRef& output, const Parallel* parallel);
+                                const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel);
 
 }  // namespace vkrt::tosa::detail

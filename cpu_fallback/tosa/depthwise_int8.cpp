@@ -16,7 +16,7 @@ namespace {
 // in NHWC, and sums accumulate in the output.
 VKRT_VECTOR_CLONES void depthwise_int8_rows(const ConvJob& job, int64_t row_begin, int64_t row_end) {
   const TensorRef& input = *job.input;
-  const Conv2dAttrs& a = *job.attrs;
+  const ConvAttr& a = *job.attrs;
   const int64_t IH = input.dim(1), IW = input.dim(2), C = input.dim(3);
   const int64_t KH = job.weight->dim(0), KW = job.weight->dim(1);
   const int64_t OH = job.output->dim(1), OW = job.output->dim(2);
@@ -65,7 +65,7 @@ __attribute__((target("avx2"))) __m256i int16_minus(const int8_t* p, __m256i zp)
 __attribute__((target("avx2"))) void depthwise_int8_rows_avx2(const ConvJob& job, int64_t row_begin,
                                                                int64_t row_end) {
   const TensorRef& input = *job.input;
-  const Conv2dAttrs& a = *job.attrs;
+  const ConvAttr& a = *job.attrs;
   const int64_t IH = input.dim(1), IW = input.dim(2), C = input.dim(3);
   const int64_t KH = job.weight->dim(0), KW = job.weight->dim(1);
   const int64_t OH = job.output->dim(1), OW = job.output->dim(2);
@@ -130,7 +130,7 @@ __attribute__((target("avx2"))) void depthwise_int8_rows_avx2(const ConvJob& job
 }  // namespace
 
 bool depthwise_conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                const Conv2dAttrs& a, const TensorRef& output, const Parallel* parallel) {
+                                const ConvAttr& a, const TensorRef& output, const Parallel* parallel) {
   const int64_t KH = weight.dim(0), KW = weight.dim(1), M = weight.dim(3);
   // Channel multipliers above 1 interleave output channels; they keep the reference loops.
   if (input.dtype != DType::Int8 || M != 1 || KH * KW > kMaxExactTaps) return false;

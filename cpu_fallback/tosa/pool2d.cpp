@@ -1,5 +1,6 @@
 // AVG_POOL2D and MAX_POOL2D (tosa.md §7), reference loops over NHWC.
 #include <cmath>
+#include <span>
 
 #include "arith/fixed_point.h"
 #include "cpu_fallback/tosa/conv_common.h"
@@ -14,8 +15,8 @@ using namespace detail;
 constexpr int64_t kMaxPoolKernel = 8192;
 
 // Shared size rules (tosa.md §7): 0 <= pad < kernel, stride >= 1, exact output size.
-Status check_pool(const char* op, const TensorRef& input, const int64_t kernel[2], const int64_t stride[2],
-                  const int64_t pad[4], const TensorRef& output) {
+Status check_pool(const char* op, const TensorRef& input, std::span<const int32_t, 2> kernel, std::span<const int32_t, 2> stride,
+                  std::span<const int32_t, 4> pad, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_tensor(op, "input", input));
   VKRT_RETURN_IF_ERROR(check_tensor(op, "output", output));
   VKRT_RETURN_IF_ERROR(expect_rank(op, "input", input, 4));
@@ -45,7 +46,8 @@ Status check_pool(const char* op, const TensorRef& input, const int64_t kernel[2
 
 // Visits the in-bounds taps of the window of output (n, oy, ox) for channel c: f(input flat index).
 template <typename F>
-void for_each_tap(const TensorRef& input, const int64_t kernel[2], const int64_t stride[2], const int64_t pad[4],
+void for_each_tap(const TensorRef& input, std::span<const int32_t, 2> kernel, std::span<const int32_t, 2> stride,
+                  std::span<const int32_t, 4> pad,
                   int64_t n, int64_t oy, int64_t ox, int64_t c, F&& f) {
   const int64_t IH = input.dim(1), IW = input.dim(2), C = input.dim(3);
   for (int64_t ky = 0; ky < kernel[0]; ++ky) {
@@ -69,7 +71,7 @@ void for_each_output(const TensorRef& output, F&& f) {
 }
 
 template <typename T>
-void avg_pool_int(const TensorRef& input, const AvgPool2dAttrs& a, const TensorRef& output) {
+void avg_pool_int(const TensorRef& input, const PoolAttr& a, const TensorRef& output) {
   const T* in = input.as<const T>();
   T* out = output.as<T>();
   for_each_output(output, [&](int64_t n, int64_t oy, int64_t ox, int64_t c, int64_t o) {
@@ -87,7 +89,7 @@ void avg_pool_int(const TensorRef& input, const AvgPool2dAttrs& a, const TensorR
   });
 }
 
-void avg_pool_float(const TensorRef& input, const AvgPool2dAttrs& a, const TensorRef& output) {
+void avg_pool_float(const TensorRef& input, const PoolAttr& a, const TensorRef& output) {
   const float* in = input.as<const float>();
   float* out = output.as<float>();
   for_each_output(output, [&](int64_t n, int64_t oy, int64_t ox, int64_t c, int64_t o) {
@@ -102,7 +104,7 @@ void avg_pool_float(const TensorRef& input, const AvgPool2dAttrs& a, const Tenso
 }
 
 template <typename T>
-void max_pool(const TensorRef& input, const MaxPool2dAttrs& a, const TensorRef& output) {
+void max_pool(const TensorRef& input, const PoolAttr& a, const TensorRef& output) {
   const T* in = input.as<const T>();
   T* out = output.as<T>();
   for_each_output(output, [&](int64_t n, int64_t oy, int64_t ox, int64_t c, int64_t o) {
@@ -134,18 +136,18 @@ void max_pool(const TensorRef& input, const MaxPool2dAttrs& a, const TensorRef& 
 
 }  // namespace
 
-Status check_avg_pool2d(const TensorRef& input, const AvgPool2dAttrs& attrs, const TensorRef& output) {
+Status check_avg_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output) {
   constexpr const char* op = "AVG_POOL2D";
   VKRT_RETURN_IF_ERROR(check_pool(op, input, attrs.kernel, attrs.stride, attrs.pad, output));
   const DType want_acc = input.dtype == DType::Fp32 ? DType::Fp32 : DType::Int32;
-  if (attrs.acc_type != want_acc)
-    return make_error(Error::InvalidArgument, op, ": acc_type ", dtype_name(attrs.acc_type), " with ",
+  if (acc_dtype(attrs.acc_type) != want_acc)
+    return make_error(Error::InvalidArgument, op, ": acc_type ", dtype_name(acc_dtype(attrs.acc_type)), " with ",
                       dtype_name(input.dtype), " input (expected ", dtype_name(want_acc), ")");
   VKRT_RETURN_IF_ERROR(check_zero_point(op, "input_zp", input.dtype, attrs.input_zp));
   return check_zero_point(op, "output_zp", output.dtype, attrs.output_zp);
 }
 
-Status avg_pool2d(const TensorRef& input, const AvgPool2dAttrs& attrs, const TensorRef& output) {
+Status avg_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_avg_pool2d(input, attrs, output));
   switch (input.dtype) {
     case DType::Int8: avg_pool_int<int8_t>(input, attrs, output); break;
@@ -155,7 +157,7 @@ Status avg_pool2d(const TensorRef& input, const AvgPool2dAttrs& attrs, const Ten
   return Status::ok();
 }
 
-Status check_max_pool2d(const TensorRef& input, const MaxPool2dAttrs& attrs, const TensorRef& output) {
+Status check_max_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output) {
   constexpr const char* op = "MAX_POOL2D";
   VKRT_RETURN_IF_ERROR(check_pool(op, input, attrs.kernel, attrs.stride, attrs.pad, output));
   if (input.dtype == DType::Fp32 && attrs.nan_mode != NanMode::Propagate && attrs.nan_mode != NanMode::Ignore)
@@ -163,7 +165,7 @@ Status check_max_pool2d(const TensorRef& input, const MaxPool2dAttrs& attrs, con
   return Status::ok();
 }
 
-Status max_pool2d(const TensorRef& input, const MaxPool2dAttrs& attrs, const TensorRef& output) {
+Status max_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_max_pool2d(input, attrs, output));
   switch (input.dtype) {
     case DType::Int8: max_pool<int8_t>(input, attrs, output); break;

@@ -10,9 +10,9 @@
 namespace vkrt::tosa::detail {
 
 void conv2d_reference(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                      const Conv2dAttrs& attrs, const TensorRef& output);
+                      const ConvAttr& attrs, const TensorRef& output);
 void depthwise_conv2d_reference(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                const Conv2dAttrs& attrs, const TensorRef& output);
-void rescale_reference(const TensorRef& input, const RescaleAttrs& attrs, const TensorRef& output);
+                                const ConvAttr& attrs, const TensorRef& output);
+void rescale_reference(const TensorRef& input, const RescaleAttr& attrs, const TensorRef& output);
 
 }  // namespace vkrt::tosa::detail

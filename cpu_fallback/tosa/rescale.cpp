@@ -56,7 +56,7 @@ int64_t load(const TIn* p, int64_t i, bool is_unsigned) {
 struct RescaleRange {
   int64_t in_zp, out_zp, lo, hi;
 };
-RescaleRange range_of(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output) {
+RescaleRange range_of(const TensorRef& input, const RescaleAttr& a, const TensorRef& output) {
   const int out_bits = bits_of(output.dtype);
   RescaleRange r;
   r.in_zp = extend_zp(input.dtype, a.input_unsigned, a.input_zp);
@@ -82,7 +82,7 @@ struct ChannelScales {
   bool wide = true;                      // every shift >= 32
 };
 
-void fill_scales(const RescaleAttrs& a, int64_t c0, int64_t count, ChannelScales& s) {
+void fill_scales(const RescaleAttr& a, int64_t c0, int64_t count, ChannelScales& s) {
   const bool double_round = a.rounding_mode == RoundingMode::DoubleRound;
   s.wide = true;
   for (int64_t i = 0; i < count; ++i) {
@@ -243,7 +243,7 @@ constexpr double kParallelMinElements = 1 << 18;
 //    for int32 outputs, check_rescale_zp).
 // Work items: the pixels (rows of `channels` elements) per-channel, else slices of the tensor.
 template <typename TIn, typename TOut>
-void rescale32_impl(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output, const Parallel* parallel) {
+void rescale32_impl(const TensorRef& input, const RescaleAttr& a, const TensorRef& output, const Parallel* parallel) {
   const RescaleRange range = range_of(input, a, output);
   const TIn* in = input.as<const TIn>();
   TOut* out = output.as<TOut>();
@@ -275,7 +275,7 @@ void rescale32_impl(const TensorRef& input, const RescaleAttrs& a, const TensorR
 
 // The per-element formula, every case: scale16 (int16 and int48 networks) takes only this.
 template <typename TIn, typename TOut>
-void rescale_reference_impl(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output) {
+void rescale_reference_impl(const TensorRef& input, const RescaleAttr& a, const TensorRef& output) {
   const TIn* in = input.as<const TIn>();
   TOut* out = output.as<TOut>();
   const int64_t total = input.num_elements();
@@ -304,7 +304,7 @@ void rescale_reference_impl(const TensorRef& input, const RescaleAttrs& a, const
 // `parallel` may be null.
 struct RescaleCall {
   const TensorRef& input;
-  const RescaleAttrs& attrs;
+  const RescaleAttr& attrs;
   const TensorRef& output;
   const Parallel* parallel;
   bool reference;
@@ -337,7 +337,7 @@ void rescale_dispatch(const RescaleCall& call) {
 
 }  // namespace
 
-Status check_rescale(const TensorRef& input, const RescaleAttrs& a, const TensorRef& output) {
+Status check_rescale(const TensorRef& input, const RescaleAttr& a, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_tensor(kOp, "input", input));
   VKRT_RETURN_IF_ERROR(check_tensor(kOp, "output", output));
   VKRT_RETURN_IF_ERROR(expect_same_shape(kOp, "output", output, input));
@@ -379,18 +379,18 @@ Status check_rescale(const TensorRef& input, const RescaleAttrs& a, const Tensor
       return make_error(Error::InvalidArgument, kOp, ": multiplier[", c, "] = ", m, " out of range for ",
                         a.scale32 ? "scale32" : "scale16");
     if (a.shift[c] < 2 || a.shift[c] > 62)
-      return make_error(Error::InvalidArgument, kOp, ": shift[", c, "] = ", a.shift[c], " outside [2, 62]");
+      return make_error(Error::InvalidArgument, kOp, ": shift[", c, "] = ", int(a.shift[c]), " outside [2, 62]");
   }
   return Status::ok();
 }
 
-Status rescale(const TensorRef& input, const RescaleAttrs& attrs, const TensorRef& output, const Parallel* parallel) {
+Status rescale(const TensorRef& input, const RescaleAttr& attrs, const TensorRef& output, const Parallel* parallel) {
   VKRT_RETURN_IF_ERROR(check_rescale(input, attrs, output));
   rescale_dispatch(RescaleCall{input, attrs, output, parallel, /*reference=*/false});
   return Status::ok();
 }
 
-void detail::rescale_reference(const TensorRef& input, const RescaleAttrs& attrs, const TensorRef& output) {
+void detail::rescale_reference(const TensorRef& input, const RescaleAttr& attrs, const TensorRef& output) {
   rescale_dispatch(RescaleCall{input, attrs, output, nullptr, /*reference=*/true});
 }
 

@@ -2,9 +2,10 @@
 //
 // Pure functions over raw buffers (TensorRef, tensor_ref.h), independent of any graph IR.
 // Every op has
-//   * a POD attribute struct mirroring the TOSA attributes. Operands that TOSA 1.0 passes as
-//     constant tensors (zero points, MUL shift, RESCALE multiplier/shift, PAD/SLICE/TILE/RESIZE
-//     shape operands, CLAMP bounds) are plain fields here: the executor reads them once at init;
+//   * an attribute struct (vocabulary.h, shared with the graph IR). Operands that TOSA 1.0
+//     passes as constant tensors (zero points, MUL shift, RESCALE multiplier/shift,
+//     PAD/SLICE/TILE/RESIZE shape operands, CLAMP bounds) are plain fields there: the executor
+//     reads them once at init;
 //   * `check_<op>(...)`: validates dtypes, shapes (the output shape the caller supplies must be
 //     the one TOSA defines) and attributes; returns an error Status naming the op and the problem
 //     (InvalidArgument for bad shapes/attributes, NotSupported for dtype combinations the kernels
@@ -39,9 +40,9 @@ struct Parallel {
   std::function<void(int count, const std::function<void(int)>& task)> run;
 };
 
-// DType, NanMode, RoundingMode, ResizeMode, type_min/type_max and the attribute structs of
-// ARGMAX, CONCAT/REVERSE/REDUCE_* (AxisAttr), CLAMP, MATMUL, MUL, NEGATE and RESIZE come from
-// vocabulary.h.
+// DType, AccType, NanMode, RoundingMode, ResizeMode, type_min/type_max and the attribute
+// structs (ConvAttr, PoolAttr, RescaleAttr, ...) come from vocabulary.h: the graph IR holds the
+// same structs, so the VGF CPU executor hands an op's attributes to its kernel as they are.
 
 // ------------------------------------------------------------------------------------------
 // Convolutions, matmul (tosa.md §6). Result is the raw accumulator; requantize with RESCALE.
@@ -50,63 +51,37 @@ struct Parallel {
 //   Int16, Int8 -> Int48 (acc Int48; result clamped to [-2^47, 2^47-1])
 //   Fp32,  Fp32 -> Fp32  (acc Fp32)
 // Bias has OC elements or 1 (broadcast). Zero points must be 0 unless the type is Int8.
-
-struct Conv2dAttrs {
-  int64_t pad[4] = {0, 0, 0, 0};     // top, bottom, left, right (>= 0)
-  int64_t stride[2] = {1, 1};        // y, x (>= 1)
-  int64_t dilation[2] = {1, 1};      // y, x (>= 1)
-  int64_t input_zp = 0;              // value of the input_zp operand
-  int64_t weight_zp = 0;             // value of the weight_zp operand
-  DType acc_type = DType::Int32;     // Int32, Int48 or Fp32, must match the input dtype
-  bool local_bound = false;          // fp precision hint; no effect on the CPU
-};
+// ConvAttr: pad >= 0, stride and dilation >= 1; acc_type must match the input dtype.
 
 // CONV2D: input [N,IH,IW,IC], weight [OC,KH,KW,IC], bias [OC] or [1] -> output [N,OH,OW,OC].
 Status check_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                    const Conv2dAttrs& attrs, const TensorRef& output);
+                    const ConvAttr& attrs, const TensorRef& output);
 Status conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-              const Conv2dAttrs& attrs, const TensorRef& output, const Parallel* parallel = nullptr);
+              const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel = nullptr);
 
 // DEPTHWISE_CONV2D: input [N,IH,IW,C], weight [KH,KW,C,M], bias [C*M] or [1]
 // -> output [N,OH,OW,C*M], output channel c*M + m. Same attributes as CONV2D.
-using DepthwiseConv2dAttrs = Conv2dAttrs;
 Status check_depthwise_conv2d(const TensorRef& input, const TensorRef& weight,
-                              const TensorRef& bias, const DepthwiseConv2dAttrs& attrs,
+                              const TensorRef& bias, const ConvAttr& attrs,
                               const TensorRef& output);
 Status depthwise_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                        const DepthwiseConv2dAttrs& attrs, const TensorRef& output,
+                        const ConvAttr& attrs, const TensorRef& output,
                         const Parallel* parallel = nullptr);
 
-struct Conv3dAttrs {
-  int64_t pad[6] = {0, 0, 0, 0, 0, 0};  // d0, d1, top, bottom, left, right (>= 0)
-  int64_t stride[3] = {1, 1, 1};         // d, y, x (>= 1)
-  int64_t dilation[3] = {1, 1, 1};       // d, y, x (>= 1)
-  int64_t input_zp = 0;
-  int64_t weight_zp = 0;
-  DType acc_type = DType::Int32;
-  bool local_bound = false;
-};
-// CONV3D: input [N,ID,IH,IW,IC], weight [OC,KD,KH,KW,IC], bias [OC] or [1] -> [N,OD,OH,OW,OC].
+// CONV3D: input [N,ID,IH,IW,IC], weight [OC,KD,KH,KW,IC], bias [OC] or [1] -> [N,OD,OH,OW,OC];
+// all six pads and three strides/dilations of ConvAttr.
 Status check_conv3d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                    const Conv3dAttrs& attrs, const TensorRef& output);
+                    const ConvAttr& attrs, const TensorRef& output);
 Status conv3d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-              const Conv3dAttrs& attrs, const TensorRef& output);
+              const ConvAttr& attrs, const TensorRef& output);
 
-struct TransposeConv2dAttrs {
-  int64_t out_pad[4] = {0, 0, 0, 0};  // top, bottom, left, right; each > -K of its axis (negative crops)
-  int64_t stride[2] = {1, 1};         // y, x (>= 1)
-  int64_t input_zp = 0;
-  int64_t weight_zp = 0;
-  DType acc_type = DType::Int32;
-  bool local_bound = false;
-};
 // TRANSPOSE_CONV2D: input [N,IH,IW,IC], weight [OC,KH,KW,IC], bias [OC] or [1]
-// -> output [N,(IH-1)*sy+pt+pb+KH, (IW-1)*sx+pl+pr+KW, OC].
+// -> output [N,(IH-1)*sy+pt+pb+KH, (IW-1)*sx+pl+pr+KW, OC]; each out_pad > -K of its axis.
 Status check_transpose_conv2d(const TensorRef& input, const TensorRef& weight,
-                              const TensorRef& bias, const TransposeConv2dAttrs& attrs,
+                              const TensorRef& bias, const TransposeConvAttr& attrs,
                               const TensorRef& output);
 Status transpose_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                        const TransposeConv2dAttrs& attrs, const TensorRef& output);
+                        const TransposeConvAttr& attrs, const TensorRef& output);
 
 // MATMUL: A [N,H,C], B [N,C,W] -> [N,H,W]. Int8xInt8 -> Int32, Int16xInt16 -> Int48, Fp32 -> Fp32.
 Status check_matmul(const TensorRef& a, const TensorRef& b, const MatmulAttr& attrs,
@@ -117,27 +92,15 @@ Status matmul(const TensorRef& a, const TensorRef& b, const MatmulAttr& attrs,
 // ------------------------------------------------------------------------------------------
 // Pooling (tosa.md §7). Input/output [N,H,W,C].
 
-struct AvgPool2dAttrs {
-  int64_t kernel[2] = {1, 1};        // y, x (>= 1)
-  int64_t stride[2] = {1, 1};        // y, x (>= 1)
-  int64_t pad[4] = {0, 0, 0, 0};     // top, bottom, left, right; 0 <= pad < kernel of its axis
-  int64_t input_zp = 0;              // Int8 only, else 0
-  int64_t output_zp = 0;             // Int8 only, else 0
-  DType acc_type = DType::Int32;     // Int32 for integer inputs, Fp32 for Fp32
-};
+// PoolAttr: kernel and stride >= 1, 0 <= pad < kernel of its axis.
 // AVG_POOL2D: Int8 -> Int8, Int16 -> Int16, Fp32 -> Fp32. Padding taps are excluded from the count.
-Status check_avg_pool2d(const TensorRef& input, const AvgPool2dAttrs& attrs, const TensorRef& output);
-Status avg_pool2d(const TensorRef& input, const AvgPool2dAttrs& attrs, const TensorRef& output);
+// acc_type Int32 for integer inputs, Fp32 for Fp32; zero points Int8 only.
+Status check_avg_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output);
+Status avg_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output);
 
-struct MaxPool2dAttrs {
-  int64_t kernel[2] = {1, 1};
-  int64_t stride[2] = {1, 1};
-  int64_t pad[4] = {0, 0, 0, 0};
-  NanMode nan_mode = NanMode::Propagate;
-};
 // MAX_POOL2D: Int8, Int16, Fp32 (same in and out). Padding never wins.
-Status check_max_pool2d(const TensorRef& input, const MaxPool2dAttrs& attrs, const TensorRef& output);
-Status max_pool2d(const TensorRef& input, const MaxPool2dAttrs& attrs, const TensorRef& output);
+Status check_max_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output);
+Status max_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output);
 
 // ------------------------------------------------------------------------------------------
 // Elementwise binary ops (tosa.md §9). Broadcast: equal ranks, each dim equal or 1; the output
@@ -226,24 +189,11 @@ Status clamp(const TensorRef& input, const ClampAttr& attrs, const TensorRef& ou
 // ------------------------------------------------------------------------------------------
 // RESCALE (tosa.md §5).
 
-struct RescaleAttrs {
-  // One entry per channel (size of the last dim) when per_channel, else exactly one.
-  // multiplier: values of the i32 (scale32) or i16 (!scale32) multiplier tensor, widened.
-  // shift: values of the i8 shift tensor, widened; each in [2, 62].
-  std::span<const int32_t> multiplier;
-  std::span<const int32_t> shift;
-  int64_t input_zp = 0;   // as stored: read as unsigned when input_unsigned
-  int64_t output_zp = 0;  // as stored: read as unsigned when output_unsigned
-  bool scale32 = true;
-  RoundingMode rounding_mode = RoundingMode::SingleRound;
-  bool per_channel = false;
-  bool input_unsigned = false;
-  bool output_unsigned = false;
-};
-// RESCALE: input Int8, Int16, Int32, Int48 -> output Int8, Int16, Int32 (same shape).
+// RESCALE: input Int8, Int16, Int32, Int48 -> output Int8, Int16, Int32 (same shape); each shift
+// in [2, 62].
 // INEXACT_ROUND is computed as SINGLE_ROUND (as Arm's emulation layer does, tosa.md §5).
-Status check_rescale(const TensorRef& input, const RescaleAttrs& attrs, const TensorRef& output);
-Status rescale(const TensorRef& input, const RescaleAttrs& attrs, const TensorRef& output,
+Status check_rescale(const TensorRef& input, const RescaleAttr& attrs, const TensorRef& output);
+Status rescale(const TensorRef& input, const RescaleAttr& attrs, const TensorRef& output,
                const Parallel* parallel = nullptr);
 
 // ------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ constexpr const char* kOp = "TRANSPOSE_CONV2D";
 
 template <typename TIn>
 void transpose_conv_impl(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                         const TransposeConv2dAttrs& a, const TensorRef& output) {
+                         const TransposeConvAttr& a, const TensorRef& output) {
   using P = ConvPolicy<TIn>;
   const TIn* in = input.as<const TIn>();
   const typename P::Weight* w = weight.as<const typename P::Weight>();
@@ -49,7 +49,7 @@ void transpose_conv_impl(const TensorRef& input, const TensorRef& weight, const 
 }  // namespace
 
 Status check_transpose_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                              const TransposeConv2dAttrs& a, const TensorRef& output) {
+                              const TransposeConvAttr& a, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_tensor(kOp, "weight", weight));
   VKRT_RETURN_IF_ERROR(expect_rank(kOp, "weight", weight, 4));
   VKRT_RETURN_IF_ERROR(check_conv_operands(kOp, input, weight, bias, output, a.acc_type, a.input_zp,
@@ -78,7 +78,7 @@ Status check_transpose_conv2d(const TensorRef& input, const TensorRef& weight, c
 }
 
 Status transpose_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                        const TransposeConv2dAttrs& attrs, const TensorRef& output) {
+                        const TransposeConvAttr& attrs, const TensorRef& output) {
   VKRT_RETURN_IF_ERROR(check_transpose_conv2d(input, weight, bias, attrs, output));
   switch (input.dtype) {
     case DType::Int8: transpose_conv_impl<int8_t>(input, weight, bias, attrs, output); break;

@@ -65,6 +65,17 @@ enum class ResizeMode : uint8_t { Nearest = 1, Bilinear = 2 };
 // its DType-numbered acc_type onto these.
 enum class AccType : uint8_t { Int32 = 1, Fp16 = 2, Fp32 = 3, Int48 = 4 };
 
+// The element type an accumulator type sums in (Unknown for a value outside the enum).
+constexpr DType acc_dtype(AccType a) {
+  switch (a) {
+    case AccType::Int32: return DType::Int32;
+    case AccType::Fp16: return DType::Fp16;
+    case AccType::Fp32: return DType::Fp32;
+    case AccType::Int48: return DType::Int48;
+  }
+  return DType::Unknown;
+}
+
 // The value range of a stored integer type (Int8, Int16, Int32, Int48); other types have none
 // and give 0.
 constexpr int64_t type_min(DType t) {
@@ -102,6 +113,59 @@ struct AxisAttr {
   int32_t axis = 0;
   NanMode nan_mode = NanMode::Propagate;
   bool operator==(const AxisAttr&) const = default;
+};
+
+// CONV2D, DEPTHWISE_CONV2D and CONV3D. The 2-D ops use pad[0..3] = [top, bottom, left, right]
+// and stride/dilation [y, x]; CONV3D all six pads [d0, d1, top, bottom, left, right] and
+// stride/dilation [d, y, x]. Zero points are nonzero only for Int8.
+struct ConvAttr {
+  std::array<int32_t, 6> pad{0, 0, 0, 0, 0, 0};
+  std::array<int32_t, 3> stride{1, 1, 1};
+  std::array<int32_t, 3> dilation{1, 1, 1};
+  AccType acc_type = AccType::Int32;
+  bool local_bound = false;  // an fp precision hint; no effect on the CPU
+  int32_t input_zp = 0;
+  int32_t weight_zp = 0;
+  bool operator==(const ConvAttr&) const = default;
+};
+
+// TRANSPOSE_CONV2D.
+struct TransposeConvAttr {
+  std::array<int32_t, 4> out_pad{0, 0, 0, 0};  // [top, bottom, left, right], may be negative
+  std::array<int32_t, 2> stride{1, 1};         // [y, x]
+  AccType acc_type = AccType::Int32;
+  bool local_bound = false;
+  int32_t input_zp = 0;
+  int32_t weight_zp = 0;
+  bool operator==(const TransposeConvAttr&) const = default;
+};
+
+// AVG_POOL2D and MAX_POOL2D. acc_type and the zero points are used by AVG_POOL2D only,
+// nan_mode by MAX_POOL2D only.
+struct PoolAttr {
+  std::array<int32_t, 2> kernel{1, 1};      // [y, x]
+  std::array<int32_t, 2> stride{1, 1};      // [y, x]
+  std::array<int32_t, 4> pad{0, 0, 0, 0};   // [top, bottom, left, right]
+  AccType acc_type = AccType::Int32;
+  NanMode nan_mode = NanMode::Propagate;
+  int32_t input_zp = 0;
+  int32_t output_zp = 0;
+  bool operator==(const PoolAttr&) const = default;
+};
+
+// RESCALE. multiplier and shift have one entry per channel (the last dimension) when
+// per_channel, else exactly one; multiplier holds int16 values when !scale32.
+struct RescaleAttr {
+  bool scale32 = true;
+  RoundingMode rounding_mode = RoundingMode::SingleRound;
+  bool per_channel = false;
+  bool input_unsigned = false;
+  bool output_unsigned = false;
+  std::vector<int32_t> multiplier;
+  std::vector<int8_t> shift;
+  int32_t input_zp = 0;   // as stored: zero-extended when input_unsigned
+  int32_t output_zp = 0;  // as stored: zero-extended when output_unsigned
+  bool operator==(const RescaleAttr&) const = default;
 };
 
 // MATMUL zero points (nonzero only for Int8).

@@ -40,16 +40,16 @@ void check_case(const Case& c, uint32_t seed) {
                 b_shape[] = {c.out_ch}, out_shape[] = {1, out_h, out_w, c.out_ch};
   std::vector<int32_t> acc(size_t(out_h * out_w * c.out_ch));
   std::vector<int8_t> tosa_out(acc.size()), cm_out(acc.size()), cm_fast_out(acc.size());
-  tosa::Conv2dAttrs conv;
+  tosa::ConvAttr conv;
   for (auto& p : conv.pad) p = c.pad;
   conv.stride[0] = conv.stride[1] = c.stride;
   conv.input_zp = c.input_zp;
   ASSERT_TRUE(tosa::conv2d({tosa::DType::Int8, in_shape, input.data()}, {tosa::DType::Int8, w_shape, weight.data()},
                            {tosa::DType::Int32, b_shape, bias.data()}, conv, {tosa::DType::Int32, out_shape, acc.data()})
                   .is_ok());
-  tosa::RescaleAttrs rescale;
+  tosa::RescaleAttr rescale;
   rescale.multiplier = multiplier;
-  rescale.shift = tosa_shift;
+  rescale.shift.assign(tosa_shift.begin(), tosa_shift.end());
   rescale.output_zp = c.output_zp;
   rescale.rounding_mode = tosa::RoundingMode::DoubleRound;
   rescale.per_channel = true;

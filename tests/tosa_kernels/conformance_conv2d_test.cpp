@@ -111,14 +111,16 @@ TEST(TosaConformance, Conv2dRescaleQi8MatchesTfliteResult) {
 
   // CONV2D attributes: pad, stride, dilation, local_bound, acc_type (DType numbers).
   const Table* ca = conv_op->GetPointer<const Table*>(slot(2));
-  Conv2dAttrs conv;
+  ConvAttr conv;
   const auto pad = ints(vec<int32_t>(ca, 0)), stride = ints(vec<int32_t>(ca, 1)), dil = ints(vec<int32_t>(ca, 2));
   ASSERT_EQ(pad.size(), 4u);
   ASSERT_EQ(stride.size(), 2u);
   ASSERT_EQ(dil.size(), 2u);
   for (int i = 0; i < 4; ++i) conv.pad[i] = pad[size_t(i)];
   for (int i = 0; i < 2; ++i) conv.stride[i] = stride[size_t(i)], conv.dilation[i] = dil[size_t(i)];
-  conv.acc_type = DType(ca->GetField<uint32_t>(slot(4), 0));
+  const auto acc_read = DType(ca->GetField<uint32_t>(slot(4), 0));
+  ASSERT_EQ(acc_read, DType::Int32) << "an int8 CONV2D accumulates in int32, read " << dtype_name(acc_read);
+  conv.acc_type = AccType::Int32;
   ConstTensor& weight = get(conv_op, 1);
   ConstTensor& bias = get(conv_op, 2);
   conv.input_zp = i8_at(get(conv_op, 3));
@@ -131,9 +133,9 @@ TEST(TosaConformance, Conv2dRescaleQi8MatchesTfliteResult) {
   std::vector<int32_t> mult_v(mult.bytes.size() / 4), shift_v;
   std::memcpy(mult_v.data(), mult.bytes.data(), mult.bytes.size());
   for (uint8_t b : shift.bytes) shift_v.push_back(int8_t(b));
-  RescaleAttrs rs;
+  RescaleAttr rs;
   rs.multiplier = mult_v;
-  rs.shift = shift_v;
+  rs.shift.assign(shift_v.begin(), shift_v.end());
   rs.scale32 = ra->GetField<uint8_t>(slot(0), 0) != 0;
   rs.rounding_mode = RoundingMode(ra->GetField<uint32_t>(slot(1), 0));
   rs.per_channel = ra->GetField<uint8_t>(slot(2), 0) != 0;

@@ -22,7 +22,7 @@ TEST(TosaConv2d, Int8Valid2x2) {
   auto w = i8({1, 2, 2, 1}, {1, 2, 3, 4});
   auto b = i32({1}, {10});
   auto out = i32({1, 2, 2, 1});
-  EXPECT_TOSA_OK(conv2d(in, w, b, Conv2dAttrs{}, out));
+  EXPECT_TOSA_OK(conv2d(in, w, b, ConvAttr{}, out));
   EXPECT_EQ(out.data, (std::vector<int32_t>{47, 57, 77, 87}));
 }
 
@@ -34,7 +34,7 @@ TEST(TosaConv2d, Int8ZeroPoints) {
   auto w = i8({1, 2, 2, 1}, {1, 2, 3, 4});
   auto b = i32({1}, {10});
   auto out = i32({1, 2, 2, 1});
-  Conv2dAttrs a;
+  ConvAttr a;
   a.input_zp = 1;
   a.weight_zp = 1;
   EXPECT_TOSA_OK(conv2d(in, w, b, a, out));
@@ -48,7 +48,7 @@ TEST(TosaConv2d, PaddingTapsContributeNothingEvenWithZeroPoint) {
   auto w = i8({1, 3, 3, 1}, std::vector<int8_t>(9, 1));
   auto b = i32({1}, {0});
   auto out = i32({1, 2, 2, 1});
-  Conv2dAttrs a;
+  ConvAttr a;
   a.pad[0] = a.pad[1] = a.pad[2] = a.pad[3] = 1;
   EXPECT_TOSA_OK(conv2d(in, w, b, a, out));
   EXPECT_EQ(out.data, (std::vector<int32_t>{10, 10, 10, 10}));
@@ -64,7 +64,7 @@ TEST(TosaConv2d, AsymmetricPaddingStrideAndDilation) {
   {
     auto w = i8({1, 1, 1, 1}, {2});
     auto out = i32({1, 2, 2, 1});
-    Conv2dAttrs a;
+    ConvAttr a;
     a.stride[0] = a.stride[1] = 2;
     EXPECT_TOSA_OK(conv2d(in, w, b, a, out));
     EXPECT_EQ(out.data, (std::vector<int32_t>{2, 6, 14, 18}));
@@ -73,7 +73,7 @@ TEST(TosaConv2d, AsymmetricPaddingStrideAndDilation) {
     // Dilation 2, 2x2 kernel of ones: taps (0,0) (0,2) (2,0) (2,2) = 1+3+7+9 = 20.
     auto w = i8({1, 2, 2, 1}, {1, 1, 1, 1});
     auto out = i32({1, 1, 1, 1});
-    Conv2dAttrs a;
+    ConvAttr a;
     a.dilation[0] = a.dilation[1] = 2;
     EXPECT_TOSA_OK(conv2d(in, w, b, a, out));
     EXPECT_EQ(out.data, (std::vector<int32_t>{20}));
@@ -83,7 +83,7 @@ TEST(TosaConv2d, AsymmetricPaddingStrideAndDilation) {
     // row 0: padding*1 + row0*10; row 1: row0 + row1*10; row 2: row1 + row2*10.
     auto w = i8({1, 2, 1, 1}, {1, 10});
     auto out = i32({1, 3, 3, 1});
-    Conv2dAttrs a;
+    ConvAttr a;
     a.pad[0] = 1;
     EXPECT_TOSA_OK(conv2d(in, w, b, a, out));
     EXPECT_EQ(out.data, (std::vector<int32_t>{10, 20, 30, 41, 52, 63, 74, 85, 96}));
@@ -96,7 +96,7 @@ TEST(TosaConv2d, TwoOutputChannelsPerChannelBias) {
   auto w = i8({2, 1, 1, 2}, {1, 1, 1, -1});
   auto b = i32({2}, {100, -100});
   auto out = i32({1, 1, 2, 2});
-  EXPECT_TOSA_OK(conv2d(in, w, b, Conv2dAttrs{}, out));
+  EXPECT_TOSA_OK(conv2d(in, w, b, ConvAttr{}, out));
   EXPECT_EQ(out.data, (std::vector<int32_t>{107, -101, 101, -111}));
 }
 
@@ -106,14 +106,14 @@ TEST(TosaConv2d, Int8AccumulatorWrapsModulo2To32) {
   auto w = i8({1, 1, 1, 1}, {1});
   auto b = i32({1}, {INT32_MAX});
   auto out = i32({1, 1, 1, 1});
-  EXPECT_TOSA_OK(conv2d(in, w, b, Conv2dAttrs{}, out));
+  EXPECT_TOSA_OK(conv2d(in, w, b, ConvAttr{}, out));
   EXPECT_EQ(out.data[0], INT32_MIN);
 }
 
 TEST(TosaConv2d, Int16AccumulatesInInt48AndClamps) {
   // 32767*127 + (-32768)*127 = -127; then 4 taps of 32767*127 = 16645636 over a 2^40 bias.
-  Conv2dAttrs a;
-  a.acc_type = DType::Int48;
+  ConvAttr a;
+  a.acc_type = AccType::Int48;
   {
     auto in = i16({1, 1, 1, 2}, {32767, -32768});
     auto w = i8({1, 1, 1, 2}, {127, 127});
@@ -138,8 +138,8 @@ TEST(TosaConv2d, Fp32) {
   auto w = f32({1, 2, 2, 1}, {2.0f, 1.0f, 0.5f, 0.25f});
   auto b = f32({1}, {0.125f});
   auto out = f32({1, 1, 1, 1});
-  Conv2dAttrs a;
-  a.acc_type = DType::Fp32;
+  ConvAttr a;
+  a.acc_type = AccType::Fp32;
   EXPECT_TOSA_OK(conv2d(in, w, b, a, out));
   EXPECT_FLOAT_EQ(out.data[0], 1.0f + 1.5f - 1.0f + 1.0f + 0.125f);
 }
@@ -149,42 +149,42 @@ TEST(TosaConv2d, Errors) {
   auto w = i8({1, 1, 1, 1});
   auto b = i32({1});
   auto out = i32({1, 2, 2, 1});
-  Conv2dAttrs a;
+  ConvAttr a;
   a.stride[0] = a.stride[1] = 2;
   // (4 - 1) / 2 is not exact.
   EXPECT_TOSA_ERROR(conv2d(in, w, b, a, out), InvalidArgument, "exact");
-  a = Conv2dAttrs{};
+  a = ConvAttr{};
   EXPECT_TOSA_ERROR(check_conv2d(in, w, b, a, out), InvalidArgument, "output: expected shape [1,4,4,1]");
   auto out4 = i32({1, 4, 4, 1});
   a.stride[0] = 0;
   EXPECT_TOSA_ERROR(check_conv2d(in, w, b, a, out4), InvalidArgument, "stride[0]");
-  a = Conv2dAttrs{};
-  a.acc_type = DType::Int48;
+  a = ConvAttr{};
+  a.acc_type = AccType::Int48;
   EXPECT_TOSA_ERROR(check_conv2d(in, w, b, a, out4), InvalidArgument, "acc_type");
-  a = Conv2dAttrs{};
+  a = ConvAttr{};
   a.input_zp = 200;
   EXPECT_TOSA_ERROR(check_conv2d(in, w, b, a, out4), InvalidArgument, "input_zp");
   auto w_bad_ic = i8({1, 1, 1, 2});
-  EXPECT_TOSA_ERROR(check_conv2d(in, w_bad_ic, b, Conv2dAttrs{}, out4), InvalidArgument, "input channels");
+  EXPECT_TOSA_ERROR(check_conv2d(in, w_bad_ic, b, ConvAttr{}, out4), InvalidArgument, "input channels");
   auto b_bad = i32({3});
-  EXPECT_TOSA_ERROR(check_conv2d(in, w, b_bad, Conv2dAttrs{}, out4), InvalidArgument, "bias");
+  EXPECT_TOSA_ERROR(check_conv2d(in, w, b_bad, ConvAttr{}, out4), InvalidArgument, "bias");
   auto in16 = i16({1, 4, 4, 1});
-  Conv2dAttrs a16;
-  a16.acc_type = DType::Int48;
+  ConvAttr a16;
+  a16.acc_type = AccType::Int48;
   a16.input_zp = 3;  // zero points must be 0 for int16
   auto b48 = i48({1});
   auto out48 = i48({1, 4, 4, 1});
   EXPECT_TOSA_ERROR(check_conv2d(in16, w, b48, a16, out48), InvalidArgument, "input_zp must be 0");
   auto in_f = f32({1, 4, 4, 1});
-  EXPECT_TOSA_ERROR(check_conv2d(in_f, w, b, Conv2dAttrs{}, out4), InvalidArgument, "weight: expected fp32");
+  EXPECT_TOSA_ERROR(check_conv2d(in_f, w, b, ConvAttr{}, out4), InvalidArgument, "weight: expected fp32");
   // A null data pointer on a non-empty tensor is rejected, not dereferenced.
   TensorRef null_in = in.ref();
   null_in.data = nullptr;
-  EXPECT_TOSA_ERROR(conv2d(null_in, w, b, Conv2dAttrs{}, out4), InvalidArgument, "no data");
+  EXPECT_TOSA_ERROR(conv2d(null_in, w, b, ConvAttr{}, out4), InvalidArgument, "no data");
   // Negative dims and ranks beyond kMaxRank are rejected.
   std::vector<int64_t> neg = {1, -4, 4, 1};
   TensorRef neg_in{DType::Int8, neg, in.data.data()};
-  EXPECT_TOSA_ERROR(conv2d(neg_in, w, b, Conv2dAttrs{}, out4), InvalidArgument, "negative dim");
+  EXPECT_TOSA_ERROR(conv2d(neg_in, w, b, ConvAttr{}, out4), InvalidArgument, "negative dim");
 }
 
 TEST(TosaDepthwiseConv2d, ChannelMultiplier) {
@@ -202,11 +202,11 @@ TEST(TosaDepthwiseConv2d, ChannelMultiplier) {
   auto w = i8({2, 2, 2, 2}, wv);
   auto b = i32({4}, {0, 1, 2, 3});
   auto out = i32({1, 1, 1, 4});
-  EXPECT_TOSA_OK(depthwise_conv2d(in, w, b, DepthwiseConv2dAttrs{}, out));
+  EXPECT_TOSA_OK(depthwise_conv2d(in, w, b, ConvAttr{}, out));
   EXPECT_EQ(out.data, (std::vector<int32_t>{10, 21, 28, -23}));
   // Padding 1 on all sides, stride 2: OH = (2-1+2-1)/2+1 = 2; output (0,0) sees only input (0,0)
   // at kernel tap (1,1) (p = 3): c0m0 1, c0m1 3, c1m0 5, c1m1 -5, plus bias.
-  DepthwiseConv2dAttrs a;
+  ConvAttr a;
   a.pad[0] = a.pad[1] = a.pad[2] = a.pad[3] = 1;
   a.stride[0] = a.stride[1] = 2;
   auto out2 = i32({1, 2, 2, 4});
@@ -216,9 +216,9 @@ TEST(TosaDepthwiseConv2d, ChannelMultiplier) {
   EXPECT_EQ(std::vector<int32_t>(out2.data.end() - 4, out2.data.end()), (std::vector<int32_t>{4, 1, 10, -5}));
   auto bad_w = i8({2, 2, 3, 2});
   auto b1 = i32({1});
-  EXPECT_TOSA_ERROR(check_depthwise_conv2d(in, bad_w, b1, DepthwiseConv2dAttrs{}, out), InvalidArgument,
+  EXPECT_TOSA_ERROR(check_depthwise_conv2d(in, bad_w, b1, ConvAttr{}, out), InvalidArgument,
                     "has 3 channels");
-  EXPECT_TOSA_ERROR(check_depthwise_conv2d(in, w, b1, DepthwiseConv2dAttrs{}, out2), InvalidArgument,
+  EXPECT_TOSA_ERROR(check_depthwise_conv2d(in, w, b1, ConvAttr{}, out2), InvalidArgument,
                     "expected shape [1,1,1,4]");
 }
 
@@ -228,16 +228,16 @@ TEST(TosaConv3d, DepthPaddingAndZeroPoints) {
   auto ones = i8({1, 2, 2, 2, 1}, std::vector<int8_t>(8, 1));
   auto b = i32({1}, {0});
   auto out = i32({1, 1, 1, 1, 1});
-  EXPECT_TOSA_OK(conv3d(in, ones, b, Conv3dAttrs{}, out));
+  EXPECT_TOSA_OK(conv3d(in, ones, b, ConvAttr{}, out));
   EXPECT_EQ(out.data[0], 36);
-  Conv3dAttrs zp;
+  ConvAttr zp;
   zp.input_zp = 1;
   EXPECT_TOSA_OK(conv3d(in, ones, b, zp, out));
   EXPECT_EQ(out.data[0], 28);
   // Depth kernel [1; 10] with one plane of front padding: OD = 2;
   // od 0 = pad + plane0 * 10, od 1 = plane0 + plane1 * 10.
   auto kd = i8({1, 2, 1, 1, 1}, {1, 10});
-  Conv3dAttrs a;
+  ConvAttr a;
   a.pad[0] = 1;
   auto out2 = i32({1, 2, 2, 2, 1});
   EXPECT_TOSA_OK(conv3d(in, kd, b, a, out2));
@@ -254,14 +254,14 @@ TEST(TosaTransposeConv2d, KernelOrientationStrideAndCrop) {
     auto in = i8({1, 1, 1, 1}, {1});
     auto w = i8({1, 2, 2, 1}, {1, 2, 3, 4});
     auto out = i32({1, 2, 2, 1});
-    EXPECT_TOSA_OK(transpose_conv2d(in, w, b, TransposeConv2dAttrs{}, out));
+    EXPECT_TOSA_OK(transpose_conv2d(in, w, b, TransposeConvAttr{}, out));
     EXPECT_EQ(out.data, (std::vector<int32_t>{1, 2, 3, 4}));
   }
   auto in = i8({1, 2, 2, 1}, {1, 2, 3, 4});
   auto ones = i8({1, 2, 2, 1}, {1, 1, 1, 1});
   {
     // Stride 2: each input pixel fills its own 2x2 block.
-    TransposeConv2dAttrs a;
+    TransposeConvAttr a;
     a.stride[0] = a.stride[1] = 2;
     auto out = i32({1, 4, 4, 1});
     EXPECT_TOSA_OK(transpose_conv2d(in, ones, b, a, out));
@@ -270,12 +270,12 @@ TEST(TosaTransposeConv2d, KernelOrientationStrideAndCrop) {
   {
     // Stride 1: the "full" correlation, 3x3.
     auto out = i32({1, 3, 3, 1});
-    EXPECT_TOSA_OK(transpose_conv2d(in, ones, b, TransposeConv2dAttrs{}, out));
+    EXPECT_TOSA_OK(transpose_conv2d(in, ones, b, TransposeConvAttr{}, out));
     EXPECT_EQ(out.data, (std::vector<int32_t>{1, 3, 2, 4, 10, 6, 3, 7, 4}));
   }
   {
     // out_pad -1 everywhere crops one pixel per side (PyTorch padding=1): the centre, 10.
-    TransposeConv2dAttrs a;
+    TransposeConvAttr a;
     a.out_pad[0] = a.out_pad[1] = a.out_pad[2] = a.out_pad[3] = -1;
     auto out = i32({1, 1, 1, 1});
     EXPECT_TOSA_OK(transpose_conv2d(in, ones, b, a, out));
@@ -285,7 +285,7 @@ TEST(TosaTransposeConv2d, KernelOrientationStrideAndCrop) {
   }
   {
     // Zero points: (in - 1) * (w - (-1)) with w = 1 -> (0,1,2,3) * 2 scattered, stride 2.
-    TransposeConv2dAttrs a;
+    TransposeConvAttr a;
     a.stride[0] = a.stride[1] = 2;
     a.input_zp = 1;
     a.weight_zp = -1;
@@ -342,16 +342,16 @@ TEST(TosaConv2d, FollowedByRescaleMatchesIndependentLoops) {
   std::vector<int32_t> shift = {42, 43, 41, 44};
 
   auto acc = i32({N, OH, OW, OC});
-  Conv2dAttrs ca;
+  ConvAttr ca;
   ca.pad[0] = pad_t; ca.pad[1] = pad_b; ca.pad[2] = pad_l; ca.pad[3] = pad_r;
   ca.stride[0] = sy; ca.stride[1] = sx; ca.dilation[0] = dy; ca.dilation[1] = dx;
   ca.input_zp = in_zp;
   ca.weight_zp = w_zp;
   ASSERT_TRUE(conv2d(in, w, bias, ca, acc).is_ok());
   auto out = i8({N, OH, OW, OC});
-  RescaleAttrs ra;
+  RescaleAttr ra;
   ra.multiplier = mult;
-  ra.shift = shift;
+  ra.shift.assign(shift.begin(), shift.end());
   ra.output_zp = out_zp;
   ra.scale32 = true;
   ra.rounding_mode = RoundingMode::DoubleRound;

@@ -38,8 +38,8 @@ int64_t out_size(int64_t in, int64_t pad_a, int64_t pad_b, int64_t k, int64_t di
   return (in - 1 + pad_a + pad_b - (k - 1) * dil) / stride + 1;
 }
 
-Conv2dAttrs attrs_of(const ConvCase& c) {
-  Conv2dAttrs a;
+ConvAttr attrs_of(const ConvCase& c) {
+  ConvAttr a;
   a.pad[0] = c.pad_t, a.pad[1] = c.pad_b, a.pad[2] = c.pad_l, a.pad[3] = c.pad_r;
   a.stride[0] = c.stride_y, a.stride[1] = c.stride_x;
   a.dilation[0] = c.dil_y, a.dilation[1] = c.dil_x;
@@ -81,7 +81,7 @@ TEST(TosaFastPaths, Conv2dInt8MatchesReferenceLoops) {
     fill_random(w.data, rng, -128, 127);
     fill_random(bias.data, rng, -100000, 100000);
     auto fast = i32({c.n, oh, ow, c.oc}), reference = i32({c.n, oh, ow, c.oc});
-    const Conv2dAttrs a = attrs_of(c);
+    const ConvAttr a = attrs_of(c);
     ASSERT_TOSA_OK(conv2d(in, w, bias, a, fast));
     detail::conv2d_reference(in, w, bias, a, reference);
     EXPECT_EQ(fast.data, reference.data) << "conv " << c.ih << "x" << c.iw << "x" << c.ic << " -> " << c.oc
@@ -103,7 +103,7 @@ TEST(TosaFastPaths, DepthwiseInt8MatchesReferenceLoops) {
       fill_random(w.data, rng, -128, 127);
       fill_random(bias.data, rng, -100000, 100000);
       auto fast = i32({c.n, oh, ow, channels}), reference = i32({c.n, oh, ow, channels});
-      const Conv2dAttrs a = attrs_of(c);
+      const ConvAttr a = attrs_of(c);
       ASSERT_TOSA_OK(depthwise_conv2d(in, w, bias, a, fast));
       detail::depthwise_conv2d_reference(in, w, bias, a, reference);
       EXPECT_EQ(fast.data, reference.data) << "depthwise " << c.ih << "x" << c.iw << "x" << c.ic << " multiplier "
@@ -120,7 +120,7 @@ TEST(TosaFastPaths, SumsPastInt32WrapLikeTheReference) {
   auto w = i8({1, 1, 1, taps}, std::vector<int8_t>(size_t(taps), -128));
   auto bias = i32({1}, {0});
   auto out = i32({1, 1, 1, 1});
-  Conv2dAttrs a;
+  ConvAttr a;
   a.input_zp = 127, a.weight_zp = 127;
   ASSERT_TOSA_OK(conv2d(in, w, bias, a, out));
   EXPECT_EQ(out.data[0], int32_t(uint32_t(int64_t(taps) * 65025)));
@@ -148,7 +148,7 @@ void check_rescale32(DType in_type, DType out_type, std::mt19937& rng, int64_t c
   for (bool per_channel : {true, false})
     for (bool wide_shifts : {true, false})
       for (RoundingMode mode : {RoundingMode::SingleRound, RoundingMode::DoubleRound}) {
-        RescaleAttrs a;
+        RescaleAttr a;
         a.scale32 = true;
         a.rounding_mode = mode;
         a.per_channel = per_channel;
@@ -160,7 +160,7 @@ void check_rescale32(DType in_type, DType out_type, std::mt19937& rng, int64_t c
           shifts.push_back(shift(rng));
         }
         a.multiplier = multipliers;
-        a.shift = shifts;
+        a.shift.assign(shifts.begin(), shifts.end());
         Tensor<TOut> out(out_type, {pixels, channels});
         ASSERT_TOSA_OK(rescale(in, a, out));
         for (int64_t i = 0; i < pixels * channels; ++i) {
@@ -199,7 +199,7 @@ TEST(TosaFastPaths, RescaleUnsignedMatchesReference) {
   for (bool input_unsigned : {true, false}) {
     auto in = i8({13, 5});
     for (auto& v : in.data) v = int8_t(byte(rng));
-    RescaleAttrs a;
+    RescaleAttr a;
     a.scale32 = true;
     a.per_channel = true;
     a.rounding_mode = RoundingMode::DoubleRound;
@@ -210,7 +210,7 @@ TEST(TosaFastPaths, RescaleUnsignedMatchesReference) {
     std::vector<int32_t> multipliers, shifts;
     for (int c = 0; c < 5; ++c) multipliers.push_back(multiplier(rng)), shifts.push_back(shift(rng));
     a.multiplier = multipliers;
-    a.shift = shifts;
+    a.shift.assign(shifts.begin(), shifts.end());
     auto fast = i8({13, 5}), reference = i8({13, 5});
     ASSERT_TOSA_OK(rescale(in, a, fast));
     detail::rescale_reference(in, a, reference);
@@ -248,7 +248,7 @@ TEST(TosaFastPaths, SplitOverThreadsGivesTheSameBytes) {
   fill_random(dw.data, rng, -128, 127);
   fill_random(bias.data, rng, -5000, 5000);
   fill_random(dw_bias.data, rng, -5000, 5000);
-  const Conv2dAttrs a = attrs_of(c);
+  const ConvAttr a = attrs_of(c);
   CountingThreads threads(3);
 
   auto serial = i32({c.n, oh, ow, c.oc}), split = i32({c.n, oh, ow, c.oc});
@@ -273,13 +273,14 @@ TEST(TosaFastPaths, SplitOverThreadsGivesTheSameBytes) {
   std::vector<int32_t> multipliers(size_t(c.oc)), shifts(size_t(c.oc));
   for (int64_t k = 0; k < c.oc; ++k) multipliers[size_t(k)] = 1073741824 + int32_t(k) * 9999991, shifts[size_t(k)] = 38 + int32_t(k % 5);
   for (bool per_channel : {true, false}) {
-    RescaleAttrs r;
+    RescaleAttr r;
     r.scale32 = true;
     r.rounding_mode = RoundingMode::DoubleRound;
     r.per_channel = per_channel;
     r.output_zp = -128;
-    r.multiplier = std::span(multipliers).first(per_channel ? multipliers.size() : 1);
-    r.shift = std::span(shifts).first(per_channel ? shifts.size() : 1);
+    const size_t n = per_channel ? multipliers.size() : 1;
+    r.multiplier.assign(multipliers.begin(), multipliers.begin() + ptrdiff_t(n));
+    r.shift.assign(shifts.begin(), shifts.begin() + ptrdiff_t(n));
     auto q_serial = i8(sums.shape), q_split = i8(sums.shape);
     ASSERT_TOSA_OK(rescale(sums, r, q_serial));
     ASSERT_TOSA_OK(rescale(sums, r, q_split, &threads.parallel));
@@ -291,7 +292,7 @@ TEST(TosaFastPaths, SplitOverThreadsGivesTheSameBytes) {
   auto small_in = i8({1, 4, 4, 3});
   auto small_out = i32({1, 4, 4, c.oc});
   auto small_w = i8({c.oc, 1, 1, 3});
-  ASSERT_TOSA_OK(conv2d(small_in, small_w, bias, Conv2dAttrs{}, small_out, &threads.parallel));
+  ASSERT_TOSA_OK(conv2d(small_in, small_w, bias, ConvAttr{}, small_out, &threads.parallel));
   EXPECT_EQ(threads.tasks, 12);
 }
 

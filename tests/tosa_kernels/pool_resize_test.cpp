@@ -8,8 +8,8 @@ namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-AvgPool2dAttrs avg(int64_t kh, int64_t kw, int64_t pad_all = 0) {
-  AvgPool2dAttrs a;
+PoolAttr avg(int64_t kh, int64_t kw, int64_t pad_all = 0) {
+  PoolAttr a;
   a.kernel[0] = kh;
   a.kernel[1] = kw;
   for (auto& p : a.pad) p = pad_all;
@@ -61,7 +61,7 @@ TEST(TosaAvgPool2d, Int16Fp32AndErrors) {
   auto inf = f32({1, 2, 2, 1}, {1, 2, 3, 5});
   auto outf = f32({1, 1, 1, 1});
   auto af = avg(2, 2);
-  af.acc_type = DType::Fp32;
+  af.acc_type = AccType::Fp32;
   EXPECT_TOSA_OK(avg_pool2d(inf, af, outf));
   EXPECT_FLOAT_EQ(outf.data[0], 2.75f);
   auto in = i8({1, 4, 4, 1});
@@ -79,7 +79,7 @@ TEST(TosaAvgPool2d, Int16Fp32AndErrors) {
   z16.input_zp = 1;
   EXPECT_TOSA_ERROR(check_avg_pool2d(in16, z16, out16b), InvalidArgument, "input_zp must be 0");
   z16 = avg(1, 3);
-  z16.acc_type = DType::Int48;
+  z16.acc_type = AccType::Int48;
   EXPECT_TOSA_ERROR(check_avg_pool2d(in16, z16, out16b), InvalidArgument, "acc_type");
 }
 
@@ -87,14 +87,14 @@ TEST(TosaMaxPool2d, PaddingNeverWinsAndNanModes) {
   // All-negative input with pad 1: a zero pad would win if it were counted.
   auto in = i8({1, 2, 2, 1}, {-5, -3, -7, -9});
   auto out = i8({1, 3, 3, 1});
-  MaxPool2dAttrs a;
+  PoolAttr a;
   a.kernel[0] = a.kernel[1] = 2;
   for (auto& p : a.pad) p = 1;
   EXPECT_TOSA_OK(max_pool2d(in, a, out));
   EXPECT_EQ(out.data, (std::vector<int8_t>{-5, -3, -3, -5, -3, -3, -7, -7, -9}));
   auto f = f32({1, 1, 4, 1}, {kNaN, 1, 2, kNaN});
   auto fo = f32({1, 1, 2, 1});
-  MaxPool2dAttrs b;
+  PoolAttr b;
   b.kernel[0] = 1;
   b.kernel[1] = 2;
   b.stride[1] = 2;
@@ -107,7 +107,7 @@ TEST(TosaMaxPool2d, PaddingNeverWinsAndNanModes) {
   EXPECT_EQ(fo.data[1], 2.0f);
   auto in32 = i32({1, 2, 2, 1});
   auto out32 = i32({1, 1, 1, 1});
-  MaxPool2dAttrs c;
+  PoolAttr c;
   c.kernel[0] = c.kernel[1] = 2;
   EXPECT_TOSA_ERROR(check_max_pool2d(in32, c, out32), NotSupported, "int32");
 }

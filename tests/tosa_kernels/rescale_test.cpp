@@ -8,11 +8,11 @@
 namespace vkrt::tosa::test {
 namespace {
 
-RescaleAttrs per_tensor(const std::vector<int32_t>& m, const std::vector<int32_t>& s,
+RescaleAttr per_tensor(const std::vector<int32_t>& m, const std::vector<int32_t>& s,
                         RoundingMode mode = RoundingMode::SingleRound) {
-  RescaleAttrs a;
+  RescaleAttr a;
   a.multiplier = m;
-  a.shift = s;
+  a.shift.assign(s.begin(), s.end());
   a.rounding_mode = mode;
   return a;
 }
@@ -79,7 +79,7 @@ TEST(TosaRescale, PerChannelUsesTheLastDimension) {
   //   row [10 10 10] -> [10, 5, 7.5 -> 8];  row [-4 -4 -4] -> [-4, -2, -3]
   //   (0.75 * -4 = -3 exactly; 7.5 rounds up).
   std::vector<int32_t> m = {1 << 30, 1 << 30, 3 << 28}, s = {30, 31, 30};
-  RescaleAttrs a = per_tensor(m, s);
+  RescaleAttr a = per_tensor(m, s);
   a.per_channel = true;
   auto in = i32({2, 3}, {10, 10, 10, -4, -4, -4});
   auto out = i8({2, 3});
@@ -88,7 +88,7 @@ TEST(TosaRescale, PerChannelUsesTheLastDimension) {
   // Per-channel needs one pair per channel.
   std::vector<int32_t> m2 = {1 << 30, 1 << 30}, s2 = {30, 30};
   a.multiplier = m2;
-  a.shift = s2;
+  a.shift.assign(s2.begin(), s2.end());
   EXPECT_TOSA_ERROR(check_rescale(in, a, out), InvalidArgument, "expected 3 multiplier");
 }
 

@@ -254,30 +254,65 @@ TEST(ShapeInference, DynamicDimsResolveAtExecute) {
   EXPECT_NE(bad.status().message().find("input 0"), std::string::npos) << bad.status().to_string();
 }
 
-// CONV3D has a kernel but no entry in the CPU executor's op table: refused at prepare, named.
-TEST(CpuExecutor, UnsupportedOpsAreListedAtPrepare) {
+// A CONV3D graph: input [1,3,1,1,1] (depth 3), weight [1,2,1,1,1] (a depth-2 kernel), bias [1],
+// output [1,2,1,1,1]; `dtype` for every tensor.
+Graph conv3d_graph(DType dtype, const float weight[2], float bias) {
   Graph g;
-  auto add = [&](const char* name, std::vector<int64_t> shape, bool constant) {
+  // Constants hold `data` for fp32, zeros otherwise.
+  auto add = [&](const char* name, std::vector<int64_t> shape, bool constant, const float* data) {
     TensorInfo t;
     t.name = name;
-    t.dtype = DType::Fp32;
+    t.dtype = dtype;
     t.shape = std::move(shape);
     t.is_constant = constant;
-    if (constant) t.owned.assign(size_t(t.element_count()) * 4, 0);
+    if (constant) {
+      t.owned.resize(size_t(t.element_count()) * dtype_storage_bytes(dtype));
+      if (dtype == DType::Fp32) std::memcpy(t.owned.data(), data, t.owned.size());
+    }
     return g.add_tensor(std::move(t));
   };
-  const TensorId x = add("x", {1, 2, 2, 2, 1}, false), w = add("w", {1, 1, 1, 1, 1}, true),
-                 b = add("b", {1}, true), y = add("y", {1, 2, 2, 2, 1}, false);
+  const TensorId x = add("x", {1, 3, 1, 1, 1}, false, nullptr), w = add("w", {1, 2, 1, 1, 1}, true, weight),
+                 b = add("b", {1}, true, &bias), y = add("y", {1, 2, 1, 1, 1}, false, nullptr);
   g.inputs.push_back({x, "x", 0, 0});
   ConvAttr conv;
   conv.acc_type = AccType::Fp32;
   g.add_op(OpKind::CONV3D, {x, w, b}, y, conv);
   g.outputs.push_back({y, "y", 1, 0});
+  return g;
+}
+
+// CONV3D runs on the CPU executor through its op-table entry: the IR's ConvAttr goes to the
+// kernel as it is. Hand-computed: y[d] = x[d] * 1 + x[d+1] * 10 + 0.5.
+TEST(CpuExecutor, RunsConv3d) {
+  const float weight[2] = {1.0f, 10.0f};
+  const Graph g = conv3d_graph(DType::Fp32, weight, 0.5f);
   ASSERT_TRUE(validate_graph(g).is_ok());
+  std::vector<Npy> in(1);
+  in[0].shape = {1, 3, 1, 1, 1};
+  const float x[3] = {1.0f, 2.0f, 3.0f};
+  in[0].data.assign(reinterpret_cast<const uint8_t*>(x), reinterpret_cast<const uint8_t*>(x) + sizeof(x));
+  std::vector<std::vector<uint8_t>> out;
+  Status s = run_graph(g, in, out);
+  ASSERT_TRUE(s.is_ok()) << s.to_string();
+  float y[2];
+  ASSERT_EQ(out[0].size(), sizeof(y));
+  std::memcpy(y, out[0].data(), sizeof(y));
+  EXPECT_EQ(y[0], 21.5f);
+  EXPECT_EQ(y[1], 32.5f);
+}
+
+// A valid TOSA graph the CPU kernels have no code for (fp16 CONV3D: TOSA allows it, the kernels
+// compute int8, int16 and fp32) is a capability limit: NotSupported at prepare, naming the op.
+TEST(CpuExecutor, UnsupportedTypesAreListedAtPrepare) {
+  const float weight[2] = {0.0f, 0.0f};
+  const Graph g = conv3d_graph(DType::Fp16, weight, 0.0f);
+  Status valid = validate_graph(g);
+  ASSERT_TRUE(valid.is_ok()) << valid.to_string();
   auto exec = make_cpu_executor();
   Status s = exec->prepare(g, ExecutorOptions{});
   EXPECT_EQ(s.code(), Error::NotSupported);
-  EXPECT_NE(s.message().find("op 0 (CONV3D)"), std::string::npos) << s.to_string();
+  EXPECT_NE(s.message().find("op 0 (CONV3D"), std::string::npos) << s.to_string();
+  EXPECT_NE(s.message().find("input dtype fp16 not supported"), std::string::npos) << s.to_string();
 }
 
 }  // namespace

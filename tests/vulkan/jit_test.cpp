@@ -210,18 +210,6 @@ vgf::RescaleAttr per_channel_requant(int channels, int32_t out_zp, uint32_t seed
   return a;
 }
 
-Status cpu_requant(const HostTensor& acc, const vgf::RescaleAttr& a, HostTensor& out) {
-  std::vector<int32_t> shifts(a.shift.begin(), a.shift.end());
-  tosa::RescaleAttrs r;
-  r.multiplier = a.multiplier;
-  r.shift = shifts;
-  r.output_zp = a.output_zp;
-  r.input_zp = a.input_zp;
-  r.scale32 = a.scale32;
-  r.rounding_mode = a.rounding_mode;
-  r.per_channel = a.per_channel;
-  return tosa::rescale(acc.ref(), r, out.ref());
-}
 
 Block make_block(int64_t h, bool dynamic) {
   std::mt19937 rng(5);
@@ -276,21 +264,21 @@ Block make_block(int64_t h, bool dynamic) {
   blk.input = HostTensor(DType::Int8, si);
   fill_random(blk.input, rng, -128, 127);
   HostTensor acc1(DType::Int32, sm), r1(DType::Int8, sm), cl(DType::Int8, sm), acc2(DType::Int32, sm), r2(DType::Int8, sm);
-  tosa::Conv2dAttrs cpw;
+  tosa::ConvAttr cpw;
   cpw.input_zp = -1;
   EXPECT_TRUE(tosa::conv2d(blk.input.ref(), w1.ref(), b1.ref(), cpw, acc1.ref()).is_ok());
-  EXPECT_TRUE(cpu_requant(acc1, rq1, r1).is_ok());
+  EXPECT_TRUE(tosa::rescale(acc1.ref(), rq1, r1.ref()).is_ok());
   tosa::ClampAttr cc;
   cc.min_int = -128;
   cc.max_int = 40;
   EXPECT_TRUE(tosa::clamp(r1.ref(), cc, cl.ref()).is_ok());
-  tosa::Conv2dAttrs cdw;
+  tosa::ConvAttr cdw;
   for (int i = 0; i < 4; ++i) cdw.pad[i] = 1;
   cdw.input_zp = -128;
   EXPECT_TRUE(tosa::depthwise_conv2d(cl.ref(), w2.ref(), b2.ref(), cdw, acc2.ref()).is_ok());
-  EXPECT_TRUE(cpu_requant(acc2, rq2, r2).is_ok());
+  EXPECT_TRUE(tosa::rescale(acc2.ref(), rq2, r2.ref()).is_ok());
   HostTensor p(DType::Int8, {1, h / 2, h / 2, c_mid});
-  tosa::MaxPool2dAttrs mpa;
+  tosa::PoolAttr mpa;
   mpa.kernel[0] = mpa.kernel[1] = 2;
   mpa.stride[0] = mpa.stride[1] = 2;
   EXPECT_TRUE(tosa::max_pool2d(r2.ref(), mpa, p.ref()).is_ok());

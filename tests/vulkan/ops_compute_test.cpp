@@ -24,33 +24,6 @@ vgf::RescaleAttr requant(int channels, std::mt19937& rng, int32_t out_zp, bool p
   return a;
 }
 
-tosa::RescaleAttrs cpu_rescale(const vgf::RescaleAttr& a, std::vector<int32_t>& shifts) {
-  shifts.assign(a.shift.begin(), a.shift.end());
-  tosa::RescaleAttrs r;
-  r.multiplier = a.multiplier;
-  r.shift = shifts;
-  r.input_zp = a.input_zp;
-  r.output_zp = a.output_zp;
-  r.scale32 = a.scale32;
-  r.rounding_mode = a.rounding_mode;
-  r.per_channel = a.per_channel;
-  r.input_unsigned = a.input_unsigned;
-  r.output_unsigned = a.output_unsigned;
-  return r;
-}
-
-tosa::Conv2dAttrs cpu_conv(const vgf::ConvAttr& a) {
-  tosa::Conv2dAttrs c;
-  for (int i = 0; i < 4; ++i) c.pad[i] = a.pad[i];
-  for (int i = 0; i < 2; ++i) {
-    c.stride[i] = a.stride[i];
-    c.dilation[i] = a.dilation[i];
-  }
-  c.input_zp = a.input_zp;
-  c.weight_zp = a.weight_zp;
-  return c;
-}
-
 // A convolution's fused epilogue as separate ops: RESCALE of the int32 `acc` to `out` (none for
 // Int32: the raw accumulator is the output), then CLAMP when `clamp` is given. Returns the last.
 TensorId add_epilogue(GraphBuilder& b, TensorId acc, const Shape& shape, DType out, const vgf::RescaleAttr& ra,
@@ -68,9 +41,8 @@ TensorId add_epilogue(GraphBuilder& b, TensorId acc, const Shape& shape, DType o
 Result<HostTensor> cpu_epilogue(const HostTensor& acc, DType out, const vgf::RescaleAttr& ra,
                                 const vgf::ClampAttr* clamp) {
   if (out == DType::Int32) return acc;
-  std::vector<int32_t> shifts;
   HostTensor q(out, acc.shape);
-  VKRT_RETURN_IF_ERROR(tosa::rescale(acc.ref(), cpu_rescale(ra, shifts), q.ref()));
+  VKRT_RETURN_IF_ERROR(tosa::rescale(acc.ref(), ra, q.ref()));
   if (!clamp) return q;
   HostTensor cl(out, acc.shape);
   tosa::ClampAttr cc;
@@ -133,7 +105,7 @@ void check_int8_conv(bool depthwise, bool fuse_rescale, bool fuse_clamp) {
 
   // CPU oracle.
   HostTensor ref_acc(DType::Int32, c.output);
-  auto attrs = cpu_conv(c.attr);
+  auto attrs = c.attr;
   Status s = depthwise ? tosa::depthwise_conv2d(in.ref(), w.ref(), bias.ref(), attrs, ref_acc.ref())
                        : tosa::conv2d(in.ref(), w.ref(), bias.ref(), attrs, ref_acc.ref());
   ASSERT_TRUE(s.is_ok()) << s.message();
@@ -177,8 +149,8 @@ TEST(VulkanConv, Fp32Conv2dWithFusedClamp) {
   b.output(cl);
 
   HostTensor ref(DType::Fp32, c.output), expected(DType::Fp32, c.output);
-  auto attrs = cpu_conv(c.attr);
-  attrs.acc_type = tosa::DType::Fp32;
+  auto attrs = c.attr;
+  attrs.acc_type = tosa::AccType::Fp32;
   ASSERT_TRUE(tosa::conv2d(in.ref(), w.ref(), bias.ref(), attrs, ref.ref()).is_ok());
   tosa::ClampAttr cc;
   cc.min_fp = -0.5f;
@@ -227,9 +199,8 @@ void check_matmul(DType t, bool fuse) {
   ASSERT_TRUE(tosa::matmul(a.ref(), bm.ref(), mm, ref.ref()).is_ok());
   HostTensor expected = ref;
   if (fuse) {
-    std::vector<int32_t> shifts;
     HostTensor q(DType::Int8, so);
-    ASSERT_TRUE(tosa::rescale(ref.ref(), cpu_rescale(ra, shifts), q.ref()).is_ok());
+    ASSERT_TRUE(tosa::rescale(ref.ref(), ra, q.ref()).is_ok());
     expected = q;
   }
   std::vector<HostTensor> inputs{a, bm}, outputs;
@@ -298,8 +269,7 @@ TEST_P(VulkanRescale, MatchesCpu) {
   b.op(OpKind::RESCALE, {x}, {y}, a);
   b.output(y);
   HostTensor expected(rc.out, shape);
-  std::vector<int32_t> shifts;
-  Status cs = tosa::rescale(in.ref(), cpu_rescale(a, shifts), expected.ref());
+  Status cs = tosa::rescale(in.ref(), a, expected.ref());
   ASSERT_TRUE(cs.is_ok()) << cs.message();
   std::vector<HostTensor> inputs{in}, outputs;
   Status r = run_on_vulkan(b.graph, inputs, outputs);
@@ -343,27 +313,9 @@ void check_pool(OpKind kind, DType t) {
   b.op(kind, {x}, {y}, a);
   b.output(y);
   HostTensor expected(t, so);
-  Status cs;
-  if (kind == OpKind::AVG_POOL2D) {
-    tosa::AvgPool2dAttrs pa;
-    for (int i = 0; i < 2; ++i) {
-      pa.kernel[i] = a.kernel[i];
-      pa.stride[i] = a.stride[i];
-    }
-    for (int i = 0; i < 4; ++i) pa.pad[i] = a.pad[i];
-    pa.input_zp = a.input_zp;
-    pa.output_zp = a.output_zp;
-    pa.acc_type = t == DType::Fp32 ? tosa::DType::Fp32 : tosa::DType::Int32;
-    cs = tosa::avg_pool2d(in.ref(), pa, expected.ref());
-  } else {
-    tosa::MaxPool2dAttrs pa;
-    for (int i = 0; i < 2; ++i) {
-      pa.kernel[i] = a.kernel[i];
-      pa.stride[i] = a.stride[i];
-    }
-    for (int i = 0; i < 4; ++i) pa.pad[i] = a.pad[i];
-    cs = tosa::max_pool2d(in.ref(), pa, expected.ref());
-  }
+  // The kernels take the IR's PoolAttr as it is.
+  Status cs = kind == OpKind::AVG_POOL2D ? tosa::avg_pool2d(in.ref(), a, expected.ref())
+                                         : tosa::max_pool2d(in.ref(), a, expected.ref());
   ASSERT_TRUE(cs.is_ok()) << cs.message();
   std::vector<HostTensor> inputs{in}, outputs;
   Status r = run_on_vulkan(b.graph, inputs, outputs);
@@ -465,7 +417,7 @@ TEST(VulkanConv, Int8DepthwiseFourChannelsPerInvocation) {
     b.output(add_epilogue(b, acc, output, k.out, ra, clamp));
 
     HostTensor ref_acc(DType::Int32, output);
-    Status cpu = tosa::depthwise_conv2d(in.ref(), w.ref(), bias.ref(), cpu_conv(attr), ref_acc.ref());
+    Status cpu = tosa::depthwise_conv2d(in.ref(), w.ref(), bias.ref(), attr, ref_acc.ref());
     ASSERT_TRUE(cpu.is_ok()) << cpu.to_string();
     auto expected = cpu_epilogue(ref_acc, k.out, ra, clamp);
     ASSERT_TRUE(expected.ok()) << expected.status().to_string();

@@ -58,16 +58,8 @@ vgf::RescaleAttr requant(int channels, std::mt19937& rng, int32_t out_zp) {
 
 // RESCALE on the CPU, for the expected value of a fused epilogue.
 HostTensor cpu_requant(const HostTensor& acc, const vgf::RescaleAttr& a, DType out_type) {
-  std::vector<int32_t> shifts(a.shift.begin(), a.shift.end());
-  tosa::RescaleAttrs r;
-  r.multiplier = a.multiplier;
-  r.shift = shifts;
-  r.output_zp = a.output_zp;
-  r.scale32 = a.scale32;
-  r.rounding_mode = a.rounding_mode;
-  r.per_channel = a.per_channel;
   HostTensor out(out_type, acc.shape);
-  Status s = tosa::rescale(acc.ref(), r, out.ref());
+  Status s = tosa::rescale(acc.ref(), a, out.ref());
   EXPECT_TRUE(s.is_ok()) << s.message();
   return out;
 }
@@ -131,16 +123,8 @@ Built build_conv(const ConvSpec& spec, std::mt19937& rng) {
   b.inputs.push_back(in);
   if (!c.constant_weights) b.inputs.push_back(w);
 
-  tosa::Conv2dAttrs ca;
-  for (int i = 0; i < 4; ++i) ca.pad[i] = c.pad[i];
-  ca.stride[0] = c.stride_y;
-  ca.stride[1] = c.stride_x;
-  ca.dilation[0] = c.dil_y;
-  ca.dilation[1] = c.dil_x;
-  ca.input_zp = c.in_zp;
-  ca.weight_zp = c.w_zp;
   HostTensor ref(DType::Int32, out_shape);
-  Status s = tosa::conv2d(in.ref(), w.ref(), bias.ref(), ca, ref.ref());
+  Status s = tosa::conv2d(in.ref(), w.ref(), bias.ref(), attr, ref.ref());
   EXPECT_TRUE(s.is_ok()) << s.message();
 
   if (c.out_type == DType::Int32) {

@@ -40,11 +40,7 @@ Status plan_op(const Graph& graph, const Op& op, PlannedOp& plan) {
   const CpuOpImpl* impl = find(op.kind);
   if (impl == nullptr) return not_supported(op.kind);
   plan.ir = &op.attr;
-  if (impl->plan == nullptr) {
-    plan.attrs = std::monostate{};
-    return Status::ok();
-  }
-  return impl->plan(graph, op, plan);
+  return impl->plan == nullptr ? Status::ok() : impl->plan(graph, op, plan);
 }
 
 Status call_kernel(OpKind kind, const PlannedOp& plan, const KernelArgs& args) {

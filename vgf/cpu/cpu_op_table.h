@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <span>
-#include <variant>
 #include <vector>
 
 #include "cpu_fallback/tosa/tosa_kernels.h"
@@ -17,17 +16,13 @@
 
 namespace vkrt::vgf::cpu {
 
-// One op's kernel parameters. Kernels that take the IR's attribute struct as it is (the shared
-// ones of cpu_fallback/tosa/vocabulary.h) read it through `ir`; the others get a kernel struct
-// built by the op's plan function.
+// One op's kernel parameters. Most kernels take the IR's attribute struct as it is (the shared
+// ones of cpu_fallback/tosa/vocabulary.h) and read it through `ir`; the binary ops get
+// BinaryAttrs and TABLE its table tensor from their plan functions.
 struct PlannedOp {
   const OpAttributes* ir = nullptr;  // the op's attributes (the graph outlives its plans)
-  std::variant<std::monostate, tosa::Conv2dAttrs, tosa::TransposeConv2dAttrs, tosa::AvgPool2dAttrs,
-               tosa::MaxPool2dAttrs, tosa::BinaryAttrs, tosa::RescaleAttrs>
-      attrs;
-  // Storage the attrs point into (RESCALE spans) and the TABLE operand.
-  std::vector<int32_t> multiplier;
-  std::vector<int32_t> shift;
+  tosa::BinaryAttrs binary;
+  // The TABLE operand, narrowed to the input type.
   std::vector<uint8_t> table_bytes;
   int64_t table_len = 0;
   tosa::DType table_dtype = tosa::DType::Unknown;
@@ -36,7 +31,7 @@ struct PlannedOp {
   const T& ir_attr() const { return std::get<T>(*ir); }
 
   PlannedOp() = default;
-  PlannedOp(const PlannedOp&) = delete;  // RescaleAttrs spans point into this object
+  PlannedOp(const PlannedOp&) = delete;  // plans stay where the executor made them
   PlannedOp& operator=(const PlannedOp&) = delete;
   PlannedOp(PlannedOp&&) = delete;
   PlannedOp& operator=(PlannedOp&&) = delete;

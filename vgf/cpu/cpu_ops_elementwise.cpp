@@ -14,17 +14,15 @@ using tosa::UnaryOp;
 // Binary ops: one kernel, the operation a template argument, so each op is one table entry.
 // MAXIMUM/MINIMUM carry a nan_mode, ARITHMETIC_RIGHT_SHIFT `round`; the rest no attributes.
 Status plan_binary(const Graph&, const Op& op, PlannedOp& plan) {
-  tosa::BinaryAttrs k;
-  if (const auto* n = std::get_if<NanModeAttr>(&op.attr)) k.nan_mode = n->nan_mode;
-  if (const auto* s = std::get_if<ShiftAttr>(&op.attr)) k.round = s->round;
-  plan.attrs = k;
+  if (const auto* n = std::get_if<NanModeAttr>(&op.attr)) plan.binary.nan_mode = n->nan_mode;
+  if (const auto* s = std::get_if<ShiftAttr>(&op.attr)) plan.binary.round = s->round;
   return Status::ok();
 }
 
 template <BinaryOp B>
 Status run_binary(const PlannedOp& p, const KernelArgs& a) {
   return check_or_compute(a, tosa::check_elementwise_binary, tosa::elementwise_binary, B, a.in[0], a.in[1],
-                          std::get<tosa::BinaryAttrs>(p.attrs), a.out[0]);
+                          p.binary, a.out[0]);
 }
 
 template <UnaryOp U>
@@ -58,28 +56,10 @@ Status run_clamp(const PlannedOp& p, const KernelArgs& a) {
 
 // The kernel reads int32 multipliers and shifts; the IR keeps shifts as int8, so both are
 // widened into the plan, which the attrs' spans point into.
-Status plan_rescale(const Graph&, const Op& op, PlannedOp& plan) {
-  const auto& a = std::get<RescaleAttr>(op.attr);
-  plan.multiplier.assign(a.multiplier.begin(), a.multiplier.end());
-  plan.shift.assign(a.shift.begin(), a.shift.end());
-  tosa::RescaleAttrs k;
-  k.multiplier = plan.multiplier;
-  k.shift = plan.shift;
-  k.input_zp = a.input_zp;
-  k.output_zp = a.output_zp;
-  k.scale32 = a.scale32;
-  k.rounding_mode = a.rounding_mode;
-  k.per_channel = a.per_channel;
-  k.input_unsigned = a.input_unsigned;
-  k.output_unsigned = a.output_unsigned;
-  plan.attrs = k;
-  return Status::ok();
-}
-
 Status run_rescale(const PlannedOp& p, const KernelArgs& a) {
-  const auto& attrs = std::get<tosa::RescaleAttrs>(p.attrs);
-  if (a.check_only) return tosa::check_rescale(a.in[0], attrs, a.out[0]);
-  return tosa::rescale(a.in[0], attrs, a.out[0], a.parallel);
+  const auto& attr = p.ir_attr<RescaleAttr>();
+  if (a.check_only) return tosa::check_rescale(a.in[0], attr, a.out[0]);
+  return tosa::rescale(a.in[0], attr, a.out[0], a.parallel);
 }
 
 // The IR keeps every table as int16 values; the kernel takes the table as a tensor of the input
@@ -98,7 +78,6 @@ Status plan_table(const Graph& graph, const Op& op, PlannedOp& plan) {
     plan.table_bytes.resize(a.table.size() * 2);
     std::memcpy(plan.table_bytes.data(), a.table.data(), plan.table_bytes.size());
   }
-  plan.attrs = std::monostate{};
   return Status::ok();
 }
 
@@ -153,7 +132,7 @@ constexpr CpuOpImpl kOps[] = {
     {OpKind::GREATER_EQUAL, nullptr, run_compare<CompareOp::GreaterEqual>},
     {OpKind::SELECT, nullptr, run_select},
 
-    {OpKind::RESCALE, plan_rescale, run_rescale},
+    {OpKind::RESCALE, nullptr, run_rescale},
     {OpKind::TABLE, plan_table, run_table},
     {OpKind::CAST, nullptr, run_cast},
 };

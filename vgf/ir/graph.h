@@ -150,50 +150,22 @@ struct NoAttr {
 using tosa::ArgmaxAttr;
 using tosa::AxisAttr;
 using tosa::ClampAttr;
+using tosa::ConvAttr;
+using tosa::FftAttr;
 using tosa::MatmulAttr;
 using tosa::MulAttr;
 using tosa::NegateAttr;
+using tosa::PadAttr;
+using tosa::PoolAttr;
+using tosa::RescaleAttr;
 using tosa::ResizeAttr;
+using tosa::SliceAttr;
+using tosa::TileAttr;
+using tosa::TransposeAttr;
+using tosa::TransposeConvAttr;
 
-
-// AVG_POOL2D and MAX_POOL2D. Zero points are used by AVG_POOL2D only.
-struct PoolAttr {
-  std::array<int32_t, 2> kernel{1, 1};      // [y, x]
-  std::array<int32_t, 2> stride{1, 1};      // [y, x]
-  std::array<int32_t, 4> pad{0, 0, 0, 0};   // [top, bottom, left, right]
-  AccType acc_type = AccType::Int32;        // AVG_POOL2D
-  NanMode nan_mode = NanMode::Propagate;    // MAX_POOL2D
-  int32_t input_zp = 0;
-  int32_t output_zp = 0;
-  bool operator==(const PoolAttr&) const = default;
-};
-
-// CONV2D, DEPTHWISE_CONV2D (pad[0..3], stride/dilation[0..1]) and CONV3D (all 6 / 3 used:
-// pad [d0, d1, top, bottom, left, right], stride/dilation [d, y, x]).
-struct ConvAttr {
-  std::array<int32_t, 6> pad{0, 0, 0, 0, 0, 0};
-  std::array<int32_t, 3> stride{1, 1, 1};
-  std::array<int32_t, 3> dilation{1, 1, 1};
-  AccType acc_type = AccType::Int32;
-  bool local_bound = false;
-  int32_t input_zp = 0;
-  int32_t weight_zp = 0;
-  bool operator==(const ConvAttr&) const = default;
-};
-
-struct TransposeConvAttr {
-  std::array<int32_t, 4> out_pad{0, 0, 0, 0};  // [top, bottom, left, right], may be negative
-  std::array<int32_t, 2> stride{1, 1};         // [y, x]
-  AccType acc_type = AccType::Int32;
-  bool local_bound = false;
-  int32_t input_zp = 0;
-  int32_t weight_zp = 0;
-  bool operator==(const TransposeConvAttr&) const = default;
-};
-
-
-using tosa::FftAttr;
-
+// IR-only attributes: the CPU executor turns the first two into the binary kernel's
+// BinaryAttrs and TABLE's values into a table tensor; RESHAPE's shape is the output's.
 
 // ARITHMETIC_RIGHT_SHIFT.
 struct ShiftAttr {
@@ -207,42 +179,17 @@ struct NanModeAttr {
   bool operator==(const NanModeAttr&) const = default;
 };
 
-
 // TABLE: 256 entries for int8 input (values are int8), 513 for int16 input.
 struct TableAttr {
   std::vector<int16_t> table;
   bool operator==(const TableAttr&) const = default;
 };
 
-
-
-using tosa::PadAttr;
-
 struct ReshapeAttr {
   // Output shape. One entry may be -1 (inferred from the element count), which dynamic
   // graphs need because their RESHAPE shapes are not all known ahead of execute.
   std::vector<int64_t> shape;
   bool operator==(const ReshapeAttr&) const = default;
-};
-
-using tosa::SliceAttr;
-
-using tosa::TileAttr;
-
-using tosa::TransposeAttr;
-
-
-struct RescaleAttr {
-  bool scale32 = true;
-  RoundingMode rounding_mode = RoundingMode::SingleRound;
-  bool per_channel = false;
-  bool input_unsigned = false;
-  bool output_unsigned = false;
-  std::vector<int32_t> multiplier;  // NC values (int16 range when !scale32)
-  std::vector<int8_t> shift;        // NC values
-  int32_t input_zp = 0;             // as stored: zero-extended when input_unsigned
-  int32_t output_zp = 0;            // as stored: zero-extended when output_unsigned
-  bool operator==(const RescaleAttr&) const = default;
 };
 
 using OpAttributes = std::variant<NoAttr, ArgmaxAttr, PoolAttr, ConvAttr, TransposeConvAttr,
