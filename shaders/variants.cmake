@@ -1,5 +1,7 @@
 # Every embedded shader variant: vkrt_shader(<name> <source> DEFINES...). The executor picks
 # variants by name (vgf/vulkan/op_lowering.cpp); names are <op>_<input type>[_<output type>].
+# A .comp not listed here or in variants_fast.cmake is built once, without defines, under the
+# name of its file (fft2d.comp -> "fft2d": FFT2D and RFFT2D, fp32 only).
 
 # Convolutions and matmul: raw int32 accumulator, or fused RESCALE(+CLAMP) to int8/int16.
 foreach(op conv2d depthwise_conv2d matmul)
@@ -166,5 +168,3 @@ endforeach()
 vkrt_shader(rescale_i48_i8 rescale_i48.comp OUT_T=int8_t)
 vkrt_shader(rescale_i48_i16 rescale_i48.comp OUT_T=int16_t)
 vkrt_shader(rescale_i48_i32 rescale_i48.comp OUT_T=int)
-# FFT2D and RFFT2D (fp32 only; RFFT2D through the FFT2D_REAL_INPUT flag of the push constants).
-vkrt_shader(fft2d_f32 fft2d.comp)

@@ -80,6 +80,7 @@ if(vkrt_probe_glslang EQUAL 0 AND vkrt_probe_val EQUAL 0)
   endforeach()
 else()
   set(VKRT_HAVE_COOPMAT_SHADERS OFF CACHE INTERNAL "")
+  list(APPEND vkrt_shader_sources matmul_coopmat.comp)  # not a default variant either (CMakeLists.txt)
   message(STATUS "vkrt: cooperative-matrix shaders: not built (${VKRT_GLSLANG_VALIDATOR} or "
                  "${VKRT_SPIRV_VAL} lacks GL_KHR_cooperative_matrix; see scripts/coopmat-toolchain.sh)")
 endif()

@@ -73,7 +73,7 @@ GpuResult run_shader(const std::shared_ptr<Context>& ctx, const FftCase& c, cons
     return result;
 
   PipelineSet pipelines(ctx, VK_NULL_HANDLE);
-  auto pipeline = pipelines.get("fft2d_f32", 5);
+  auto pipeline = pipelines.get("fft2d", 5);
   EXPECT_TRUE(pipeline.ok()) << pipeline.status().message();
   if (!pipeline.ok()) return result;
 

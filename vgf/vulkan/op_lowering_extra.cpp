@@ -94,7 +94,7 @@ Status lower_fft(const vgf::Op& op, LoweringContext& ctx, std::vector<PendingDis
   if (!real_input && std::get<vgf::FftAttr>(op.attr).inverse) flags |= FFT2D_INVERSE;
   const Fft2dParams p{int32_t(si[0]), int32_t(si[1]), int32_t(si[2]), int32_t(so[2]), int32_t(table_size), flags};
   PendingDispatch d;
-  d.shader = "fft2d_f32";
+  d.shader = "fft2d";
   d.binding_count = 5;
   const Slot in_re = ctx.tensor(op.inputs[0]);
   d.bindings = {in_re, real_input ? in_re : ctx.tensor(op.inputs[1]),
