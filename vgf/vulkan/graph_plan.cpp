@@ -247,9 +247,7 @@ std::vector<FusedStep> fuse_ops(const Graph& g, bool enable_fusion) {
     FusedStep step;
     step.op = i;
     step.output = op.outputs.empty() ? vgf::kNoTensor : op.outputs[0];
-    bool producer = op.kind == OpKind::CONV2D || op.kind == OpKind::DEPTHWISE_CONV2D ||
-                    op.kind == OpKind::TRANSPOSE_CONV2D || op.kind == OpKind::MATMUL;
-    if (enable_fusion && producer) {
+    if (enable_fusion && vulkan_op(op.kind).fuses_epilogue) {
       DType in = g.tensor(op.inputs[0]).dtype;
       DType acc = g.tensor(op.outputs[0]).dtype;
       if (in == DType::Int8 && acc == DType::Int32) {

@@ -364,10 +364,10 @@ Result<std::string> chain_table(const ChainOperands& o) {
 }
 
 const VulkanOpEntry kComputeOps[] = {
-    {OpKind::CONV2D, {conv_types, lower_conv_like}},
-    {OpKind::DEPTHWISE_CONV2D, {conv_types, lower_conv_like}},
-    {OpKind::TRANSPOSE_CONV2D, {conv_types, lower_conv_like}},
-    {OpKind::MATMUL, {matmul_types, lower_conv_like}},
+    {OpKind::CONV2D, {.supports = conv_types, .lower = lower_conv_like, .fuses_epilogue = true}},
+    {OpKind::DEPTHWISE_CONV2D, {.supports = conv_types, .lower = lower_conv_like, .fuses_epilogue = true}},
+    {OpKind::TRANSPOSE_CONV2D, {.supports = conv_types, .lower = lower_conv_like, .fuses_epilogue = true}},
+    {OpKind::MATMUL, {.supports = matmul_types, .lower = lower_conv_like, .fuses_epilogue = true}},
     {OpKind::AVG_POOL2D, {pool_types, lower_single<lower_pool>, POOL_AVG}},
     {OpKind::MAX_POOL2D, {pool_types, lower_single<lower_pool>, POOL_MAX}},
     {OpKind::RESCALE, {rescale_types, lower_single<lower_rescale>, -1, nullptr, chain_rescale}},

@@ -79,6 +79,9 @@ struct VulkanOpImpl {
   const char* glsl = nullptr;
   // ... or a function writing it, when it depends on attributes. Neither: the op is not fused.
   ChainExprFn chain_expr = nullptr;
+  // An accumulator producer whose lowering runs the RESCALE (+CLAMP, +int8 TABLE) or fp32 CLAMP
+  // that reads its result in its own epilogue (graph_plan.cpp's fuse_ops absorbs them).
+  bool fuses_epilogue = false;
 
   bool chainable() const { return glsl != nullptr || chain_expr != nullptr; }
 };
