@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/vgf/model/both_executors_refuse.h"
 #include "vgf/cpu/cpu_executor.h"
 #include "vgf/executor.h"
 #include "vgf/format/vgf_file.h"
@@ -105,30 +106,13 @@ TEST(CorruptRescale, RefusedByEveryReaderWithTheSameMessage) {
 // The executors take graphs that did not come from a reader too (tests, the .tosa path): both
 // refuse the corrupt attribute at prepare, with the same message.
 TEST(CorruptRescale, RefusedByBothExecutorsWithTheSameMessage) {
-  register_cpu_executor();
   for (const Corruption& c : corruptions()) {
     Graph g = rescale_graph();
     RescaleAttr& r = std::get<RescaleAttr>(g.ops[0].attr);
     if (c.what == std::string("shift 64")) r.shift[16] = 64;
     if (c.what == std::string("shift -30")) r.shift[3] = -30;
     if (c.what == std::string("negative multiplier")) r.multiplier[5] = -((1 << 30) + 5);
-    std::vector<std::string> messages;
-    for (const char* name : {"cpu", "vulkan"}) {
-      auto exec = create_executor(name);
-      if (!exec.ok()) {
-        std::printf("%s executor unavailable here: %s\n", name, exec.status().to_string().c_str());
-        continue;
-      }
-      Status s = (*exec)->prepare(g, ExecutorOptions{});
-      ASSERT_FALSE(s.is_ok()) << name << ": " << c.what;
-      EXPECT_EQ(s.code(), Error::InvalidProgram) << s.to_string();
-      messages.push_back(s.message());
-    }
-    ASSERT_FALSE(messages.empty());
-    for (const std::string& m : messages) {
-      EXPECT_EQ(m, messages[0]);
-      EXPECT_NE(m.find(c.message), std::string::npos) << m;
-    }
+    expect_both_executors_refuse(g, c.message, c.what);
   }
 }
 
