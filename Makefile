@@ -1,14 +1,14 @@
 # The two set-up commands (README):
 #   make run    installs dependencies, builds, and runs executor_runner on a generated sample program
 #   make test   installs dependencies, builds, and runs the whole test suite
-# Other targets: build, asan (sanitizer build + tests), bench (vkrt_bench over the samples into
+# Other targets: build, asan (sanitizer build + tests), test-arm64 (aarch64 under qemu), bench (vkrt_bench over the samples into
 # docs/benchmarks.md), clean.
 
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: deps configure build run test asan bench fuzz clean
+.PHONY: deps configure build run test asan test-arm64 bench fuzz clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -33,6 +33,11 @@ asan: deps
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
+# The CPU suites cross-built for aarch64 and run under qemu-user, NEON-only and with
+# dotprod + i8mm (scripts/test-arm64.sh; installs its Debian packages).
+test-arm64:
+	scripts/test-arm64.sh
+
 # vkrt_bench over every sample program: docs/benchmarks.md and docs/bench/*.png (plots need
 # python3-matplotlib, installed here on demand).
 bench: build
@@ -41,4 +46,4 @@ bench: build
 	scripts/bench.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz
+	rm -rf $(BUILD) build-asan build-fuzz build-arm64

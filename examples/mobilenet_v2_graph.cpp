@@ -43,7 +43,10 @@ class Builder {
   }
   TensorId activation(Shape s) { return tensor(t_.activation, std::move(s)); }
 
-  // Integer constants uniform in [lo, hi]; fp32 ones uniform in [-scale, scale].
+  // Integer constants uniform in [lo, hi]; fp32 ones uniform in [-scale, scale] on a grid of
+  // 2^-20 * scale: an integer draw times one constant, one rounding, so that every machine
+  // writes the same bits (a float distribution's arithmetic may be contracted into FMAs
+  // differently from one architecture to the next).
   TensorId random_constant(DType t, Shape s, int lo, int hi, float scale = 0) {
     vgf::TensorInfo info;
     info.name = "w" + std::to_string(g.tensors.size());
@@ -55,11 +58,12 @@ class Builder {
     const size_t width = vgf::dtype_storage_bytes(t);
     info.owned.resize(size_t(n) * width);
     std::uniform_int_distribution<int> ints(lo, hi);
-    std::uniform_real_distribution<float> floats(-scale, scale);
+    std::uniform_int_distribution<int32_t> grid(-(1 << 20), 1 << 20);
+    const float step = scale / float(1 << 20);
     for (int64_t i = 0; i < n; ++i) {
       uint8_t* at = &info.owned[size_t(i) * width];
       if (t == DType::Fp32) {
-        const float v = floats(rng_);
+        const float v = float(grid(rng_)) * step;
         std::memcpy(at, &v, 4);
       } else {
         const int64_t v = ints(rng_);  // little-endian, truncated to the storage width

@@ -58,17 +58,20 @@ Offset<ed::Event> build_event(FlatBufferBuilder& b, const EtdumpEvent& e) {
     case EtdumpEvent::Kind::Profile: {
       auto metadata = e.delegate_debug_metadata.empty() ? Offset<flatbuffers::Vector<uint8_t>>()
                                                          : b.CreateVector(e.delegate_debug_metadata);
-      auto p = ed::CreateProfileEvent(b, str(e.name), int32_t(e.chain_index), e.instruction_id,
-                                      e.delegate_debug_id_int, str(e.delegate_debug_id_str), metadata, e.start_time,
-                                      e.end_time);
+      const auto name = str(e.name);
+      const auto debug_id = str(e.delegate_debug_id_str);
+      auto p = ed::CreateProfileEvent(b, name, int32_t(e.chain_index), e.instruction_id, e.delegate_debug_id_int,
+                                      debug_id, metadata, e.start_time, e.end_time);
       return ed::CreateEvent(b, p);
     }
     case EtdumpEvent::Kind::Allocation:
       return ed::CreateEvent(b, 0, ed::CreateAllocationEvent(b, e.allocator_id, e.allocation_size));
     case EtdumpEvent::Kind::Debug: {
       auto value = build_value(b, e.value);
+      const auto debug_id = str(e.delegate_debug_id_str);
+      const auto name = str(e.name);
       auto d = ed::CreateDebugEvent(b, uint64_t(e.chain_index), e.instruction_id, value, e.delegate_debug_id_int,
-                                    str(e.delegate_debug_id_str), str(e.name));
+                                    debug_id, name);
       return ed::CreateEvent(b, 0, 0, d);
     }
   }

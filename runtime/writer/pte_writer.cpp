@@ -212,35 +212,49 @@ Result<std::vector<uint8_t>> ProgramBuilder::build() const {
     for (const auto& in : m.instructions_) instructions.push_back(enc.instruction(in));
     std::vector<flatbuffers::Offset<et::Operator>> operators;
     for (const auto& op : m.operators_) {
-      operators.push_back(et::CreateOperator(fbb, fbb.CreateString(op.name), fbb.CreateString(op.overload)));
+      const auto name = fbb.CreateString(op.name);
+      const auto overload = fbb.CreateString(op.overload);
+      operators.push_back(et::CreateOperator(fbb, name, overload));
     }
     std::vector<flatbuffers::Offset<et::BackendDelegate>> delegates;
     for (const auto& d : m.delegates_) {
       std::vector<flatbuffers::Offset<et::CompileSpec>> specs;
       for (const auto& cs : d.compile_specs) {
-        specs.push_back(et::CreateCompileSpec(fbb, fbb.CreateString(cs.key), fbb.CreateVector(cs.value)));
+        const auto key = fbb.CreateString(cs.key);
+        const auto value = fbb.CreateVector(cs.value);
+        specs.push_back(et::CreateCompileSpec(fbb, key, value));
       }
       auto processed = et::CreateBackendDelegateDataReference(
           fbb, et::DataLocation(d.where), payload_slot[d.payload_index]);
-      delegates.push_back(et::CreateBackendDelegate(fbb, fbb.CreateString(d.id), processed,
-                                                    fbb.CreateVector(specs)));
+      const auto id = fbb.CreateString(d.id);
+      const auto spec_list = fbb.CreateVector(specs);
+      delegates.push_back(et::CreateBackendDelegate(fbb, id, processed, spec_list));
     }
     // One chain holding every instruction (all real programs have exactly one).
-    auto chain = et::CreateChain(fbb, fbb.CreateVector(m.inputs_), fbb.CreateVector(m.outputs_),
-                                 fbb.CreateVector(instructions));
+    const auto chain_inputs = fbb.CreateVector(m.inputs_);
+    const auto chain_outputs = fbb.CreateVector(m.outputs_);
+    const auto chain_instructions = fbb.CreateVector(instructions);
+    auto chain = et::CreateChain(fbb, chain_inputs, chain_outputs, chain_instructions);
     // Element 0 of non_const_buffer_sizes is a placeholder (pte-format §5, §9.2).
     std::vector<int64_t> buffer_sizes{0};
     for (int64_t s : planned_sizes_of(m)) buffer_sizes.push_back(s);
     flatbuffers::Offset<et::ContainerMetadata> meta = 0;
     if (m.container_meta_) {
-      meta = et::CreateContainerMetadata(fbb, fbb.CreateString(m.container_meta_->first),
-                                         fbb.CreateString(m.container_meta_->second));
+      const auto encoded_inputs = fbb.CreateString(m.container_meta_->first);
+      const auto encoded_outputs = fbb.CreateString(m.container_meta_->second);
+      meta = et::CreateContainerMetadata(fbb, encoded_inputs, encoded_outputs);
     }
     std::vector<flatbuffers::Offset<et::Chain>> chains{chain};
-    plans.push_back(et::CreateExecutionPlan(
-        fbb, fbb.CreateString(m.name_), meta, fbb.CreateVector(values), fbb.CreateVector(m.inputs_),
-        fbb.CreateVector(m.outputs_), fbb.CreateVector(chains), fbb.CreateVector(operators),
-        fbb.CreateVector(delegates), fbb.CreateVector(buffer_sizes)));
+    const auto name = fbb.CreateString(m.name_);
+    const auto value_list = fbb.CreateVector(values);
+    const auto plan_inputs = fbb.CreateVector(m.inputs_);
+    const auto plan_outputs = fbb.CreateVector(m.outputs_);
+    const auto chain_list = fbb.CreateVector(chains);
+    const auto operator_list = fbb.CreateVector(operators);
+    const auto delegate_list = fbb.CreateVector(delegates);
+    const auto sizes = fbb.CreateVector(buffer_sizes);
+    plans.push_back(et::CreateExecutionPlan(fbb, name, meta, value_list, plan_inputs, plan_outputs, chain_list,
+                                            operator_list, delegate_list, sizes));
   }
 
   std::vector<flatbuffers::Offset<et::Buffer>> constant_buffer;
@@ -267,12 +281,18 @@ Result<std::vector<uint8_t>> ProgramBuilder::build() const {
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<et::NamedData>>> named = 0;
   if (!named_segments.empty()) {
     std::vector<flatbuffers::Offset<et::NamedData>> list;
-    for (const auto& [key, seg] : named_segments) list.push_back(et::CreateNamedData(fbb, fbb.CreateString(*key), seg));
+    for (const auto& [key, seg] : named_segments) {
+      const auto key_string = fbb.CreateString(*key);
+      list.push_back(et::CreateNamedData(fbb, key_string, seg));
+    }
     named = fbb.CreateVector(list);
   }
-  auto root = et::CreateProgram(fbb, /*version=*/0, fbb.CreateVector(plans), fbb.CreateVector(constant_buffer),
-                                fbb.CreateVector(inline_data), fbb.CreateVector(segments), constant_offsets,
-                                mutable_offsets, named);
+  const auto plan_list = fbb.CreateVector(plans);
+  const auto constant_buffer_list = fbb.CreateVector(constant_buffer);
+  const auto inline_data_list = fbb.CreateVector(inline_data);
+  const auto segment_list = fbb.CreateVector(segments);
+  auto root = et::CreateProgram(fbb, /*version=*/0, plan_list, constant_buffer_list, inline_data_list, segment_list,
+                                constant_offsets, mutable_offsets, named);
   et::FinishProgramBuffer(fbb, root);
   return assemble_pte(std::span<const uint8_t>(fbb.GetBufferPointer(), fbb.GetSize()), plan.block.bytes,
                       options_);

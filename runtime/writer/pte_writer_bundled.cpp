@@ -119,10 +119,13 @@ Result<std::vector<uint8_t>> BundledProgramBuilder::build() const {
       std::vector<flatbuffers::Offset<bp::Value>> inputs, outputs;
       for (const auto& v : tc.inputs) inputs.push_back(encode_value(fbb, v));
       for (const auto& v : tc.expected_outputs) outputs.push_back(encode_value(fbb, v));
-      encoded_cases.push_back(
-          bp::CreateBundledMethodTestCase(fbb, fbb.CreateVector(inputs), fbb.CreateVector(outputs)));
+      const auto input_list = fbb.CreateVector(inputs);
+      const auto output_list = fbb.CreateVector(outputs);
+      encoded_cases.push_back(bp::CreateBundledMethodTestCase(fbb, input_list, output_list));
     }
-    suites.push_back(bp::CreateBundledMethodTestSuite(fbb, fbb.CreateString(name), fbb.CreateVector(encoded_cases)));
+    const auto method_name = fbb.CreateString(name);
+    const auto case_list = fbb.CreateVector(encoded_cases);
+    suites.push_back(bp::CreateBundledMethodTestSuite(fbb, method_name, case_list));
   }
   // BundledProgram.program carries force_align 32, so the embedded .pte is at least as aligned
   // as a program buffer must be (pte-format §1, §8).

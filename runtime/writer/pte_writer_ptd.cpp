@@ -81,12 +81,16 @@ Result<std::vector<uint8_t>> FlatTensorBuilder::build() const {
     if (e.layout) {
       std::vector<uint8_t> order = e.layout->dim_order;
       for (size_t d = order.size(); d < e.layout->sizes.size(); ++d) order.push_back(uint8_t(d));
-      layout = ft::CreateTensorLayout(fbb, int8_t(e.layout->dtype), fbb.CreateVector(e.layout->sizes),
-                                      fbb.CreateVector(order));
+      const auto sizes = fbb.CreateVector(e.layout->sizes);
+      const auto dim_order = fbb.CreateVector(order);
+      layout = ft::CreateTensorLayout(fbb, int8_t(e.layout->dtype), sizes, dim_order);
     }
-    named.push_back(ft::CreateNamedData(fbb, fbb.CreateString(e.key), uint32_t(i), layout));
+    const auto key = fbb.CreateString(e.key);
+    named.push_back(ft::CreateNamedData(fbb, key, uint32_t(i), layout));
   }
-  auto root = ft::CreateFlatTensor(fbb, /*version=*/0, fbb.CreateVector(segments), fbb.CreateVector(named));
+  const auto segment_list = fbb.CreateVector(segments);
+  const auto named_list = fbb.CreateVector(named);
+  auto root = ft::CreateFlatTensor(fbb, /*version=*/0, segment_list, named_list);
   ft::FinishFlatTensorBuffer(fbb, root);
   // Every segment is followed by padding to the alignment, the last one included.
   std::vector<uint8_t> segment_data = block.bytes;

@@ -18,4 +18,12 @@ CommandResult run_command(const std::string& command_line, bool with_stderr) {
   return r;
 }
 
+bool vulkan_unavailable(const std::string& out) {
+  for (const char* sign : {"no Vulkan device", "no Vulkan driver", "libvulkan.so.1) not found",
+                           "graph executor 'vulkan' is not registered"}) {
+    if (out.find(sign) != std::string::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace vkrt::testing

@@ -13,4 +13,8 @@ struct CommandResult {
 // Runs `command_line` through the shell and collects what it prints.
 CommandResult run_command(const std::string& command_line, bool with_stderr = true);
 
+// True when a tool's output says it could not run on Vulkan here: no loader, no driver, no
+// device, or a build without the Vulkan executor (VKRT_WITH_VULKAN=OFF, the aarch64 build).
+bool vulkan_unavailable(const std::string& tool_output);
+
 }  // namespace vkrt::testing

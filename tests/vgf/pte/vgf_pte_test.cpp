@@ -236,10 +236,7 @@ TEST(VgfPte, ExecutorRunnerCpuAndVulkanMatchReference) {
                                                             in + " --output_file " + out + " --vgf_executor " + executor +
                                                             " --profile");
     const std::string& log = run.out;
-    const bool no_vulkan = log.find("no Vulkan device") != std::string::npos ||
-                           log.find("no Vulkan driver") != std::string::npos ||
-                           log.find("Vulkan loader (libvulkan.so.1) not found") != std::string::npos;
-    if (std::string(executor) == "vulkan" && no_vulkan) {
+    if (std::string(executor) == "vulkan" && testing::vulkan_unavailable(log)) {
       GTEST_LOG_(INFO) << "no Vulkan device; skipping the Vulkan run: " << log;
       continue;
     }
@@ -362,8 +359,7 @@ TEST(VgfPte, EtdumpOnEachExecutor) {
     std::string log = run_command(std::string(VKRT_EXECUTOR_RUNNER) + " " + pte + " --vgf_executor " + executor +
                                       " --etdump_path " + etdp + " --print_output none",
                                   &code);
-    if (std::string(executor) == "vulkan" && code != 0 &&
-        (log.find("no Vulkan") != std::string::npos || log.find("libvulkan.so.1") != std::string::npos)) {
+    if (std::string(executor) == "vulkan" && code != 0 && testing::vulkan_unavailable(log)) {
       GTEST_LOG_(INFO) << "no Vulkan device; skipping the Vulkan run: " << log;
       continue;
     }
