@@ -130,6 +130,18 @@ std::vector<RuleCase> cases() {
   out.push_back({"RESIZE scale numerator", resize_op(big), resize_op(resize),
                  "op 0 (RESIZE): scale_y_n 4096 exceeds 2048"});
 
+  // Found by vgf_fuzzer's agreement check: an int48 PAD constant beyond 48 bits, which the CPU
+  // kernel refused and the Vulkan executor ran.
+  PadAttr wide_const, pad;
+  wide_const.padding = pad.padding = {0, 0, 1, 1, 1, 1, 0, 0};
+  wide_const.pad_const_int = -(int64_t(1) << 48);
+  pad.pad_const_int = -(int64_t(1) << 47);
+  auto pad_op = [&](const PadAttr& a) {
+    return OneOp{OpKind::PAD, {tensor("x", DType::Int48, {1, 2, 2, 1})}, {tensor("y", DType::Int48, {1, 4, 4, 1})}, a};
+  };
+  out.push_back({"PAD constant within int48", pad_op(wide_const), pad_op(pad),
+                 "op 0 (PAD): pad_const -281474976710656 outside the int48 range"});
+
   auto fft_op = [&](DType t) {
     return OneOp{OpKind::RFFT2D, {tensor("x", t, {1, 4, 8})}, {tensor("re", t, {1, 4, 5}), tensor("im", t, {1, 4, 5})},
                  FftAttr{}};

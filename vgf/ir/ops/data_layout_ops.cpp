@@ -196,12 +196,13 @@ Status check_scatter(const OpContext& c) {
   return same_types(c, {0, 2});
 }
 
-// PAD: pad_const is a value of the input's integer type.
+// PAD: pad_const is a value of the input's integer type (int48 included; type_max is 0 for the
+// types without an integer range).
 Status check_pad(const OpContext& c) {
   VKRT_RETURN_IF_ERROR(all_same_type(c));
   const DType t = c.input_type(0);
   const int64_t v = c.attr<PadAttr>().pad_const_int;
-  if ((t == DType::Int8 || t == DType::Int16 || t == DType::Int32) && (v < type_min(t) || v > type_max(t)))
+  if (type_max(t) != 0 && (v < type_min(t) || v > type_max(t)))
     return c.refuse("pad_const ", v, " outside the ", dtype_name(t), " range");
   return Status::ok();
 }

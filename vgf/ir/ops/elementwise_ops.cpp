@@ -20,8 +20,7 @@ Status check_clamp(const OpContext& c) {
       return c.refuse("max_val ", a.max_fp, " is below min_val ", a.min_fp);
   } else if (a.max_int < a.min_int) {
     return c.refuse("max_val ", a.max_int, " is below min_val ", a.min_int);
-  } else if ((t == DType::Int8 || t == DType::Int16 || t == DType::Int32) &&
-             (a.min_int < type_min(t) || a.max_int > type_max(t))) {
+  } else if (type_max(t) != 0 && (a.min_int < type_min(t) || a.max_int > type_max(t))) {  // integer types
     return c.refuse("bounds [", a.min_int, ", ", a.max_int, "] outside the ", dtype_name(t), " range");
   }
   return Status::ok();
