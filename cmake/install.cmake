@@ -7,7 +7,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(vkrt_component_libraries)
-foreach(lib vkrt_pte_writer vkrt_vgf_to_pte vkrt_arith vkrt_portable vkrt_cortex_m vkrt_tosa_kernels vkrt_vgf vkrt_vgf_backend
+foreach(lib vkrt_pte_writer vkrt_vgf_to_pte vkrt_compute vkrt_arith vkrt_portable vkrt_cortex_m vkrt_tosa_kernels vkrt_vgf vkrt_vgf_backend
             vkrt_vgf_vulkan vkrt_vulkan_cache_file vkrt_shaders vkrt_ethosu)
   if(TARGET ${lib})
     list(APPEND vkrt_component_libraries ${lib})

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/isa.h"
 #include "executor_runner/inputs.h"
 #include "executor_runner/runner_common.h"
 #include "executor_runner/vgf_file_run.h"
@@ -264,6 +265,10 @@ int run_main(int argc, char** argv) {
   app.add_option("--num_threads,--cpu_threads", flags.num_threads, "Threads for CPU kernels (the cortex_m kernels and the VGF CPU executor's convolutions and RESCALE);\n"
                  "at most 1024, values below 1 mean 1")
       ->capture_default_str();
+  app.add_option("--cpu_isa", flags.cpu_isa,
+                 "Pin the CPU kernels' instruction-set level: portable | avx2 | avx512bw | avx512vnni (x86-64),\n"
+                 "portable | neon | dotprod | i8mm (aarch64); at most what the CPU has. Default: the highest the\n"
+                 "CPU has, or the environment variable VKRT_CPU_ISA. Every level gives the same outputs");
   app.add_option("--backend_option", flags.backend_options,
                  "Backend option KEY=VALUE, repeatable (e.g. VgfBackend.executor=cpu; VgfBackend keys: docs/vgf.md \"Options\")");
   app.add_option("--vgf_executor", flags.vgf_executor,
@@ -319,6 +324,17 @@ int run_main(int argc, char** argv) {
   if (flags.num_threads > kMaxThreads) {
     fprintf(stderr, "error: --num_threads %d is more than %d\n", flags.num_threads, kMaxThreads);
     return 1;
+  }
+  // VKRT_CPU_ISA was read at start-up (compute/isa.h); a bad value stops the runner like a bad flag.
+  if (!vkrt::compute::isa_environment_error().empty()) {
+    fprintf(stderr, "error: %s\n", vkrt::compute::isa_environment_error().c_str());
+    return 1;
+  }
+  if (!flags.cpu_isa.empty()) {
+    if (const std::string error = vkrt::compute::pin_isa(std::string_view(flags.cpu_isa)); !error.empty()) {
+      fprintf(stderr, "error: --cpu_isa: %s\n", error.c_str());
+      return 1;
+    }
   }
   if (!flags.positional_model.empty()) flags.model_path = flags.positional_model;
   if (!flags.etdump_debug_buffer.empty() && flags.etdump_path.empty()) {

@@ -33,6 +33,7 @@ struct Flags {
   std::string output_file;
   uint32_t num_executions = 1;
   int num_threads = 1;
+  std::string cpu_isa;  // --cpu_isa; empty: the detected level (or VKRT_CPU_ISA)
   bool bundled = false;
   double bundleio_rtol = 0.01, bundleio_atol = 0.01;
   std::vector<std::string> backend_options;

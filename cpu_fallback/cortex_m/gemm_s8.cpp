@@ -5,6 +5,7 @@
 
 #include "arith/fixed_point.h"
 #include "cortex_m/cpu_features.h"
+#include "cortex_m/gemm_s8_avx2.h"
 #include "cortex_m/gemv_small_s8.h"
 #include "cortex_m/simd_avx512.h"
 
@@ -553,11 +554,20 @@ VKRT_TARGET_AVX512 void gemv(const GemmS8& g, const Exec& exec) {
 #endif  // __x86_64__
 
 namespace {
-// Whether g.packed_b was built from exactly this product's B and constants.
+// The packed layout the active ISA level's path reads, or false when it has none.
+bool active_layout(GemmS8Layout* layout) {
+  if (cpu_features().avx512vnni) return *layout = GemmS8Layout::Vnni, true;
+  if (cpu_features().avx2) return *layout = GemmS8Layout::Avx2, true;
+  return false;
+}
+
+// Whether g.packed_b was built from exactly this product's B and constants, in the layout of
+// the active level's path (a test or --cpu_isa may pin another level after packing).
 bool packed_b_matches(const GemmS8& g) {
   const GemmS8PackedB* pb = g.packed_b;
-  if (pb == nullptr || pb->b != g.b || pb->b_stride != g.b_stride || pb->n != g.n || pb->k != g.k ||
-      pb->bias != g.bias || pb->a_offset != g.a_offset || pb->b_offset != g.b_offset ||
+  GemmS8Layout layout;
+  if (pb == nullptr || !active_layout(&layout) || pb->layout != layout || pb->b != g.b || pb->b_stride != g.b_stride ||
+      pb->n != g.n || pb->k != g.k || pb->bias != g.bias || pb->a_offset != g.a_offset || pb->b_offset != g.b_offset ||
       pb->per_channel != g.out.per_channel)
     return false;
   if (g.out.per_channel) return pb->multiplier == g.out.multiplier && pb->shift == g.out.shift;
@@ -573,6 +583,7 @@ GemmS8 with_checked_packed_b(const GemmS8& g) {
 }  // namespace
 
 size_t gemm_s8_packed_b_bytes(const GemmS8& g) {
+  if (!cpu_features().avx512vnni && cpu_features().avx2) return detail::gemm_s8_avx2_packed_b_bytes(g);
 #if defined(__x86_64__)
   if (!cpu_features().avx512vnni || g.n <= 0 || g.k <= 0 || g.b == nullptr) return 0;
   const int32_t kp = padded_k4(g.k), panels = panels_of(g.n);
@@ -585,6 +596,7 @@ size_t gemm_s8_packed_b_bytes(const GemmS8& g) {
 }
 
 const GemmS8PackedB* gemm_s8_pack_b(const GemmS8& g, std::span<uint8_t> memory) {
+  if (!cpu_features().avx512vnni && cpu_features().avx2) return detail::gemm_s8_avx2_pack_b(g, memory);
 #if defined(__x86_64__)
   const size_t need = gemm_s8_packed_b_bytes(g);
   if (need == 0 || memory.size() < need) return nullptr;
@@ -598,7 +610,8 @@ const GemmS8PackedB* gemm_s8_pack_b(const GemmS8& g, std::span<uint8_t> memory) 
   pack_b_panels(g, l, 0, l.panels, panels, colterm, mult, shift);
   *header = GemmS8PackedB{g.b, g.b_stride, g.n, g.k, g.bias, g.a_offset, g.b_offset, g.out.per_channel,
                           g.out.per_channel ? g.out.multiplier : nullptr, g.out.multiplier[0], g.out.shift[0],
-                          g.out.per_channel ? g.out.shift : nullptr, l.kp, l.panels, panels, colterm, mult, shift};
+                          g.out.per_channel ? g.out.shift : nullptr, GemmS8Layout::Vnni, l.kp, l.panels, panels,
+                          colterm, mult, shift};
   return header;
 #else
   (void)g, (void)memory;
@@ -608,6 +621,7 @@ const GemmS8PackedB* gemm_s8_pack_b(const GemmS8& g, std::span<uint8_t> memory) 
 
 size_t gemm_s8_scratch_bytes(const GemmS8& given, int threads) {
   const GemmS8 g = with_checked_packed_b(given);
+  if (!cpu_features().avx512vnni && cpu_features().avx2 && g.k > 0) return detail::gemm_s8_avx2_scratch_bytes(g, threads);
 #if defined(__x86_64__)
   if (g.packed_b) {
     if (g.m <= kGemvMaxRows) return gemv_packed_scratch_bytes(g);
@@ -625,6 +639,15 @@ size_t gemm_s8_scratch_bytes(const GemmS8& given, int threads) {
 
 void gemm_s8(const GemmS8& given, const Exec& exec) {
   if (given.m <= 0 || given.n <= 0) return;
+  if (!cpu_features().avx512vnni) {  // AVX2 or portable; the rest of this function is the VNNI paths
+    const GemmS8 g = with_checked_packed_b(given);
+    if (cpu_features().avx2 && g.k > 0 &&
+        exec.scratch.size() >= detail::gemm_s8_avx2_scratch_bytes(g, exec.num_threads()))
+      detail::gemm_s8_avx2(g, exec);
+    else
+      gemm_s8_portable(g, exec.scratch);
+    return;
+  }
 #if defined(__x86_64__)
   // Classifier-sized products over B packed ahead: straight to the arithmetic.
   if (given.packed_b && given.a_row == nullptr && given.m <= kGemvMaxRows &&

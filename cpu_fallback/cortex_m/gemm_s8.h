@@ -6,8 +6,9 @@
 //
 // int32 accumulation wraps modulo 2^32, as on the device (CMSIS-NN's MVE form folds the
 // offsets into the bias and is equal to the DSP/scalar form modulo 2^32, cortex-m-ops.md §4.1),
-// so every path here gives the same bytes: the portable loop and the AVX-512 VNNI path
-// (A is fed as unsigned a^0x80 to VPDPBUSD and the offsets are folded into per-column terms).
+// so every path here gives the same bytes: the portable loop, the AVX-512 VNNI path (A is fed
+// as unsigned a^0x80 to VPDPBUSD and the offsets are folded into per-column terms) and the AVX2
+// path (gemm_s8_avx2.cpp: A widened to int16 with its offset, VPMADDWD against B's pairs).
 #pragma once
 
 #include <cstddef>
@@ -44,8 +45,14 @@ struct GemmS8 {
   const GemmS8PackedB* packed_b = nullptr;
 };
 
-// B in the layout the VNNI path reads (16-column panels, depth in groups of 4) with its
-// per-column terms, and a record of what it was built from. Lives in caller-owned memory.
+// Which path's layout a packed B is in: the one for the ISA level active when it was packed.
+enum class GemmS8Layout : uint8_t {
+  Vnni,  // panels [kp/4][16 columns][4 depths], uint8 view; colterm with the offsets folded in
+  Avx2,  // panels [kp/2][16 columns][2 depths], int8; colterm = bias
+};
+
+// B in the layout its path reads (16-column panels) with its per-column terms, and a record of
+// what it was built from. Lives in caller-owned memory.
 struct GemmS8PackedB {
   // Built from (checked by gemm_s8 before use):
   const int8_t* b;
@@ -58,15 +65,16 @@ struct GemmS8PackedB {
   int32_t multiplier0, shift0;  // the per-tensor values
   const int32_t* shift;
   // The packed form:
-  int32_t kp, panels;
-  const uint8_t* panel_data;  // [panels][kp/4][16][4]
+  GemmS8Layout layout;
+  int32_t kp, panels;         // kp: k padded to the layout's depth group
+  const uint8_t* panel_data;  // panel p at panel_data + p·16·kp
   const int32_t* colterm;     // [panels·16] bias + offset terms
   const int32_t* column_multiplier;
   const int32_t* column_shift;
 };
 
-// Bytes gemm_s8_pack_b needs for g's B (g.a and g.c are not read), or 0 when this CPU has no
-// packed path (no AVX-512 VNNI) or the product is one gemm_s8 runs without packing.
+// Bytes gemm_s8_pack_b needs for g's B (g.a and g.c are not read), or 0 when the active ISA
+// level has no packed path (below AVX2) or the product is one gemm_s8 runs without packing.
 size_t gemm_s8_packed_b_bytes(const GemmS8& g);
 // Packs g's B into `memory` (at least gemm_s8_packed_b_bytes(g) bytes); returns the header,
 // placed at the start of `memory`, or null when there is nothing to pack or it does not fit.
@@ -76,8 +84,8 @@ const GemmS8PackedB* gemm_s8_pack_b(const GemmS8& g, std::span<uint8_t> memory);
 size_t gemm_s8_scratch_bytes(const GemmS8& g, int threads);
 // Scratch without which gemm_s8 cannot run at all: k bytes (one row) when a_row is set, else 0.
 size_t gemm_s8_min_scratch_bytes(const GemmS8& g);
-// Computes C: the AVX-512 VNNI path when the CPU has it and exec.scratch holds
-// gemm_s8_scratch_bytes(g, exec.num_threads()), else the portable loop (serial).
+// Computes C: the AVX-512 VNNI or the AVX2 path, as the active ISA level allows, when
+// exec.scratch holds gemm_s8_scratch_bytes(g, exec.num_threads()); else the portable loop (serial).
 // Precondition: exec.scratch.size() >= gemm_s8_min_scratch_bytes(g).
 void gemm_s8(const GemmS8& g, const Exec& exec);
 // The portable loop only (tests compare the paths); same precondition on scratch.

@@ -218,7 +218,7 @@ bool conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const Ten
   if (input.dtype != DType::Int8 || taps > kMaxExactTaps) return false;
   ConvRows rows_fn = conv2d_int8_rows;
 #if defined(__x86_64__)
-  if (taps <= kFewTaps && __builtin_cpu_supports("avx2")) rows_fn = conv2d_int8_rows_few_taps;
+  if (taps <= kFewTaps && compute::has(compute::Isa::Avx2)) rows_fn = conv2d_int8_rows_few_taps;
 #endif
   run_conv_rows(ConvJob{&input, &weight, &bias, &a, &output}, taps, parallel, rows_fn);
   return true;

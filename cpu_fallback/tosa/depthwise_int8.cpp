@@ -136,7 +136,7 @@ bool depthwise_conv2d_int8_fast(const TensorRef& input, const TensorRef& weight,
   if (input.dtype != DType::Int8 || M != 1 || KH * KW > kMaxExactTaps) return false;
   ConvRows rows_fn = depthwise_int8_rows;
 #if defined(__x86_64__)
-  if (KH * KW <= kDepthwiseTaps && output.dim(3) >= 16 && __builtin_cpu_supports("avx2"))
+  if (KH * KW <= kDepthwiseTaps && output.dim(3) >= 16 && compute::has(compute::Isa::Avx2))
     rows_fn = depthwise_int8_rows_avx2;
 #endif
   run_conv_rows(ConvJob{&input, &weight, &bias, &a, &output}, KH * KW, parallel, rows_fn);

@@ -10,12 +10,14 @@
 #include <span>
 #include <string>
 
+#include "compute/isa.h"
 #include "cpu_fallback/tosa/tensor_ref.h"
 #include "cpu_fallback/tosa/tosa_kernels.h"
 #include "vkrt/error.h"
 
 // On a hot loop's function: compiled twice, for AVX2 and for the x86-64 baseline (SSE2), the
-// copy chosen once at load time by the CPU it runs on (an ifunc). AVX2 doubles the lanes and
+// copy chosen once at load time by the CPU it runs on (an ifunc; it follows the CPU, not a level
+// pinned with VKRT_CPU_ISA). AVX2 doubles the lanes and
 // adds the instructions the integer kernels need (vpmaddwd on 16 int16 lanes, vpmuldq, vpsravd).
 // Clang (14) accepts it on plain functions only: function templates take
 // VKRT_VECTOR_CLONES_TEMPLATE, which is GCC's alone.

@@ -219,7 +219,7 @@ void rescale_run(const TIn* in, TOut* out, int64_t count, const ChannelScales& s
     if (s.wide && !input_unsigned) {
 #if defined(__x86_64__)
       if constexpr (std::is_same_v<TIn, int32_t>) {
-        if (__builtin_cpu_supports("avx2")) return rescale_run_wide_avx2<kPerChannel>(in, out, count, s, range);
+        if (compute::has(compute::Isa::Avx2)) return rescale_run_wide_avx2<kPerChannel>(in, out, count, s, range);
       }
 #endif
       return rescale_run_wide<kPerChannel>(in, out, count, s, range);

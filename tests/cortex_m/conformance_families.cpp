@@ -8,7 +8,7 @@
 #include "cortex_m/avg_pool2d.h"
 #include "cortex_m/batch_matmul.h"
 #include "cortex_m/conv2d.h"
-#include "cortex_m/cpu_features.h"
+#include "compute/isa.h"
 #include "cortex_m/data_movement.h"
 #include "cortex_m/depthwise_conv2d.h"
 #include "cortex_m/linear.h"
@@ -27,12 +27,14 @@ namespace {
 
 using namespace vkrt::cortex_m;
 
-// Runs `fn(exec)` once with the optimized setup (2 threads, ample scratch) and once portable.
+// Runs `fn(exec)` once at the ISA level the caller pinned (2 threads, ample scratch) and once
+// portable (serial, no scratch).
 struct Paths {
   ThreadRunner runner{2};
   std::vector<uint8_t> scratch;
+  const compute::Isa level = compute::active_isa();
   Exec optimized(size_t bytes) {
-    force_portable_paths(false);
+    compute::pin_isa(level);
     scratch.assign(bytes + 128, 0);
     Exec e;
     e.scratch = scratch;
@@ -40,10 +42,10 @@ struct Paths {
     return e;
   }
   Exec portable() {
-    force_portable_paths(true);
+    compute::pin_isa(compute::Isa::Portable);
     return Exec{};
   }
-  ~Paths() { force_portable_paths(false); }
+  ~Paths() { compute::pin_isa(level); }
 };
 
 std::string first_error(std::initializer_list<std::string> errors) {

@@ -69,7 +69,7 @@ DepthwiseCase random_depthwise(std::mt19937& rng) {
   return c;
 }
 
-TEST(CortexMFastPaths, DepthwiseMatchesReferenceOnRandomShapes) {
+void depthwise_matches_reference_on_random_shapes_at_one_level() {
   std::mt19937 rng(2024);
   TestExec exec2(2), exec1(1);
   for (int iteration = 0; iteration < 150; ++iteration) {
@@ -102,7 +102,11 @@ TEST(CortexMFastPaths, DepthwiseMatchesReferenceOnRandomShapes) {
   }
 }
 
-TEST(CortexMFastPaths, DepthwiseWrapsLikeTheDevice) {
+TEST(CortexMFastPaths, DepthwiseMatchesReferenceOnRandomShapes) {
+  testing_support::at_every_isa_level(depthwise_matches_reference_on_random_shapes_at_one_level);
+}
+
+void depthwise_wraps_like_the_device_at_one_level() {
   // A bias near INT32_MIN plus negative products wraps to large positive sums (outputs around
   // +32 after the 2^-26 scale, not saturated): every path must wrap the same way.
   DepthwiseConv2dParams p;
@@ -117,8 +121,12 @@ TEST(CortexMFastPaths, DepthwiseWrapsLikeTheDevice) {
   EXPECT_EQ(got, want);
 }
 
+TEST(CortexMFastPaths, DepthwiseWrapsLikeTheDevice) {
+  testing_support::at_every_isa_level(depthwise_wraps_like_the_device_at_one_level);
+}
 
-TEST(CortexMFastPaths, DepthwiseMultiplierInt32MinWithSumInt32Min) {
+
+void depthwise_multiplier_int32_min_with_sum_int32_min_at_one_level() {
   // acc = INT32_MIN exactly (zero weights, bias INT32_MIN) and multiplier INT32_MIN: the only
   // case where SRDHM's result (2^31) wraps; the VNNI path must hand it to the exact path.
   DepthwiseConv2dParams p;
@@ -134,7 +142,11 @@ TEST(CortexMFastPaths, DepthwiseMultiplierInt32MinWithSumInt32Min) {
   EXPECT_EQ(got, want);
 }
 
-TEST(CortexMFastPaths, DepthwiseStride2EveryHeightAndThreadSplit) {
+TEST(CortexMFastPaths, DepthwiseMultiplierInt32MinWithSumInt32Min) {
+  testing_support::at_every_isa_level(depthwise_multiplier_int32_min_with_sum_int32_min_at_one_level);
+}
+
+void depthwise_stride2_every_height_and_thread_split_at_one_level() {
   // Stride 2 with 3 kernel rows shares interleaved row quads between output rows and across
   // pairs of rows: every height (odd and even row counts), both paddings, 2 images, 1 and 2
   // threads (the split can start a thread on an odd row).
@@ -167,8 +179,12 @@ TEST(CortexMFastPaths, DepthwiseStride2EveryHeightAndThreadSplit) {
     }
 }
 
+TEST(CortexMFastPaths, DepthwiseStride2EveryHeightAndThreadSplit) {
+  testing_support::at_every_isa_level(depthwise_stride2_every_height_and_thread_split_at_one_level);
+}
+
 // ---- small fully connected (direct GEMV) -----------------------------------------------------
-TEST(CortexMFastPaths, SmallLinearMatchesReference) {
+void small_linear_matches_reference_at_one_level() {
   std::mt19937 rng(77);
   TestExec exec(2);
   for (int iteration = 0; iteration < 400; ++iteration) {
@@ -207,10 +223,14 @@ TEST(CortexMFastPaths, SmallLinearMatchesReference) {
   }
 }
 
+TEST(CortexMFastPaths, SmallLinearMatchesReference) {
+  testing_support::at_every_isa_level(small_linear_matches_reference_at_one_level);
+}
+
 // Big enough (>= 1M MACs) that the packed GEMM splits the work over two threads: by column
 // panels when there are few rows (every case but the last two), by rows otherwise; row counts
 // that are not multiples of the 8-row tile or the 32-row block put the cuts in odd places.
-TEST(CortexMFastPaths, LinearSplitOverTwoThreadsAtAnyShape) {
+void linear_split_over_two_threads_at_any_shape_at_one_level() {
   std::mt19937 rng(91);
   TestExec exec(2);
   const std::pair<int, int> shapes[] = {{9, 3512}, {33, 970}, {49, 659}, {57, 569}, {100, 331}, {196, 177},
@@ -238,8 +258,12 @@ TEST(CortexMFastPaths, LinearSplitOverTwoThreadsAtAnyShape) {
   }
 }
 
+TEST(CortexMFastPaths, LinearSplitOverTwoThreadsAtAnyShape) {
+  testing_support::at_every_isa_level(linear_split_over_two_threads_at_any_shape_at_one_level);
+}
+
 // ---- average pool (int16 sums, float division) ------------------------------------------------
-TEST(CortexMFastPaths, AveragePoolMatchesReference) {
+void average_pool_matches_reference_at_one_level() {
   std::mt19937 rng(99);
   TestExec exec(2);
   for (int iteration = 0; iteration < 300; ++iteration) {
@@ -269,6 +293,10 @@ TEST(CortexMFastPaths, AveragePoolMatchesReference) {
                          << p.kernel_h << "x" << p.kernel_w << " s" << p.stride_h << "," << p.stride_w << " pad "
                          << p.pad_h << "," << p.pad_w;
   }
+}
+
+TEST(CortexMFastPaths, AveragePoolMatchesReference) {
+  testing_support::at_every_isa_level(average_pool_matches_reference_at_one_level);
 }
 
 }  // namespace

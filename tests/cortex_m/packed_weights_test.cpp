@@ -37,7 +37,7 @@ using testing_support::pick;
 using testing_support::random_values;
 using Runner = testing_support::TestExec;
 
-// The packed-ahead path exists only where the VNNI GEMM does.
+// The packed-ahead path exists at the AVX2 and AVX-512 VNNI levels (gemm_s8.h).
 bool packing_available() {
   LinearParams p;
   p.in_features = 8, p.out_features = 8, p.multiplier = 1 << 30;
@@ -56,8 +56,8 @@ std::vector<int32_t> kernel_sum_of(const LinearParams& p, const std::vector<int8
   return sums;
 }
 
-TEST(CortexMPackedWeights, LinearMatchesReferenceAtAnyShape) {
-  if (!packing_available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU: weights are never packed ahead";
+void linear_matches_reference_at_any_shape_at_one_level() {
+  if (!packing_available()) return;  // this level (portable) never packs ahead
   std::mt19937 rng(2026);
   Runner one(1), two(2);
   for (int iteration = 0; iteration < 250; ++iteration) {
@@ -99,8 +99,12 @@ TEST(CortexMPackedWeights, LinearMatchesReferenceAtAnyShape) {
   }
 }
 
-TEST(CortexMPackedWeights, ConvolutionMatchesReferenceAtAnyShape) {
-  if (!packing_available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU: weights are never packed ahead";
+TEST(CortexMPackedWeights, LinearMatchesReferenceAtAnyShape) {
+  testing_support::at_every_isa_level(linear_matches_reference_at_any_shape_at_one_level);
+}
+
+void convolution_matches_reference_at_any_shape_at_one_level() {
+  if (!packing_available()) return;  // this level (portable) never packs ahead
   std::mt19937 rng(7);
   Runner two(2);
   for (int iteration = 0; iteration < 120; ++iteration) {
@@ -141,9 +145,13 @@ TEST(CortexMPackedWeights, ConvolutionMatchesReferenceAtAnyShape) {
   }
 }
 
+TEST(CortexMPackedWeights, ConvolutionMatchesReferenceAtAnyShape) {
+  testing_support::at_every_isa_level(convolution_matches_reference_at_any_shape_at_one_level);
+}
+
 // A packing built from other weights, another bias or another scale must not be used.
-TEST(CortexMPackedWeights, PackingOfAnotherCallIsIgnored) {
-  if (!packing_available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU: weights are never packed ahead";
+void packing_of_another_call_is_ignored_at_one_level() {
+  if (!packing_available()) return;  // this level (portable) never packs ahead
   std::mt19937 rng(5);
   Runner two(2);
   LinearParams p;
@@ -175,6 +183,10 @@ TEST(CortexMPackedWeights, PackingOfAnotherCallIsIgnored) {
     linear_s8(p, x.data(), w.data(), bias.data(), nullptr, got.data(), two.make(linear_s8_scratch_bytes(p, 2)), stale);
     EXPECT_EQ(got, want) << s.what;
   }
+}
+
+TEST(CortexMPackedWeights, PackingOfAnotherCallIsIgnored) {
+  testing_support::at_every_isa_level(packing_of_another_call_is_ignored_at_one_level);
 }
 
 // ---- through a loaded method -----------------------------------------------------------------

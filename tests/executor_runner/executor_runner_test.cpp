@@ -5,13 +5,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "common/conformance.h"
 #include "common/run_command.h"
+#include "compute/isa.h"
+#include "dscnn_program.h"
 #include "run_stats.h"
+#include "vkrt/pte_writer.h"
 
 namespace {
 
@@ -276,6 +281,46 @@ TEST(ExecutorRunnerBadInput, NumThreadsIsBounded) {
   expect_one_line_error(run(path + " --num_threads 100000"), "--num_threads 100000 is more than 1024");
   RunResult r = run(path + " --num_threads 4");
   EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
+// --cpu_isa and VKRT_CPU_ISA pin the CPU kernels' level: the DS-CNN sample (cortex_m kernels)
+// prints the same outputs at every level the CPU has; a level it lacks or an unknown name is a
+// one-line error naming what it has or accepts.
+TEST(ExecutorRunner, CpuIsaPinsTheLevelWithTheSameOutputs) {
+  const auto program = vkrt::samples::dscnn_int8_program();
+  ASSERT_TRUE(program.ok()) << program.status().to_string();
+  const std::string path = tmp("dscnn.pte");
+  ASSERT_TRUE(vkrt::write_bytes_to_file(path, *program).is_ok());
+  // The output's raw bytes (--output_file) at the detected level, then at each level.
+  auto output_bytes = [](const std::string& base) {
+    std::ifstream f(base + "-0.bin", std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  };
+  const RunResult detected = run(path + " --print_output none --output_file " + tmp("isa_detected"));
+  ASSERT_EQ(detected.exit_code, 0) << detected.out;
+  const std::string want = output_bytes(tmp("isa_detected"));
+  ASSERT_EQ(want.size(), 12u * sizeof(float));  // 12 class scores
+  for (const char* name : {"portable", "avx2", "avx512bw", "avx512vnni", "neon", "dotprod", "i8mm"}) {
+    vkrt::compute::Isa isa;
+    ASSERT_TRUE(vkrt::compute::parse_isa(name, &isa));
+    const auto levels = vkrt::compute::available_isas();
+    const bool available = std::find(levels.begin(), levels.end(), isa) != levels.end();
+    const std::string base = tmp(std::string("isa_") + name);
+    const RunResult r = run(path + " --print_output none --cpu_isa " + name + " --output_file " + base);
+    if (!available) {
+      expect_one_line_error(r, std::string("--cpu_isa: this CPU has no ") + name);
+      continue;
+    }
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.out;
+    EXPECT_EQ(output_bytes(base), want) << name;
+    const RunResult env = run_command("VKRT_CPU_ISA=" + std::string(name) + " " + VKRT_EXECUTOR_RUNNER + " " + path +
+                                      " --print_output none --output_file " + base + "_env");
+    ASSERT_EQ(env.exit_code, 0) << name << ": " << env.out;
+    EXPECT_EQ(output_bytes(base + "_env"), want) << name;
+  }
+  expect_one_line_error(run(path + " --cpu_isa sse9"), "unknown ISA level 'sse9' (accepted: portable, avx2");
+  expect_one_line_error(run_command(std::string("VKRT_CPU_ISA=avx9 ") + VKRT_EXECUTOR_RUNNER + " " + path),
+                        "VKRT_CPU_ISA: unknown ISA level 'avx9'");
 }
 
 TEST(ExecutorRunnerBadInput, NumExecutionsZeroIsRefused) {

@@ -6,8 +6,12 @@
 #include <cstdint>
 #include <initializer_list>
 #include <random>
+#include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "compute/isa.h"
 #include "cortex_m/exec.h"
 #include "cortex_m/support/thread_runner.h"
 
@@ -41,5 +45,17 @@ struct TestExec {
     return e;
   }
 };
+
+// Runs `body` once at every ISA level this CPU has, pinned (compute/isa.h), each failure naming
+// the level; stops at the first level with a fatal failure.
+template <typename Body>
+void at_every_isa_level(Body&& body) {
+  for (compute::Isa isa : compute::available_isas()) {
+    compute::ScopedIsa pin(isa);
+    SCOPED_TRACE(std::string("ISA level ") + compute::isa_name(isa));
+    body();
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
 
 }  // namespace vkrt::cortex_m::testing_support
