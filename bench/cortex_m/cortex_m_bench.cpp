@@ -18,12 +18,13 @@
 
 #include "cortex_m/avg_pool2d.h"
 #include "cortex_m/conv2d.h"
+#include "compute/isa.h"
 #include "cortex_m/cpu_features.h"
 #include "cortex_m/depthwise_conv2d.h"
 #include "cortex_m/linear.h"
 #include "cortex_m/reference/reference_ops.h"
 #include "cortex_m/simd_avx512.h"
-#include "cortex_m/support/thread_runner.h"
+#include "vkrt/thread_pool.h"
 
 #if VKRT_BENCH_XNNPACK
 #include <pthreadpool.h>
@@ -33,7 +34,7 @@
 namespace vkrt::cortex_m {
 namespace {
 
-namespace ref = vkrt::testing::reference;
+namespace ref = vkrt::cortex_m::reference;
 
 enum class Kind { kConv, kDepthwise, kFullyConnected, kAvgPool };
 
@@ -179,7 +180,7 @@ void set_rate(benchmark::State& state, const Layer& layer) {
 
 void bench_kernel(benchmark::State& state, const Layer* layer, int threads, bool pack_ahead) {
   LayerData data(*layer, pack_ahead);
-  testing::ThreadRunner runner(threads);
+  vkrt::ThreadPool runner(threads);
   std::vector<uint8_t> scratch(data.scratch_bytes(threads) + 64);
   Exec exec;
   exec.scratch = scratch;
@@ -196,7 +197,7 @@ void bench_kernel(benchmark::State& state, const Layer* layer, int threads, bool
 // wait for but the slower of the two). A split of one call cannot scale better than this.
 void bench_two_independent(benchmark::State& state, const Layer* layer) {
   LayerData a(*layer, true), b(*layer, true);
-  testing::ThreadRunner runner(2);
+  vkrt::ThreadPool runner(2);
   std::vector<uint8_t> sa(a.scratch_bytes(1) + 64), sb(b.scratch_bytes(1) + 64);
   Exec ea, eb;
   ea.scratch = sa;
@@ -291,7 +292,7 @@ void bench_vnni_peak(benchmark::State& state, int threads) {
     state.SkipWithError("no AVX-512 VNNI");
     return;
   }
-  testing::ThreadRunner runner(threads);
+  vkrt::ThreadPool runner(threads);
   constexpr int64_t kSteps = 1 << 16;
   std::vector<int32_t> sink(size_t(threads), 0);
   for (auto _ : state) {
@@ -323,13 +324,39 @@ class CollectingReporter : public benchmark::ConsoleReporter {
   std::map<std::string, double> rates;
 };
 
+// The path a layer of this kind runs at the active ISA level (docs/cortex-m-kernels.md,
+// "Optimized paths"), for the summary.
+const char* path_of(Kind kind) {
+  using compute::Isa;
+  const bool vnni = compute::has(Isa::Avx512vnni);
+  switch (kind) {
+    case Kind::kConv:
+    case Kind::kFullyConnected:
+      if (vnni) return "vnni gemm";
+      if (compute::has(Isa::Avx2)) return "avx2 gemm";
+      if (compute::has(Isa::Dotprod)) return "sdot gemm";
+      if (compute::has(Isa::Neon)) return "neon gemm";
+      return "portable";
+    case Kind::kDepthwise:
+      if (vnni) return "vnni";
+      if (compute::has(Isa::Avx512bw)) return "avx512bw rows";
+      if (compute::has(Isa::Avx2)) return "avx2 rows";
+      if (compute::has(Isa::Neon)) return "neon rows";
+      return "portable";
+    default:
+      return compute::has(Isa::Avx512bw) ? "avx512bw" : "clones";
+  }
+}
+
 void print_summary(const std::map<std::string, double>& rates) {
   auto get = [&](const std::string& name) {
     const auto it = rates.find(name);
     return it == rates.end() ? 0.0 : it->second;
   };
-  std::printf("\nSummary (GMAC/s; pooling counts additions). CPU: avx512vnni=%d avx512bw=%d avx2=%d\n",
-              cpu_features().avx512vnni, cpu_features().avx512bw, cpu_features().avx2);
+  std::printf("\nSummary (GMAC/s; pooling counts additions). CPU: %s; ours at ISA level %s (of: ",
+              compute::cpu_model_name().c_str(), compute::isa_name(compute::active_isa()));
+  for (compute::Isa isa : compute::available_isas()) std::printf(" %s", compute::isa_name(isa));
+  std::printf("; pin with VKRT_CPU_ISA). XNNPACK picks its own.\n");
   double load[3] = {0, 0, 0};
   if (FILE* f = std::fopen("/proc/loadavg", "r")) {
     if (std::fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) load[0] = 0;
@@ -344,8 +371,8 @@ void print_summary(const std::map<std::string, double>& rates) {
     std::printf("Machine ceiling (VPDPBUSD on registers): 1 thread %.1f, 2 threads %.1f GMAC/s, 2t/1t %.2f.\n", peak1,
                 peak2, peak2 / peak1);
   std::printf("ind2/1t: two independent single-thread calls at once against one (the layer's own two-thread ceiling).\n");
-  std::printf("%-28s %8s %8s %8s %8s %8s %9s %8s %8s %8s %6s %7s %8s %6s\n", "layer", "MMAC", "ours_1t", "ours_2t", "pc_1t",
-              "pc_2t", "ref_1t", "xnn_1t", "xnn_2t", "ours/ref", "2t/1t", "ind2/1t", "ours/xnn", "xnn2/1");
+  std::printf("%-28s %-13s %8s %8s %8s %8s %8s %9s %8s %8s %8s %6s %7s %8s %6s\n", "layer", "path", "MMAC", "ours_1t",
+              "ours_2t", "pc_1t", "pc_2t", "ref_1t", "xnn_1t", "xnn_2t", "ours/ref", "2t/1t", "ind2/1t", "ours/xnn", "xnn2/1");
   for (const Layer& l : kLayers) {
     const std::string n = l.name;
     const double k1 = get(n + "/ours/threads:1"), k2 = get(n + "/ours/threads:2"), r = get(n + "/reference");
@@ -353,8 +380,8 @@ void print_summary(const std::map<std::string, double>& rates) {
     const double x1 = get(n + "/xnnpack/threads:1"), x2 = get(n + "/xnnpack/threads:2");
     const double i2 = get(n + "/independent_x2");
     if (k1 == 0 && r == 0) continue;
-    std::printf("%-28s %8.2f %8.2f %8.2f %8.2f %8.2f %9.3f %8.2f %8.2f %8.1f %6.2f %7.2f %8.2f %6.2f\n", l.name,
-                l.macs() / 1e6, k1, k2, p1, p2, r, x1, x2, r > 0 ? k1 / r : 0.0, k1 > 0 ? k2 / k1 : 0.0,
+    std::printf("%-28s %-13s %8.2f %8.2f %8.2f %8.2f %8.2f %9.3f %8.2f %8.2f %8.1f %6.2f %7.2f %8.2f %6.2f\n", l.name,
+                path_of(l.kind), l.macs() / 1e6, k1, k2, p1, p2, r, x1, x2, r > 0 ? k1 / r : 0.0, k1 > 0 ? k2 / k1 : 0.0,
                 k1 > 0 ? i2 / k1 : 0.0, x1 > 0 ? k1 / x1 : 0.0, x1 > 0 ? x2 / x1 : 0.0);
   }
 }

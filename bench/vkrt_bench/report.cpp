@@ -83,17 +83,6 @@ fig.savefig(sys.argv[2], dpi=120)
 
 }  // namespace
 
-std::string cpu_model_name() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const size_t colon = line.find(':');
-    if (colon != std::string::npos) return line.substr(std::min(line.size(), colon + 2));
-  }
-  return "unknown CPU";
-}
-
 void print_table(const Report& r) {
   std::printf("vkrt_bench %s, method %s: %u runs after %u warm-up, %d thread(s); %s\n", r.options.model_path.c_str(),
               r.method.c_str(), r.options.runs, r.options.warmup, r.options.threads, r.cpu.c_str());

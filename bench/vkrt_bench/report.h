@@ -26,9 +26,6 @@ struct Report {
   Comparison comparison;
 };
 
-// The host CPU's model name from /proc/cpuinfo ("unknown CPU" if absent).
-std::string cpu_model_name();
-
 void print_table(const Report& report);
 std::string to_json(const Report& report);
 

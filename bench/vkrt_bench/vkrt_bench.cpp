@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "compute/isa.h"
 #include "placement_run.h"
 #include "report.h"
 #include "vkrt/output_compare.h"
@@ -87,6 +88,10 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "error: %s (see --help)\n", e.what());
     return 1;
   }
+  if (!compute::isa_environment_error().empty()) {  // VKRT_CPU_ISA, read at start-up
+    std::fprintf(stderr, "error: %s\n", compute::isa_environment_error().c_str());
+    return 1;
+  }
   for (const std::string& text : input_sizes) {
     auto sizes = parse_sizes(text);
     if (!sizes.ok()) {
@@ -119,7 +124,7 @@ int run(int argc, char** argv) {
 
   Report report;
   report.options = options;
-  report.cpu = cpu_model_name();
+  report.cpu = compute::cpu_model_name() + ", CPU kernels at ISA level " + compute::isa_name(compute::active_isa());
   for (const auto& [name, executor] : placements) {
     report.placements.push_back(run_placement(options, name, executor));
     if (!report.placements.back().error.empty())

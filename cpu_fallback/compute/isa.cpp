@@ -1,6 +1,8 @@
 #include "compute/isa.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <vector>
 
 #if defined(__aarch64__) && defined(__linux__)
@@ -119,5 +121,16 @@ std::string pin_isa(std::string_view name) {
 }
 
 const std::string& isa_environment_error() { return environment_error(); }
+
+std::string cpu_model_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const size_t colon = line.find(':');
+    if (colon != std::string::npos) return line.substr(std::min(line.size(), colon + 2));
+  }
+  return "unknown CPU";
+}
 
 }  // namespace vkrt::compute

@@ -36,6 +36,8 @@ bool parse_isa(std::string_view name, Isa* isa);
 Isa detected_isa();
 // Every level this CPU can run, portable first (what tests loop over).
 std::span<const Isa> available_isas();
+// The CPU's model name ("model name" in /proc/cpuinfo, else "unknown CPU"), for benchmark reports.
+std::string cpu_model_name();
 
 namespace detail {
 // Read inline: kernels of a few dozen nanoseconds ask on every call. Zero (portable) until the

@@ -2,12 +2,13 @@
 //   acc[b,oy,ox,oc] = bias[oc] + Σ_{valid ky,kx} (in[b,iy,ix,oc / ch_mult] + in_off)·w[0,ky,kx,oc]
 //   out = clamp(requantize(acc, mult[oc], shift[oc]) + out_off, act_min, act_max)        (§4.4)
 // Paths, fastest first: AVX-512 VNNI for channel multiplier 1 (depthwise_vnni.cpp); AVX-512BW
-// rows (32 channels per step, int16 products); the portable loop, where one output pixel is a
+// rows (32 channels per step, int16 products) and AVX2 rows (16 channels); the portable loop, where one output pixel is a
 // vector over channels (target_clones) and the output stage is requantize_row_s8; and a
 // scratch-free loop. All give the same bytes. Work is split over output rows.
 #include "cortex_m/depthwise_conv2d.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "arith/fixed_point.h"
@@ -15,7 +16,9 @@
 #include "cortex_m/depthwise_vnni.h"
 #include "cortex_m/kernel_util.h"
 #include "cortex_m/requantize_row.h"
+#include "cortex_m/simd_avx2.h"
 #include "cortex_m/simd_avx512.h"
+#include "cortex_m/simd_neon.h"
 
 namespace vkrt::cortex_m {
 
@@ -48,14 +51,27 @@ void accumulate_tap(int32_t* acc, const int8_t* in, const int8_t* w, int32_t off
     acc[c] = int32_t(uint32_t(acc[c]) + uint32_t((int32_t(in[c]) + offset) * int32_t(w[c])));
 }
 
-#if defined(__x86_64__)
-// Channel multiplier 1 with (x + in_off) in int16 range: each product fits int16 exactly
-// (|x + off| <= 255, |w| <= 128), so 32 channels are multiplied with one VPMULLW and widened
-// into two int32 accumulators that stay in registers across all taps of the pixel.
-bool avx512_row_usable(const DepthwiseConv2dParams& p) {
-  return cpu_features().avx512bw && p.ch_mult == 1 && p.input_offset >= -127 && p.input_offset <= 128;
+// The vector rows below (AVX-512BW: 32 channels per step, AVX2 and NEON: 16) need channel
+// multiplier 1 and (x + in_off) in int16 range: then each product fits int16 exactly
+// (|x + off| <= 255, |w| <= 128), and the accumulators stay in registers across all taps of a pixel.
+[[maybe_unused]] bool int16_products_exact(const DepthwiseConv2dParams& p) {
+  return p.ch_mult == 1 && p.input_offset >= -127 && p.input_offset <= 128;
 }
 
+// The window's valid kernel rows [*ky0, *ky1) for output row oy and columns [*kx0, *kx1) for ox.
+[[maybe_unused]] inline void valid_rows(const DepthwiseConv2dParams& p, int32_t oy, int32_t* ky0, int32_t* ky1) {
+  const int64_t iy0 = int64_t(oy) * p.stride_h - p.pad_h;
+  for (*ky0 = 0; *ky0 < p.kernel_h && iy0 + int64_t(*ky0) * p.dilation_h < 0; ++*ky0) {}
+  for (*ky1 = p.kernel_h; *ky1 > *ky0 && iy0 + int64_t(*ky1 - 1) * p.dilation_h >= p.in_h; --*ky1) {}
+}
+[[maybe_unused]] inline void valid_columns(const DepthwiseConv2dParams& p, int32_t ox, int32_t* kx0, int32_t* kx1) {
+  const int64_t ix0 = int64_t(ox) * p.stride_w - p.pad_w;
+  for (*kx0 = 0; *kx0 < p.kernel_w && ix0 + int64_t(*kx0) * p.dilation_w < 0; ++*kx0) {}
+  for (*kx1 = p.kernel_w; *kx1 > *kx0 && ix0 + int64_t(*kx1 - 1) * p.dilation_w >= p.in_w; --*kx1) {}
+}
+
+#if defined(__x86_64__)
+// AVX-512BW: 32 channels multiplied with one VPMULLW, widened into two int32 accumulators.
 VKRT_TARGET_AVX512 void output_row_avx512(const DepthwiseConv2dParams& p, int64_t b, int32_t oy,
                                           const int8_t* input, const int8_t* weight, const int32_t* bias,
                                           const int32_t* multiplier, const int32_t* shift, int8_t* output) {
@@ -63,17 +79,12 @@ VKRT_TARGET_AVX512 void output_row_avx512(const DepthwiseConv2dParams& p, int64_
   const __m512i offset16 = _mm512_set1_epi16(int16_t(p.input_offset));
   const __m512i out_offset = _mm512_set1_epi32(p.output_offset);
   const __m512i lo = _mm512_set1_epi32(p.activation_min), hi = _mm512_set1_epi32(p.activation_max);
-  int32_t ky0 = 0, ky1 = 0;
-  {
-    const int64_t iy0 = int64_t(oy) * p.stride_h - p.pad_h;
-    for (ky0 = 0; ky0 < p.kernel_h && iy0 + int64_t(ky0) * p.dilation_h < 0; ++ky0) {}
-    for (ky1 = p.kernel_h; ky1 > ky0 && iy0 + int64_t(ky1 - 1) * p.dilation_h >= p.in_h; --ky1) {}
-  }
+  int32_t ky0, ky1;
+  valid_rows(p, oy, &ky0, &ky1);
   for (int32_t ox = 0; ox < p.out_w; ++ox) {
     const int64_t ix0 = int64_t(ox) * p.stride_w - p.pad_w;
-    int32_t kx0 = 0, kx1 = p.kernel_w;
-    while (kx0 < p.kernel_w && ix0 + int64_t(kx0) * p.dilation_w < 0) ++kx0;
-    while (kx1 > kx0 && ix0 + int64_t(kx1 - 1) * p.dilation_w >= p.in_w) --kx1;
+    int32_t kx0, kx1;
+    valid_columns(p, ox, &kx0, &kx1);
     int8_t* out = output + ((b * p.out_h + oy) * p.out_w + ox) * channels;
     for (int32_t c = 0; c < channels; c += 32) {
       const int n = channels - c < 32 ? channels - c : 32;
@@ -100,6 +111,136 @@ VKRT_TARGET_AVX512 void output_row_avx512(const DepthwiseConv2dParams& p, int64_
       const simd::Shifts16 s_hi = simd::split_shift(_mm512_maskz_loadu_epi32(m_hi, shift + c + 16));
       simd::store_s8x16(out + c, simd::requantize_x16(acc_lo, mult_lo, s_lo), out_offset, lo, hi, n < 16 ? n : 16);
       if (n > 16) simd::store_s8x16(out + c + 16, simd::requantize_x16(acc_hi, mult_hi, s_hi), out_offset, lo, hi, n - 16);
+    }
+  }
+}
+
+// 16 bytes at p, or the first n of them (the rest zero) without reading past them.
+VKRT_TARGET_AVX2 inline __m128i load_s8(const int8_t* p, int n) {
+  if (n == 16) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  alignas(16) int8_t tmp[16] = {};
+  std::memcpy(tmp, p, size_t(n));
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(tmp));
+}
+// 8 int32 at p, or the first n (the rest zero).
+VKRT_TARGET_AVX2 inline __m256i load_s32x8(const int32_t* p, int n) {
+  if (n >= 8) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  alignas(32) int32_t tmp[8] = {};
+  if (n > 0) std::memcpy(tmp, p, size_t(n) * 4);
+  return _mm256_load_si256(reinterpret_cast<const __m256i*>(tmp));
+}
+
+// The AVX-512BW row above on AVX2: 16 channels per step, VPMULLW products widened into two
+// int32 accumulators per pixel.
+VKRT_TARGET_AVX2 void output_row_avx2(const DepthwiseConv2dParams& p, int64_t b, int32_t oy, const int8_t* input,
+                                      const int8_t* weight, const int32_t* bias, const int32_t* multiplier,
+                                      const int32_t* shift, int8_t* output) {
+  const int32_t channels = p.in_ch;
+  const __m256i offset16 = _mm256_set1_epi16(int16_t(p.input_offset));
+  const __m256i out_offset = _mm256_set1_epi32(p.output_offset);
+  const __m256i lo = _mm256_set1_epi32(p.activation_min), hi = _mm256_set1_epi32(p.activation_max);
+  int32_t ky0, ky1;
+  valid_rows(p, oy, &ky0, &ky1);
+  for (int32_t ox = 0; ox < p.out_w; ++ox) {
+    const int64_t ix0 = int64_t(ox) * p.stride_w - p.pad_w;
+    int32_t kx0, kx1;
+    valid_columns(p, ox, &kx0, &kx1);
+    int8_t* out = output + ((b * p.out_h + oy) * p.out_w + ox) * channels;
+    for (int32_t c = 0; c < channels; c += 16) {
+      const int n = channels - c < 16 ? channels - c : 16;
+      __m256i acc_lo = bias ? load_s32x8(bias + c, n) : _mm256_setzero_si256();
+      __m256i acc_hi = bias ? load_s32x8(bias + c + 8, n - 8) : _mm256_setzero_si256();
+      for (int32_t ky = ky0; ky < ky1; ++ky) {
+        const int64_t iy = int64_t(oy) * p.stride_h - p.pad_h + int64_t(ky) * p.dilation_h;
+        const int8_t* in_row = input + ((b * p.in_h + iy) * p.in_w) * channels + c;
+        const int8_t* w_row = weight + int64_t(ky) * p.kernel_w * channels + c;
+        for (int32_t kx = kx0; kx < kx1; ++kx) {
+          const int64_t ix = ix0 + int64_t(kx) * p.dilation_w;
+          const __m256i x = _mm256_add_epi16(_mm256_cvtepi8_epi16(load_s8(in_row + ix * channels, n)), offset16);
+          const __m256i w = _mm256_cvtepi8_epi16(load_s8(w_row + int64_t(kx) * channels, n));
+          const __m256i prod = _mm256_mullo_epi16(x, w);
+          acc_lo = _mm256_add_epi32(acc_lo, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(prod)));
+          acc_hi = _mm256_add_epi32(acc_hi, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(prod, 1)));
+        }
+      }
+      acc_lo = simd::requantize_x8(acc_lo, load_s32x8(multiplier + c, n), load_s32x8(shift + c, n));
+      acc_hi = simd::requantize_x8(acc_hi, load_s32x8(multiplier + c + 8, n - 8), load_s32x8(shift + c + 8, n - 8));
+      const __m128i bytes = simd::narrow_s8x16(acc_lo, acc_hi, out_offset, lo, hi);
+      if (n == 16) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + c), bytes);
+      } else {
+        alignas(16) int8_t tmp[16];
+        _mm_store_si128(reinterpret_cast<__m128i*>(tmp), bytes);
+        std::memcpy(out + c, tmp, size_t(n));
+      }
+    }
+  }
+}
+#endif
+
+#if defined(__aarch64__)
+// The x86 rows' arithmetic on NEON: 16 channels per step, (x + in_off)·w multiplied and
+// accumulated in int32 with SMLAL (exact: int16 operands).
+
+// 16 bytes at p, or the first n of them (the rest zero) without reading past them.
+inline int8x16_t load_s8(const int8_t* p, int n) {
+  if (n == 16) return vld1q_s8(p);
+  int8_t tmp[16] = {};
+  std::memcpy(tmp, p, size_t(n));
+  return vld1q_s8(tmp);
+}
+// 4 int32 at p, or the first n (the rest zero).
+inline int32x4_t load_s32x4(const int32_t* p, int n) {
+  if (n >= 4) return vld1q_s32(p);
+  int32_t tmp[4] = {};
+  if (n > 0) std::memcpy(tmp, p, size_t(n) * 4);
+  return vld1q_s32(tmp);
+}
+
+void output_row_neon(const DepthwiseConv2dParams& p, int64_t b, int32_t oy, const int8_t* input, const int8_t* weight,
+                     const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int8_t* output) {
+  const int32_t channels = p.in_ch;
+  const int16x8_t offset16 = vdupq_n_s16(int16_t(p.input_offset));
+  const int32x4_t out_offset = vdupq_n_s32(p.output_offset);
+  const int32x4_t lo = vdupq_n_s32(p.activation_min), hi = vdupq_n_s32(p.activation_max);
+  int32_t ky0, ky1;
+  valid_rows(p, oy, &ky0, &ky1);
+  for (int32_t ox = 0; ox < p.out_w; ++ox) {
+    const int64_t ix0 = int64_t(ox) * p.stride_w - p.pad_w;
+    int32_t kx0, kx1;
+    valid_columns(p, ox, &kx0, &kx1);
+    int8_t* out = output + ((b * p.out_h + oy) * p.out_w + ox) * channels;
+    for (int32_t c = 0; c < channels; c += 16) {
+      const int n = channels - c < 16 ? channels - c : 16;
+      int32x4_t acc[4];
+      for (int q = 0; q < 4; ++q) acc[q] = bias ? load_s32x4(bias + c + 4 * q, n - 4 * q) : vdupq_n_s32(0);
+      for (int32_t ky = ky0; ky < ky1; ++ky) {
+        const int64_t iy = int64_t(oy) * p.stride_h - p.pad_h + int64_t(ky) * p.dilation_h;
+        const int8_t* in_row = input + ((b * p.in_h + iy) * p.in_w) * channels + c;
+        const int8_t* w_row = weight + int64_t(ky) * p.kernel_w * channels + c;
+        for (int32_t kx = kx0; kx < kx1; ++kx) {
+          const int64_t ix = ix0 + int64_t(kx) * p.dilation_w;
+          const int8x16_t x8 = load_s8(in_row + ix * channels, n), w8 = load_s8(w_row + int64_t(kx) * channels, n);
+          const int16x8_t x_lo = vaddq_s16(vmovl_s8(vget_low_s8(x8)), offset16);
+          const int16x8_t x_hi = vaddq_s16(vmovl_high_s8(x8), offset16);
+          const int16x8_t w_lo = vmovl_s8(vget_low_s8(w8)), w_hi = vmovl_high_s8(w8);
+          acc[0] = vmlal_s16(acc[0], vget_low_s16(x_lo), vget_low_s16(w_lo));
+          acc[1] = vmlal_high_s16(acc[1], x_lo, w_lo);
+          acc[2] = vmlal_s16(acc[2], vget_low_s16(x_hi), vget_low_s16(w_hi));
+          acc[3] = vmlal_high_s16(acc[3], x_hi, w_hi);
+        }
+      }
+      for (int q = 0; q < 4; ++q)
+        acc[q] = simd::requantize_x4(acc[q], load_s32x4(multiplier + c + 4 * q, n - 4 * q),
+                                     load_s32x4(shift + c + 4 * q, n - 4 * q));
+      const int8x16_t bytes = simd::narrow_s8x16(acc, out_offset, lo, hi);
+      if (n == 16) {
+        vst1q_s8(out + c, bytes);
+      } else {
+        int8_t tmp[16];
+        vst1q_s8(tmp, bytes);
+        std::memcpy(out + c, tmp, size_t(n));
+      }
     }
   }
 }
@@ -196,9 +337,16 @@ void depthwise_conv2d_s8(const DepthwiseConv2dParams& p, const int8_t* input, co
     int64_t r0, r1;
     split_range(rows, threads, t, &r0, &r1);
 #if defined(__x86_64__)
-    if (avx512_row_usable(p)) {
+    if (int16_products_exact(p) && (cpu_features().avx512bw || cpu_features().avx2)) {
+      const auto row_fn = cpu_features().avx512bw ? output_row_avx512 : output_row_avx2;
       for (int64_t r = r0; r < r1; ++r)
-        output_row_avx512(p, r / p.out_h, int32_t(r % p.out_h), input, weight, bias, multiplier, shift, output);
+        row_fn(p, r / p.out_h, int32_t(r % p.out_h), input, weight, bias, multiplier, shift, output);
+      return;
+    }
+#elif defined(__aarch64__)
+    if (int16_products_exact(p) && compute::has(compute::Isa::Neon)) {
+      for (int64_t r = r0; r < r1; ++r)
+        output_row_neon(p, r / p.out_h, int32_t(r % p.out_h), input, weight, bias, multiplier, shift, output);
       return;
     }
 #endif

@@ -5,7 +5,7 @@
 
 #include "arith/fixed_point.h"
 #include "cortex_m/cpu_features.h"
-#include "cortex_m/gemm_s8_avx2.h"
+#include "cortex_m/gemm_s8_tiled.h"
 #include "cortex_m/gemv_small_s8.h"
 #include "cortex_m/simd_avx512.h"
 
@@ -25,9 +25,9 @@ constexpr int kBlockRows = 32;
 // GEMV path below this many rows (packing B would cost as much as the product).
 constexpr int64_t kGemvMaxRows = 4;
 
-int32_t padded_k4(int32_t k) { return (k + 3) / 4 * 4; }
-int32_t padded_k64(int32_t k) { return (k + 63) / 64 * 64; }
-int32_t panels_of(int32_t n) { return (n + 15) / 16; }
+[[maybe_unused]] int32_t padded_k4(int32_t k) { return (k + 3) / 4 * 4; }
+[[maybe_unused]] int32_t padded_k64(int32_t k) { return (k + 63) / 64 * 64; }
+[[maybe_unused]] int32_t panels_of(int32_t n) { return (n + 15) / 16; }
 
 }  // namespace
 
@@ -557,7 +557,7 @@ namespace {
 // The packed layout the active ISA level's path reads, or false when it has none.
 bool active_layout(GemmS8Layout* layout) {
   if (cpu_features().avx512vnni) return *layout = GemmS8Layout::Vnni, true;
-  if (cpu_features().avx2) return *layout = GemmS8Layout::Avx2, true;
+  if (const detail::TiledGemmPath* path = detail::tiled_gemm_path()) return *layout = path->layout, true;
   return false;
 }
 
@@ -583,7 +583,7 @@ GemmS8 with_checked_packed_b(const GemmS8& g) {
 }  // namespace
 
 size_t gemm_s8_packed_b_bytes(const GemmS8& g) {
-  if (!cpu_features().avx512vnni && cpu_features().avx2) return detail::gemm_s8_avx2_packed_b_bytes(g);
+  if (const detail::TiledGemmPath* path = detail::tiled_gemm_path()) return path->packed_b_bytes(g);
 #if defined(__x86_64__)
   if (!cpu_features().avx512vnni || g.n <= 0 || g.k <= 0 || g.b == nullptr) return 0;
   const int32_t kp = padded_k4(g.k), panels = panels_of(g.n);
@@ -596,7 +596,7 @@ size_t gemm_s8_packed_b_bytes(const GemmS8& g) {
 }
 
 const GemmS8PackedB* gemm_s8_pack_b(const GemmS8& g, std::span<uint8_t> memory) {
-  if (!cpu_features().avx512vnni && cpu_features().avx2) return detail::gemm_s8_avx2_pack_b(g, memory);
+  if (const detail::TiledGemmPath* path = detail::tiled_gemm_path()) return path->pack_b(g, memory);
 #if defined(__x86_64__)
   const size_t need = gemm_s8_packed_b_bytes(g);
   if (need == 0 || memory.size() < need) return nullptr;
@@ -621,7 +621,8 @@ const GemmS8PackedB* gemm_s8_pack_b(const GemmS8& g, std::span<uint8_t> memory) 
 
 size_t gemm_s8_scratch_bytes(const GemmS8& given, int threads) {
   const GemmS8 g = with_checked_packed_b(given);
-  if (!cpu_features().avx512vnni && cpu_features().avx2 && g.k > 0) return detail::gemm_s8_avx2_scratch_bytes(g, threads);
+  const detail::TiledGemmPath* path = detail::tiled_gemm_path();
+  if (path && g.k > 0) return path->scratch_bytes(g, threads);
 #if defined(__x86_64__)
   if (g.packed_b) {
     if (g.m <= kGemvMaxRows) return gemv_packed_scratch_bytes(g);
@@ -639,11 +640,11 @@ size_t gemm_s8_scratch_bytes(const GemmS8& given, int threads) {
 
 void gemm_s8(const GemmS8& given, const Exec& exec) {
   if (given.m <= 0 || given.n <= 0) return;
-  if (!cpu_features().avx512vnni) {  // AVX2 or portable; the rest of this function is the VNNI paths
+  if (!cpu_features().avx512vnni) {  // a tiled path or portable; the rest of this function is the VNNI paths
     const GemmS8 g = with_checked_packed_b(given);
-    if (cpu_features().avx2 && g.k > 0 &&
-        exec.scratch.size() >= detail::gemm_s8_avx2_scratch_bytes(g, exec.num_threads()))
-      detail::gemm_s8_avx2(g, exec);
+    const detail::TiledGemmPath* path = detail::tiled_gemm_path();
+    if (path && g.k > 0 && exec.scratch.size() >= path->scratch_bytes(g, exec.num_threads()))
+      path->run(g, exec);
     else
       gemm_s8_portable(g, exec.scratch);
     return;
@@ -684,5 +685,10 @@ void gemm_s8(const GemmS8& given, const Exec& exec) {
 #endif
   gemm_s8_portable(g, exec.scratch);
 }
+
+#if !defined(__x86_64__) && !defined(__aarch64__)
+// No tiled path on other architectures (gemm_s8_avx2.cpp, gemm_s8_neon.cpp).
+const detail::TiledGemmPath* detail::tiled_gemm_path() { return nullptr; }
+#endif
 
 }  // namespace vkrt::cortex_m

@@ -7,8 +7,10 @@
 // int32 accumulation wraps modulo 2^32, as on the device (CMSIS-NN's MVE form folds the
 // offsets into the bias and is equal to the DSP/scalar form modulo 2^32, cortex-m-ops.md §4.1),
 // so every path here gives the same bytes: the portable loop, the AVX-512 VNNI path (A is fed
-// as unsigned a^0x80 to VPDPBUSD and the offsets are folded into per-column terms) and the AVX2
-// path (gemm_s8_avx2.cpp: A widened to int16 with its offset, VPMADDWD against B's pairs).
+// as unsigned a^0x80 to VPDPBUSD and the offsets are folded into per-column terms), and the
+// tiled paths of gemm_s8_tiled.h: AVX2 (gemm_s8_avx2.cpp: A widened to int16 with its offset,
+// VPMADDWD against B's pairs) and aarch64 NEON and dotprod (gemm_s8_neon.cpp: SMULL/SADALP or
+// SDOT on the signed bytes, offsets in per-column and per-row terms).
 #pragma once
 
 #include <cstddef>
@@ -48,7 +50,9 @@ struct GemmS8 {
 // Which path's layout a packed B is in: the one for the ISA level active when it was packed.
 enum class GemmS8Layout : uint8_t {
   Vnni,  // panels [kp/4][16 columns][4 depths], uint8 view; colterm with the offsets folded in
-  Avx2,  // panels [kp/2][16 columns][2 depths], int8; colterm = bias
+  Avx2,     // panels [kp/2][16 columns][2 depths], int8; colterm = bias (A carries its offset)
+  Neon,     // panels [kp/2][16 columns][2 depths], int8; colterm with the offsets folded in
+  Dotprod,  // panels [kp/4][16 columns][4 depths], int8; colterm with the offsets folded in
 };
 
 // B in the layout its path reads (16-column panels) with its per-column terms, and a record of
@@ -74,7 +78,7 @@ struct GemmS8PackedB {
 };
 
 // Bytes gemm_s8_pack_b needs for g's B (g.a and g.c are not read), or 0 when the active ISA
-// level has no packed path (below AVX2) or the product is one gemm_s8 runs without packing.
+// level has no packed path (portable) or the product is one gemm_s8 runs without packing.
 size_t gemm_s8_packed_b_bytes(const GemmS8& g);
 // Packs g's B into `memory` (at least gemm_s8_packed_b_bytes(g) bytes); returns the header,
 // placed at the start of `memory`, or null when there is nothing to pack or it does not fit.
@@ -84,7 +88,7 @@ const GemmS8PackedB* gemm_s8_pack_b(const GemmS8& g, std::span<uint8_t> memory);
 size_t gemm_s8_scratch_bytes(const GemmS8& g, int threads);
 // Scratch without which gemm_s8 cannot run at all: k bytes (one row) when a_row is set, else 0.
 size_t gemm_s8_min_scratch_bytes(const GemmS8& g);
-// Computes C: the AVX-512 VNNI or the AVX2 path, as the active ISA level allows, when
+// Computes C: the AVX-512 VNNI path or a tiled path, as the active ISA level allows, when
 // exec.scratch holds gemm_s8_scratch_bytes(g, exec.num_threads()); else the portable loop (serial).
 // Precondition: exec.scratch.size() >= gemm_s8_min_scratch_bytes(g).
 void gemm_s8(const GemmS8& g, const Exec& exec);

@@ -1,6 +1,6 @@
 // The Cortex-M INT8 recipe's sample program (examples/dscnn_program.h: a DS-CNN keyword-spotting
 // network as ExecuTorch's Cortex-M flow writes it) run through Module. The expected outputs come
-// from the reference loops (tests/cortex_m/reference) over the sample's own parameters and a
+// from the reference loops (cpu_fallback/cortex_m/reference) over the sample's own parameters and a
 // plain quantize formula, not from the kernels.
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 namespace vkrt::cortex_m {
 namespace {
 
-namespace ref = vkrt::testing::reference;
+namespace ref = vkrt::cortex_m::reference;
 
 constexpr ScalarType F32 = ScalarType::Float;
 

@@ -26,7 +26,7 @@
 namespace vkrt::cortex_m {
 namespace {
 
-namespace ref = vkrt::testing::reference;
+namespace ref = vkrt::cortex_m::reference;
 
 using testing_support::random_values;
 using testing_support::TestExec;  // two threads by default
@@ -432,7 +432,7 @@ TEST(CortexMEdges, TransposeConvPadNotMultipleOfStride) {
   const std::vector<int32_t> mult(4, 1 << 30), shift = {-6, -5, -7, -4};
   std::vector<int8_t> got(7 * 9 * 4), want(got.size());
   transpose_conv2d_s8(p, input.data(), weight.data(), bias.data(), mult.data(), shift.data(), got.data());
-  testing::reference::transpose_conv2d_s8(p, input.data(), weight.data(), bias.data(), mult.data(), shift.data(),
+  reference::transpose_conv2d_s8(p, input.data(), weight.data(), bias.data(), mult.data(), shift.data(),
                                           want.data());
   EXPECT_EQ(got, want);
   // Output (0, 0) receives only input (0, 0) through tap (1, 1): 0·2 + 1 − 1 = 0.

@@ -18,7 +18,7 @@
 namespace vkrt::cortex_m {
 namespace {
 
-namespace ref = vkrt::testing::reference;
+namespace ref = vkrt::cortex_m::reference;
 
 using testing_support::pick;
 using testing_support::random_values;

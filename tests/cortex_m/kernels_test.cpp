@@ -136,7 +136,7 @@ struct ConvFixture {
     p.in_h = 5, p.in_w = 7, p.in_ch = 6, p.out_h = 3, p.out_w = 4, p.out_ch = 9, p.kernel_h = p.kernel_w = 3;
     p.stride_h = p.stride_w = 2, p.pad_h = p.pad_w = 1, p.input_offset = -3, p.output_offset = 4;
     std::vector<int8_t> want(out.size());
-    testing::reference::conv2d_s8(p, input.data(), weight.data(), bias.data(), mult.data(), shift.data(), want.data());
+    reference::conv2d_s8(p, input.data(), weight.data(), bias.data(), mult.data(), shift.data(), want.data());
     return want;
   }
 };
@@ -227,7 +227,7 @@ TEST(CortexMKernels, LinearBiasAndKernelSumFormsAgree) {
   p.batches = 6, p.in_features = 40, p.out_features = 11, p.input_offset = in_off, p.output_offset = -3;
   p.multiplier = 1500000000, p.shift = -9, p.activation_min = -100, p.activation_max = 100;
   std::vector<int8_t> want(out_bias.size());
-  testing::reference::fully_connected_s8(p, x.data(), w.data(), bias.data(), &p.multiplier, &p.shift, false, want.data());
+  reference::fully_connected_s8(p, x.data(), w.data(), bias.data(), &p.multiplier, &p.shift, false, want.data());
   EXPECT_EQ(out_bias, want);
 }
 

@@ -5,7 +5,7 @@
 
 #include "arith/fixed_point.h"
 
-namespace vkrt::testing::reference {
+namespace vkrt::cortex_m::reference {
 
 using arith::wrap_add;
 using arith::wrap_mul;
@@ -155,4 +155,4 @@ void max_pool2d_s8(const PoolParams& p, const int8_t* input, int8_t* output) {
         }
 }
 
-}  // namespace vkrt::testing::reference
+}  // namespace vkrt::cortex_m::reference

@@ -1,5 +1,6 @@
-// The oracle: straightforward loops for the cortex_m compute kernels, written from the
-// formulas in shared/docs/cortex-m-ops.md §4 and kept deliberately unoptimized. The kernels'
+// The oracle (library vkrt_cortex_m_reference, not part of the runtime): straightforward loops
+// for the cortex_m compute kernels, written from the formulas in shared/docs/cortex-m-ops.md §4
+// and kept deliberately unoptimized. The kernels'
 // optimized and portable paths are tested against these (bit-exact), and the benchmark prints
 // their speed next to the kernels'. They share only the fixed-point primitives (arith/).
 #pragma once
@@ -13,14 +14,8 @@
 #include "cortex_m/batch_matmul.h"
 #include "cortex_m/transpose_conv2d.h"
 
-namespace vkrt::testing::reference {
+namespace vkrt::cortex_m::reference {
 
-using cortex_m::BatchMatmulParams;
-using cortex_m::Conv2dParams;
-using cortex_m::DepthwiseConv2dParams;
-using cortex_m::LinearParams;
-using cortex_m::PoolParams;
-using cortex_m::TransposeConv2dParams;
 
 void conv2d_s8(const Conv2dParams& p, const int8_t* input, const int8_t* weight, const int32_t* bias,
                const int32_t* multiplier, const int32_t* shift, int8_t* output);
@@ -36,4 +31,4 @@ void transpose_conv2d_s8(const TransposeConv2dParams& p, const int8_t* input, co
 void avg_pool2d_s8(const PoolParams& p, const int8_t* input, int8_t* output);
 void max_pool2d_s8(const PoolParams& p, const int8_t* input, int8_t* output);
 
-}  // namespace vkrt::testing::reference
+}  // namespace vkrt::cortex_m::reference

@@ -1,0 +1,231 @@
+// Private to the gemm_s8 paths: the driver shared by the tiled paths below AVX-512 VNNI (AVX2,
+// NEON, NEON dotprod). Each path supplies its B panel layout, its A packing and its register
+// tile; the driver does the rest the same way for all of them: B packed once ahead (a loaded
+// method) or per call into the scratch, rows of A packed a block at a time, the work shared out
+// by row tiles or, when there are few rows, by B panels.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+
+#include "arith/fixed_point.h"
+#include "cortex_m/gemm_s8.h"
+
+namespace vkrt::cortex_m::detail {
+
+// One tiled path as gemm_s8.cpp calls it.
+struct TiledGemmPath {
+  GemmS8Layout layout;
+  size_t (*packed_b_bytes)(const GemmS8& g);
+  const GemmS8PackedB* (*pack_b)(const GemmS8& g, std::span<uint8_t> memory);
+  // Scratch for g (B packed ahead when g.packed_b is set, else packed in the scratch).
+  size_t (*scratch_bytes)(const GemmS8& g, int threads);
+  // Precondition: g.k > 0, g.packed_b null or of this layout, and exec.scratch holds scratch_bytes.
+  void (*run)(const GemmS8& g, const Exec& exec);
+};
+
+// The path for the active ISA level (AVX2 below VNNI on x86-64; NEON or dotprod on aarch64),
+// or null (portable, or VNNI, which gemm_s8.cpp runs itself).
+const TiledGemmPath* tiled_gemm_path();
+
+// Packed B as a tile reads it.
+struct TiledPanels {
+  const int8_t* data;  // panel p at data + p·16·kp
+  const int32_t* colterm;
+  const int32_t* mult;
+  const int32_t* shift;
+};
+
+// What a path supplies (see gemm_s8_avx2.cpp, gemm_s8_neon.cpp):
+//   using AElem = int16_t or int8_t;           packed A element
+//   static constexpr int kDepthGroup;          kp is k rounded up to this
+//   static constexpr int kTileRows;            rows of one register tile (4)
+//   static constexpr GemmS8Layout kLayout;
+//   static constexpr bool kColumnSums;         whether column_term needs Σ_k B[j][k]
+//   static int32_t column_term(const GemmS8&, int32_t j, int32_t column_sum);  bias and offsets
+//   static int32_t row_term(const GemmS8&, const AElem* row);                   added per row
+//   static void pack_b_panel(const GemmS8&, int32_t kp, int32_t p, int8_t* panel);  16 columns
+//   static void pack_a_row(const GemmS8&, const int8_t* src, int32_t kp, AElem* dst);
+//   template <int R> static void tile(const GemmS8&, const TiledPanels&, const AElem* a, int32_t kp,
+//                                     const int32_t* row_terms, int64_t row0, int rows, int32_t panel);
+template <class Path>
+struct TiledGemm {
+  using AElem = typename Path::AElem;
+  static constexpr int kPanel = 16;
+  static constexpr int kBlockRows = 64;  // rows of A packed at a time
+
+  struct Layout {
+    int32_t kp, panels;
+    size_t b_bytes, colterm_bytes, task_bytes, total;
+  };
+
+  static Layout layout_of(const GemmS8& g, int tasks, bool b_in_scratch) {
+    Layout l{};
+    l.kp = (g.k + Path::kDepthGroup - 1) / Path::kDepthGroup * Path::kDepthGroup;
+    l.panels = (g.n + kPanel - 1) / kPanel;
+    l.b_bytes = b_in_scratch ? align_up(size_t(l.panels) * kPanel * size_t(l.kp)) : 0;
+    l.colterm_bytes = b_in_scratch ? align_up(size_t(l.panels) * kPanel * 4 * 3) : 0;  // colterm, multiplier, shift
+    l.task_bytes = align_up(size_t(kBlockRows) * size_t(l.kp) * sizeof(AElem)) + align_up(kBlockRows * 4) +
+                   align_up(size_t(g.k));
+    l.total = l.b_bytes + l.colterm_bytes + size_t(std::max(tasks, 1)) * l.task_bytes + 64;
+    return l;
+  }
+
+  // Panel p and its columns' terms, multipliers and shifts (zero past n).
+  static void pack_panel(const GemmS8& g, int32_t kp, int32_t p, int8_t* panels, int32_t* colterm, int32_t* mult,
+                         int32_t* shift) {
+    int8_t* dst = panels + size_t(p) * kPanel * kp;
+    std::memset(dst, 0, size_t(kPanel) * kp);
+    Path::pack_b_panel(g, kp, p, dst);
+    for (int32_t jj = 0; jj < kPanel; ++jj) {
+      const int32_t j = p * kPanel + jj;
+      if (j >= g.n) {
+        colterm[j] = mult[j] = shift[j] = 0;
+        continue;
+      }
+      int32_t sum = 0;
+      if constexpr (Path::kColumnSums) {
+        const int8_t* b = g.b + int64_t(j) * g.b_stride;
+        for (int32_t i = 0; i < g.k; ++i) sum = arith::wrap_add(sum, b[i]);
+      }
+      colterm[j] = Path::column_term(g, j, sum);
+      mult[j] = g.out.per_channel ? g.out.multiplier[j] : g.out.multiplier[0];
+      shift[j] = g.out.per_channel ? g.out.shift[j] : g.out.shift[0];
+    }
+  }
+
+  // Rows [r0, r0 + rows) of A, packed, with their row terms.
+  static void pack_a_block(const GemmS8& g, int64_t r0, int rows, int32_t kp, AElem* a_pack, int32_t* row_terms,
+                           int8_t* row_tmp) {
+    for (int r = 0; r < rows; ++r) {
+      const int8_t* src = g.a_row ? g.a_row(g.a_ctx, r0 + r, row_tmp) : g.a + (r0 + r) * g.a_stride;
+      AElem* dst = a_pack + size_t(r) * kp;
+      Path::pack_a_row(g, src, kp, dst);
+      row_terms[r] = Path::row_term(g, src);
+    }
+  }
+
+  static void multiply_block(const GemmS8& g, const TiledPanels& b, int32_t kp, const AElem* a_pack,
+                             const int32_t* row_terms, int64_t r0, int rows, int32_t p0, int32_t p1) {
+    constexpr int T = Path::kTileRows;
+    for (int32_t p = p0; p < p1; ++p)
+      for (int r = 0; r < rows; r += T) {
+        const int n = std::min(T, rows - r);
+        const AElem* a = a_pack + size_t(r) * kp;
+        if (n == T) {
+          Path::template tile<T>(g, b, a, kp, row_terms + r, r0 + r, T, p);
+        } else {
+          // A short last tile: whole tiles of fewer rows (T is 4 in every path).
+          switch (n) {
+            case 1: Path::template tile<1>(g, b, a, kp, row_terms + r, r0 + r, 1, p); break;
+            case 2: Path::template tile<2>(g, b, a, kp, row_terms + r, r0 + r, 2, p); break;
+            default: Path::template tile<3>(g, b, a, kp, row_terms + r, r0 + r, 3, p); break;
+          }
+        }
+      }
+  }
+
+  static size_t packed_b_bytes(const GemmS8& g) {
+    if (g.n <= 0 || g.k <= 0 || g.b == nullptr) return 0;
+    const Layout l = layout_of(g, 1, true);
+    return align_up(sizeof(GemmS8PackedB)) + l.b_bytes + l.colterm_bytes + 64;
+  }
+
+  static const GemmS8PackedB* pack_b(const GemmS8& g, std::span<uint8_t> memory, GemmS8Layout layout) {
+    const size_t need = packed_b_bytes(g);
+    if (need == 0 || memory.size() < need) return nullptr;
+    uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(memory.data())));
+    const Layout l = layout_of(g, 1, true);
+    auto* header = reinterpret_cast<GemmS8PackedB*>(base);
+    int8_t* panels = reinterpret_cast<int8_t*>(base + align_up(sizeof(GemmS8PackedB)));
+    int32_t* colterm = reinterpret_cast<int32_t*>(reinterpret_cast<uint8_t*>(panels) + l.b_bytes);
+    int32_t* mult = colterm + l.panels * kPanel;
+    int32_t* shift = mult + l.panels * kPanel;
+    for (int32_t p = 0; p < l.panels; ++p) pack_panel(g, l.kp, p, panels, colterm, mult, shift);
+    *header = GemmS8PackedB{g.b, g.b_stride, g.n, g.k, g.bias, g.a_offset, g.b_offset, g.out.per_channel,
+                            g.out.per_channel ? g.out.multiplier : nullptr, g.out.multiplier[0], g.out.shift[0],
+                            g.out.per_channel ? g.out.shift : nullptr, layout, l.kp, l.panels,
+                            reinterpret_cast<const uint8_t*>(panels), colterm, mult, shift};
+    return header;
+  }
+
+  static size_t scratch_bytes(const GemmS8& g, int threads) {
+    return layout_of(g, std::max(threads, 1), g.packed_b == nullptr).total;
+  }
+
+  static void run(const GemmS8& g, const Exec& exec) {
+    // Threads only pay off from ~1M multiply-adds each.
+    const int tasks = std::max(1, std::min(exec.num_threads(), int(double(g.m) * g.n * g.k / 1048576.0) + 1));
+    const GemmS8PackedB* ahead = g.packed_b;
+    const Layout l = layout_of(g, tasks, ahead == nullptr);
+    uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(exec.scratch.data())));
+    int8_t* packed_b = reinterpret_cast<int8_t*>(base);
+    int32_t* colterm = reinterpret_cast<int32_t*>(base + l.b_bytes);
+    int32_t* mult = colterm + l.panels * kPanel;
+    int32_t* shift = mult + l.panels * kPanel;
+    const TiledPanels b = ahead ? TiledPanels{reinterpret_cast<const int8_t*>(ahead->panel_data), ahead->colterm,
+                                              ahead->column_multiplier, ahead->column_shift}
+                                : TiledPanels{packed_b, colterm, mult, shift};
+    uint8_t* task_base = base + l.b_bytes + l.colterm_bytes;
+    struct TaskBuffers {
+      AElem* a_pack;
+      int32_t* row_terms;
+      int8_t* row_tmp;
+    };
+    auto buffers_of = [&](int t) {
+      uint8_t* mine = task_base + size_t(t) * l.task_bytes;
+      uint8_t* terms = mine + align_up(size_t(kBlockRows) * l.kp * sizeof(AElem));
+      return TaskBuffers{reinterpret_cast<AElem*>(mine), reinterpret_cast<int32_t*>(terms),
+                         reinterpret_cast<int8_t*>(terms + align_up(kBlockRows * 4))};
+    };
+    auto pack_panels = [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) pack_panel(g, l.kp, int32_t(p), packed_b, colterm, mult, shift);
+    };
+    auto multiply_rows = [&](const TaskBuffers& mine, int64_t row_begin, int64_t row_end, int32_t p0, int32_t p1) {
+      for (int64_t r0 = row_begin; r0 < row_end; r0 += kBlockRows) {
+        const int rows = int(std::min<int64_t>(kBlockRows, row_end - r0));
+        pack_a_block(g, r0, rows, l.kp, mine.a_pack, mine.row_terms, mine.row_tmp);
+        multiply_block(g, b, l.kp, mine.a_pack, mine.row_terms, r0, rows, p0, p1);
+      }
+    };
+
+    // Few row tiles (a fully connected layer, a 7x7 pointwise one): each task takes its own
+    // panels, packs them (unless packed ahead) and multiplies every row by them, no barrier.
+    const int64_t tiles = (g.m + Path::kTileRows - 1) / Path::kTileRows;
+    if (tasks > 1 && tiles < 2 * tasks && l.panels >= tasks) {
+      exec.parallel_for(tasks, [&](int t) {
+        int64_t p0, p1;
+        split_range(l.panels, tasks, t, &p0, &p1);
+        if (!ahead) pack_panels(p0, p1);
+        multiply_rows(buffers_of(t), 0, g.m, int32_t(p0), int32_t(p1));
+      });
+      return;
+    }
+    // Otherwise all tasks pack B first (unless packed ahead), then share out the row tiles.
+    if (!ahead) {
+      exec.parallel_for(tasks, [&](int t) {
+        int64_t p0, p1;
+        split_range(l.panels, tasks, t, &p0, &p1);
+        pack_panels(p0, p1);
+      });
+    }
+    exec.parallel_for(tasks, [&](int t) {
+      int64_t t0, t1;
+      split_range(tiles, tasks, t, &t0, &t1);
+      multiply_rows(buffers_of(t), t0 * Path::kTileRows, std::min(g.m, t1 * Path::kTileRows), 0, l.panels);
+    });
+  }
+};
+
+// The TiledGemmPath of a Path.
+template <class Path>
+constexpr TiledGemmPath tiled_gemm_path_of() {
+  return TiledGemmPath{Path::kLayout, &TiledGemm<Path>::packed_b_bytes,
+                       [](const GemmS8& g, std::span<uint8_t> m) { return TiledGemm<Path>::pack_b(g, m, Path::kLayout); },
+                       &TiledGemm<Path>::scratch_bytes, &TiledGemm<Path>::run};
+}
+
+}  // namespace vkrt::cortex_m::detail
