@@ -23,7 +23,7 @@
 #include "cortex_m/depthwise_conv2d.h"
 #include "cortex_m/linear.h"
 #include "cortex_m/reference/reference_ops.h"
-#include "cortex_m/simd_avx512.h"
+#include "compute/simd_avx512.h"
 #include "vkrt/thread_pool.h"
 
 #if VKRT_BENCH_XNNPACK

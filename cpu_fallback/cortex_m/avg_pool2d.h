@@ -3,7 +3,7 @@
 // quantization parameters.
 #pragma once
 
-#include "cortex_m/exec.h"
+#include "cortex_m/compute_core.h"
 #include "cortex_m/pooling.h"
 
 namespace vkrt::cortex_m {

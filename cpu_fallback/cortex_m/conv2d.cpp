@@ -14,7 +14,7 @@
 #include <string>
 
 #include "arith/fixed_point.h"
-#include "cortex_m/gemm_s8.h"
+#include "cortex_m/compute_core.h"
 #include "cortex_m/kernel_util.h"
 
 namespace vkrt::cortex_m {

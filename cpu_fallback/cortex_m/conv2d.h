@@ -6,8 +6,7 @@
 #include <cstdint>
 #include <span>
 
-#include "cortex_m/exec.h"
-#include "cortex_m/gemm_s8.h"
+#include "cortex_m/compute_core.h"
 #include "vkrt/error.h"
 
 namespace vkrt::cortex_m {

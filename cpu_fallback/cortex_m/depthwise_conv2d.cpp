@@ -15,10 +15,10 @@
 #include "cortex_m/cpu_features.h"
 #include "cortex_m/depthwise_vnni.h"
 #include "cortex_m/kernel_util.h"
-#include "cortex_m/requantize_row.h"
-#include "cortex_m/simd_avx2.h"
-#include "cortex_m/simd_avx512.h"
-#include "cortex_m/simd_neon.h"
+#include "cortex_m/compute_core.h"
+#include "compute/simd_avx2.h"
+#include "compute/simd_avx512.h"
+#include "compute/simd_neon.h"
 
 namespace vkrt::cortex_m {
 

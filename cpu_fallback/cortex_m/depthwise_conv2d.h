@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "cortex_m/exec.h"
+#include "cortex_m/compute_core.h"
 #include "vkrt/error.h"
 
 namespace vkrt::cortex_m {

@@ -28,7 +28,7 @@
 
 #include "arith/fixed_point.h"
 #include "cortex_m/cpu_features.h"
-#include "cortex_m/simd_avx512.h"
+#include "compute/simd_avx512.h"
 
 namespace vkrt::cortex_m {
 #if defined(__x86_64__)

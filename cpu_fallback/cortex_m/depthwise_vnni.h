@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "cortex_m/depthwise_conv2d.h"
-#include "cortex_m/exec.h"
+#include "cortex_m/compute_core.h"
 
 namespace vkrt::cortex_m {
 

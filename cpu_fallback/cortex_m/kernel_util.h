@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <string_view>
 
-#include "cortex_m/exec.h"
+#include "cortex_m/compute_core.h"
 #include "vkrt/kernel.h"
 #include "vkrt/kernel_args.h"
 

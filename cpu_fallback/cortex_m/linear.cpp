@@ -8,8 +8,8 @@
 #include <string>
 
 #include "arith/fixed_point.h"
-#include "cortex_m/gemm_s8.h"
-#include "cortex_m/gemv_small_s8.h"
+#include "compute/gemv_small_s8.h"
+#include "cortex_m/compute_core.h"
 #include "cortex_m/kernel_util.h"
 
 namespace vkrt::cortex_m {
@@ -80,8 +80,8 @@ void linear_s8(const LinearParams& p, const int8_t* input, const int8_t* weights
                const int32_t* kernel_sum, int8_t* output, const Exec& exec, const GemmS8PackedB* packed) {
   GemmS8 g = linear_gemm(p, input, weights, bias, kernel_sum, &p.multiplier, &p.shift, output);
   g.packed_b = packed;
-  if (!packed && gemv_small_usable(g)) {  // classifier-sized layers: skip gemm_s8's dispatch
-    gemv_small(g);
+  if (!packed && compute::gemv_small_usable(g)) {  // classifier-sized layers: skip gemm_s8's dispatch
+    compute::gemv_small(g);
     return;
   }
   gemm_s8(g, exec);

@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "compute/isa.h"
-#include "cortex_m/exec.h"
+#include "cortex_m/compute_core.h"
 #include "cortex_m/support/thread_runner.h"
 
 namespace vkrt::cortex_m::testing_support {

@@ -4,18 +4,18 @@
 // gemm_s8.cpp (A fed unsigned as a ^ 0x80):
 //   acc[j] = Σ a_u·b + bias[j] + (a_offset − 128)·Σb[j] + k·a_offset·b_offset + b_offset·Σa
 // all modulo 2^32, so the bytes equal the portable loop's.
-#include "cortex_m/gemv_small_s8.h"
+#include "compute/gemv_small_s8.h"
 
 #include <algorithm>
 
 #include "arith/fixed_point.h"
-#include "cortex_m/cpu_features.h"
-#include "cortex_m/simd_avx512.h"
+#include "compute/isa.h"
+#include "compute/simd_avx512.h"
 
-namespace vkrt::cortex_m {
+namespace vkrt::compute {
 
 bool gemv_small_usable(const GemmS8& g) {
-  return cpu_features().avx512vnni && g.a_row == nullptr && g.m >= 1 && g.m <= 4 && g.k >= 1 && g.n >= 1 &&
+  return has(Isa::Avx512vnni) && g.a_row == nullptr && g.m >= 1 && g.m <= 4 && g.k >= 1 && g.n >= 1 &&
          g.n <= kGemvSmallMaxMacs && g.k <= kGemvSmallMaxMacs && g.m * int64_t(g.n) * g.k <= kGemvSmallMaxMacs;
 }
 
@@ -122,4 +122,4 @@ void gemv_small(const GemmS8& g) {
 void gemv_small(const GemmS8&) {}
 #endif
 
-}  // namespace vkrt::cortex_m
+}  // namespace vkrt::compute

@@ -1,4 +1,5 @@
-// Where a cortex_m compute function gets its scratch memory and its threads.
+// Where a compute function (the GEMM here, the cortex_m kernels) gets its scratch memory and
+// its threads.
 //
 // Compute functions take an Exec instead of a KernelContext so that tests and benchmarks can
 // call them directly: the kernel wrappers build one from the KernelContext (scratch from
@@ -14,7 +15,7 @@
 
 #include "vkrt/kernel.h"
 
-namespace vkrt::cortex_m {
+namespace vkrt::compute {
 
 struct Exec {
   // Workspace for the optimized paths; a compute function that finds it smaller than its
@@ -47,4 +48,4 @@ inline void split_range(int64_t total, int parts, int index, int64_t* begin, int
 // Aligns a scratch offset.
 constexpr size_t align_up(size_t v, size_t a = 64) { return (v + a - 1) / a * a; }
 
-}  // namespace vkrt::cortex_m
+}  // namespace vkrt::compute

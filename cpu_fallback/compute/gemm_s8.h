@@ -17,10 +17,10 @@
 #include <cstdint>
 #include <span>
 
-#include "cortex_m/exec.h"
-#include "cortex_m/requantize_row.h"
+#include "compute/exec.h"
+#include "compute/requantize_row.h"
 
-namespace vkrt::cortex_m {
+namespace vkrt::compute {
 
 struct GemmS8PackedB;
 
@@ -95,4 +95,4 @@ void gemm_s8(const GemmS8& g, const Exec& exec);
 // The portable loop only (tests compare the paths); same precondition on scratch.
 void gemm_s8_portable(const GemmS8& g, std::span<uint8_t> scratch);
 
-}  // namespace vkrt::cortex_m
+}  // namespace vkrt::compute

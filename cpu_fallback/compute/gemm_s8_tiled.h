@@ -12,9 +12,9 @@
 #include <span>
 
 #include "arith/fixed_point.h"
-#include "cortex_m/gemm_s8.h"
+#include "compute/gemm_s8.h"
 
-namespace vkrt::cortex_m::detail {
+namespace vkrt::compute::detail {
 
 // One tiled path as gemm_s8.cpp calls it.
 struct TiledGemmPath {
@@ -228,4 +228,4 @@ constexpr TiledGemmPath tiled_gemm_path_of() {
                        &TiledGemm<Path>::scratch_bytes, &TiledGemm<Path>::run};
 }
 
-}  // namespace vkrt::cortex_m::detail
+}  // namespace vkrt::compute::detail

@@ -1,11 +1,11 @@
-// Output stage shared by the cortex_m kernels: int32 accumulators → requantize (CMSIS double
+// Output stage shared by the int8 kernels: int32 accumulators → requantize (CMSIS double
 // rounding) → + output offset → clamp → int8. Vectorized when the CPU allows, else
 // arith::requantize per element; both give the same bytes.
 #pragma once
 
 #include <cstdint>
 
-namespace vkrt::cortex_m {
+namespace vkrt::compute {
 
 struct RequantizeRow {
   const int32_t* multiplier = nullptr;  // per channel (indexed like acc) or per tensor ([0] only)
@@ -21,4 +21,4 @@ struct RequantizeRow {
 void requantize_row_s8(const RequantizeRow& spec, const int32_t* acc, int first_channel, int count,
                        int8_t* out);
 
-}  // namespace vkrt::cortex_m
+}  // namespace vkrt::compute

@@ -1,5 +1,5 @@
 // AVX-512 building blocks shared by the optimized paths (internal header; include only from
-// .cpp files, and call only after cpu_features() reported avx512bw).
+// .cpp files, and call only where compute::has(Isa::Avx512bw)).
 //
 // requantize_x16 is arith::requantize on 16 int32 lanes, bit for bit (cortex-m-ops.md §3):
 // RDBPOT(SRDHM_no_sat(v << left, m), right) with left = clamp(shift, 0, 31), right = clamp(-shift, 0, 31).
@@ -13,7 +13,7 @@
 #define VKRT_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
 #define VKRT_TARGET_AVX512VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
 
-namespace vkrt::cortex_m::simd {
+namespace vkrt::compute::simd {
 
 // SRDHM without saturation: (i64(a)·b + 2^30) >> 31, low 32 bits. b_odd = b >> 32 per 64-bit
 // lane (the odd elements moved down), precomputed by callers with a constant b.
@@ -64,5 +64,5 @@ VKRT_TARGET_AVX512 inline void store_s8x16(int8_t* out, __m512i v, __m512i offse
   _mm512_mask_cvtsepi32_storeu_epi8(out, m, v);
 }
 
-}  // namespace vkrt::cortex_m::simd
+}  // namespace vkrt::compute::simd
 #endif  // __x86_64__

@@ -11,7 +11,7 @@
 
 #define VKRT_TARGET_AVX2 __attribute__((target("avx2")))
 
-namespace vkrt::cortex_m::simd {
+namespace vkrt::compute::simd {
 
 // SRDHM without saturation: (i64(a)·b + 2^30) >> 31, low 32 bits. AVX2 has no 64-bit
 // arithmetic shift, but the low 32 bits of the shifted sum are bits 31..62 of the sum, which a
@@ -56,5 +56,5 @@ VKRT_TARGET_AVX2 inline __m128i narrow_s8x16(__m256i first, __m256i second, __m2
   return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5)));
 }
 
-}  // namespace vkrt::cortex_m::simd
+}  // namespace vkrt::compute::simd
 #endif  // __x86_64__

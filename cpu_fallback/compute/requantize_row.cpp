@@ -1,10 +1,10 @@
-#include "cortex_m/requantize_row.h"
+#include "compute/requantize_row.h"
 
 #include "arith/fixed_point.h"
-#include "cortex_m/cpu_features.h"
-#include "cortex_m/simd_avx512.h"
+#include "compute/isa.h"
+#include "compute/simd_avx512.h"
 
-namespace vkrt::cortex_m {
+namespace vkrt::compute {
 namespace {
 
 void requantize_row_portable(const RequantizeRow& spec, const int32_t* acc, int first_channel,
@@ -43,7 +43,7 @@ VKRT_TARGET_AVX512 void requantize_row_avx512(const RequantizeRow& spec, const i
 void requantize_row_s8(const RequantizeRow& spec, const int32_t* acc, int first_channel, int count,
                        int8_t* out) {
 #if defined(__x86_64__)
-  if (cpu_features().avx512bw && spec.activation_min <= spec.activation_max) {
+  if (has(Isa::Avx512bw) && spec.activation_min <= spec.activation_max) {
     requantize_row_avx512(spec, acc, first_channel, count, out);
     return;
   }
@@ -51,4 +51,4 @@ void requantize_row_s8(const RequantizeRow& spec, const int32_t* acc, int first_
   requantize_row_portable(spec, acc, first_channel, count, out);
 }
 
-}  // namespace vkrt::cortex_m
+}  // namespace vkrt::compute

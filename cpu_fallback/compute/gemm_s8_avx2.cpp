@@ -10,13 +10,13 @@
 //
 // Register tile: 4 rows × 16 columns = 8 accumulators, 2 B vectors and one A broadcast of the
 // 16 ymm registers.
-#include "cortex_m/gemm_s8_tiled.h"
+#include "compute/gemm_s8_tiled.h"
 
 #if defined(__x86_64__)
 #include "compute/isa.h"
-#include "cortex_m/simd_avx2.h"
+#include "compute/simd_avx2.h"
 
-namespace vkrt::cortex_m::detail {
+namespace vkrt::compute::detail {
 namespace {
 
 using arith::wrap_add;
@@ -113,5 +113,5 @@ const TiledGemmPath* tiled_gemm_path() {
   return &kAvx2;
 }
 
-}  // namespace vkrt::cortex_m::detail
+}  // namespace vkrt::compute::detail
 #endif  // __x86_64__

@@ -1,15 +1,15 @@
-#include "cortex_m/gemm_s8.h"
+#include "compute/gemm_s8.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "arith/fixed_point.h"
-#include "cortex_m/cpu_features.h"
-#include "cortex_m/gemm_s8_tiled.h"
-#include "cortex_m/gemv_small_s8.h"
-#include "cortex_m/simd_avx512.h"
+#include "compute/isa.h"
+#include "compute/gemm_s8_tiled.h"
+#include "compute/gemv_small_s8.h"
+#include "compute/simd_avx512.h"
 
-namespace vkrt::cortex_m {
+namespace vkrt::compute {
 namespace {
 
 using arith::wrap_add;
@@ -556,7 +556,7 @@ VKRT_TARGET_AVX512 void gemv(const GemmS8& g, const Exec& exec) {
 namespace {
 // The packed layout the active ISA level's path reads, or false when it has none.
 bool active_layout(GemmS8Layout* layout) {
-  if (cpu_features().avx512vnni) return *layout = GemmS8Layout::Vnni, true;
+  if (has(Isa::Avx512vnni)) return *layout = GemmS8Layout::Vnni, true;
   if (const detail::TiledGemmPath* path = detail::tiled_gemm_path()) return *layout = path->layout, true;
   return false;
 }
@@ -585,7 +585,7 @@ GemmS8 with_checked_packed_b(const GemmS8& g) {
 size_t gemm_s8_packed_b_bytes(const GemmS8& g) {
   if (const detail::TiledGemmPath* path = detail::tiled_gemm_path()) return path->packed_b_bytes(g);
 #if defined(__x86_64__)
-  if (!cpu_features().avx512vnni || g.n <= 0 || g.k <= 0 || g.b == nullptr) return 0;
+  if (!has(Isa::Avx512vnni) || g.n <= 0 || g.k <= 0 || g.b == nullptr) return 0;
   const int32_t kp = padded_k4(g.k), panels = panels_of(g.n);
   return align_up(sizeof(GemmS8PackedB)) + align_up(size_t(panels) * 16 * size_t(kp)) +
          align_up(size_t(panels) * 16 * 4 * 3) + 64;
@@ -640,7 +640,7 @@ size_t gemm_s8_scratch_bytes(const GemmS8& given, int threads) {
 
 void gemm_s8(const GemmS8& given, const Exec& exec) {
   if (given.m <= 0 || given.n <= 0) return;
-  if (!cpu_features().avx512vnni) {  // a tiled path or portable; the rest of this function is the VNNI paths
+  if (!has(Isa::Avx512vnni)) {  // a tiled path or portable; the rest of this function is the VNNI paths
     const GemmS8 g = with_checked_packed_b(given);
     const detail::TiledGemmPath* path = detail::tiled_gemm_path();
     if (path && g.k > 0 && exec.scratch.size() >= path->scratch_bytes(g, exec.num_threads()))
@@ -659,7 +659,7 @@ void gemm_s8(const GemmS8& given, const Exec& exec) {
 #endif
   const GemmS8 g = with_checked_packed_b(given);
 #if defined(__x86_64__)
-  if (g.packed_b && cpu_features().avx512vnni && exec.scratch.size() >= gemm_s8_scratch_bytes(g, exec.num_threads())) {
+  if (g.packed_b && has(Isa::Avx512vnni) && exec.scratch.size() >= gemm_s8_scratch_bytes(g, exec.num_threads())) {
     if (g.m <= kGemvMaxRows)
       gemv_packed(g, exec);
     else
@@ -672,7 +672,7 @@ void gemm_s8(const GemmS8& given, const Exec& exec) {
     return;
   }
 #if defined(__x86_64__)
-  if (cpu_features().avx512vnni && g.k > 0 &&
+  if (has(Isa::Avx512vnni) && g.k > 0 &&
       exec.scratch.size() >= gemm_s8_scratch_bytes(g, exec.num_threads())) {
     GemmS8 unpacked = g;
     unpacked.packed_b = nullptr;  // scratch was sized for packing here
@@ -691,4 +691,4 @@ void gemm_s8(const GemmS8& given, const Exec& exec) {
 const detail::TiledGemmPath* detail::tiled_gemm_path() { return nullptr; }
 #endif
 
-}  // namespace vkrt::cortex_m
+}  // namespace vkrt::compute

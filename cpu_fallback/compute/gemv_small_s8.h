@@ -1,13 +1,13 @@
 // Small matrix-vector products (fully connected layers of a few thousand MACs, e.g. DS-CNN's
 // 64→12 classifier) on AVX-512 VNNI without packing, scratch or threads: at that size the
-// per-call setup of the packed GEMM costs more than the product. Internal to vkrt_cortex_m.
+// per-call setup of the packed GEMM costs more than the product. Internal to gemm_s8.
 #pragma once
 
 #include <cstdint>
 
-#include "cortex_m/gemm_s8.h"
+#include "compute/gemm_s8.h"
 
-namespace vkrt::cortex_m {
+namespace vkrt::compute {
 
 // True when this CPU has AVX-512 VNNI and g is small enough for the direct path: at most 4 rows
 // of A read in place (no a_row callback) and at most kGemvSmallMaxMacs multiply-adds.
@@ -17,4 +17,4 @@ void gemv_small(const GemmS8& g);
 
 inline constexpr int64_t kGemvSmallMaxMacs = 65536;
 
-}  // namespace vkrt::cortex_m
+}  // namespace vkrt::compute

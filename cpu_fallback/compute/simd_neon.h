@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-namespace vkrt::cortex_m::simd {
+namespace vkrt::compute::simd {
 
 // (i64(a)·b + 2^30) >> 31, low 32 bits (SHRN keeps them).
 inline int32x4_t rounding_doubling_high_mul_x4(int32x4_t a, int32x4_t b) {
@@ -50,5 +50,5 @@ inline int8x16_t narrow_s8x16(const int32x4_t v[4], int32x4_t offset, int32x4_t 
   return vcombine_s8(vqmovn_s16(half[0]), vqmovn_s16(half[1]));
 }
 
-}  // namespace vkrt::cortex_m::simd
+}  // namespace vkrt::compute::simd
 #endif  // __aarch64__

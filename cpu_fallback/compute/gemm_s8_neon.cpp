@@ -7,15 +7,15 @@
 //     columns' 4 depths by a row's 4 depths. Tile: 4 rows × 16 columns = 16 accumulators.
 //   * NEON: B panels [kp/2][16 columns][2 depths]; SMULL multiplies 4 columns' depth pairs by a
 //     row's pair (int16 products, at most 2^14 in magnitude), SADALP adds each pair into int32.
-#include "cortex_m/gemm_s8_tiled.h"
+#include "compute/gemm_s8_tiled.h"
 
 #if defined(__aarch64__)
 #include "compute/isa.h"
-#include "cortex_m/simd_neon.h"
+#include "compute/simd_neon.h"
 
 #define VKRT_TARGET_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
 
-namespace vkrt::cortex_m::detail {
+namespace vkrt::compute::detail {
 namespace {
 
 using arith::wrap_add;
@@ -140,5 +140,5 @@ const TiledGemmPath* tiled_gemm_path() {
   return nullptr;
 }
 
-}  // namespace vkrt::cortex_m::detail
+}  // namespace vkrt::compute::detail
 #endif  // __aarch64__
