@@ -5,7 +5,7 @@
 #   max         Armv8.x with dotprod and i8mm (what Neoverse and recent Cortex-A cores have)
 #   cortex-a53  Armv8.0: NEON only
 # Usage: scripts/test-arm64.sh [--quick]
-#   --quick  only the kernel suites (cortex_m with the CMSIS-NN vectors, the TOSA kernels and
+#   --quick  only the kernel suites (the compute core, cortex_m with the CMSIS-NN vectors, the TOSA kernels and
 #            the cross-kernel checks): what CI runs, to keep within its time.
 # Build folder: build-arm64 (BUILD_ARM64 overrides). Vulkan is left out: no aarch64 device here.
 set -euo pipefail
@@ -55,8 +55,8 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64-l
   "${launcher[@]}" >/dev/null
 
 if [ $quick = 1 ]; then
-  cmake --build "$build" -j "$(nproc)" --target cortex_m_test tosa_kernels_test cross_kernels_test
-  suites=(tests/cortex_m tests/tosa_kernels tests/cross_kernels)
+  cmake --build "$build" -j "$(nproc)" --target compute_test cortex_m_test tosa_kernels_test cross_kernels_test
+  suites=(tests/compute tests/cortex_m tests/tosa_kernels tests/cross_kernels)
 else
   cmake --build "$build" -j "$(nproc)"
   suites=(.)

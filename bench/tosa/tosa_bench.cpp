@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/isa.h"
 #include "cpu_fallback/tosa/reference_loops.h"
 #include "cpu_fallback/tosa/tosa_kernels.h"
 
@@ -105,6 +106,19 @@ struct LayerData {
     acc.resize(size_t(o * o * l.oc));
   }
 
+  // CONV2D's GEMM resources, as the VGF CPU executor gives them: weights packed once, scratch
+  // for one thread.
+  std::vector<uint8_t> packed, scratch;
+  const void* packed_weights = nullptr;
+  ConvResources conv_resources() {
+    if (scratch.empty()) {
+      packed.resize(conv2d_packed_weights_bytes(w_ref(), b_ref(), attrs));
+      if (!packed.empty()) packed_weights = conv2d_pack_weights(w_ref(), b_ref(), attrs, packed);
+      scratch.resize(conv2d_scratch_bytes(in_ref(), w_ref(), b_ref(), attrs, acc_ref(out_shape), 1, packed_weights) + 1);
+    }
+    return ConvResources{scratch, packed_weights};
+  }
+
   TensorRef in_ref() { return {DType::Int8, in_shape, input.data()}; }
   TensorRef w_ref() { return {DType::Int8, w_shape, weight.data()}; }
   TensorRef b_ref() { return {DType::Int32, b_shape, bias.data()}; }
@@ -120,7 +134,7 @@ struct LayerData {
     switch (l.kind) {
       case Kind::kConv:
         if (reference) detail::conv2d_reference(in_ref(), w_ref(), b_ref(), attrs, acc_ref(out_shape));
-        else check(conv2d(in_ref(), w_ref(), b_ref(), attrs, acc_ref(out_shape)));
+        else check(conv2d(in_ref(), w_ref(), b_ref(), attrs, acc_ref(out_shape), nullptr, conv_resources()));
         break;
       case Kind::kDepthwise:
         if (reference) detail::depthwise_conv2d_reference(in_ref(), w_ref(), b_ref(), attrs, acc_ref(out_shape));
@@ -175,7 +189,9 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   CollectingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  std::printf("\nSummary (GMAC/s for convolutions, Gelem/s for RESCALE; best repetition, one thread)\n");
+  std::printf("\nSummary (GMAC/s for convolutions, Gelem/s for RESCALE; best repetition, one thread). CPU: %s; "
+              "ISA level %s (pin with VKRT_CPU_ISA); CONV2D on the compute core's GEMM, weights packed ahead\n",
+              vkrt::compute::cpu_model_name().c_str(), vkrt::compute::isa_name(vkrt::compute::active_isa()));
   std::printf("%-30s %10s %10s %10s %8s\n", "layer", "M work", "kernel", "reference", "ratio");
   for (const Layer& l : kLayers) {
     const double k = reporter.rates[std::string(l.name) + "/kernel"];

@@ -38,7 +38,7 @@ void gemm_s8_portable(const GemmS8& g, std::span<uint8_t> scratch) {
   int32_t acc_stack[64];
   for (int64_t r = 0; r < g.m; ++r) {
     const int8_t* a = row_of(g, r, tmp);
-    int8_t* c = g.c + r * g.c_stride;
+
     for (int32_t j0 = 0; j0 < g.n; j0 += 64) {
       const int32_t count = std::min<int32_t>(64, g.n - j0);
       for (int32_t jj = 0; jj < count; ++jj) {
@@ -49,7 +49,10 @@ void gemm_s8_portable(const GemmS8& g, std::span<uint8_t> scratch) {
         }
         acc_stack[jj] = acc;
       }
-      requantize_row_s8(g.out, acc_stack, j0, count, c + j0);
+      if (g.c32)
+        std::memcpy(g.c32 + r * g.c_stride + j0, acc_stack, size_t(count) * sizeof(int32_t));
+      else
+        requantize_row_s8(g.out, acc_stack, j0, count, g.c + r * g.c_stride + j0);
     }
   }
 }
@@ -101,8 +104,8 @@ void pack_b(const GemmS8& g, const PackedLayout& l, int32_t panel, uint8_t* pack
     term = wrap_add(term, wrap_mul(wrap_add(g.a_offset, -128), sum));
     term = wrap_add(term, wrap_mul(wrap_mul(g.k, g.a_offset), g.b_offset));
     colterm[j] = term;
-    mult[j] = g.out.per_channel ? g.out.multiplier[j] : g.out.multiplier[0];
-    shift[j] = g.out.per_channel ? g.out.shift[j] : g.out.shift[0];
+    mult[j] = out_multiplier(g, j);
+    shift[j] = out_shift(g, j);
   }
 }
 
@@ -147,8 +150,8 @@ VKRT_TARGET_AVX512VNNI void pack_b_gather(const GemmS8& g, const PackedLayout& l
     term = wrap_add(term, wrap_mul(wrap_add(g.a_offset, -128), column_sums[jj]));
     term = wrap_add(term, wrap_mul(wrap_mul(g.k, g.a_offset), g.b_offset));
     colterm[j] = term;
-    mult[j] = g.out.per_channel ? g.out.multiplier[j] : g.out.multiplier[0];
-    shift[j] = g.out.per_channel ? g.out.shift[j] : g.out.shift[0];
+    mult[j] = out_multiplier(g, j);
+    shift[j] = out_shift(g, j);
   }
 }
 
@@ -168,6 +171,11 @@ VKRT_TARGET_AVX512 inline void store_columns(const GemmS8& g, const BPanels& b, 
   const int cols = std::min<int32_t>(16, g.n - col);
   __m512i v = _mm512_add_epi32(acc, _mm512_loadu_si512(b.colterm + col));
   if (g.b_offset != 0) v = _mm512_add_epi32(v, _mm512_set1_epi32(wrap_mul(g.b_offset, row_sum)));
+  if (g.c32) {
+    const __mmask16 m = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1u);
+    _mm512_mask_storeu_epi32(g.c32 + row * g.c_stride + col, m, v);
+    return;
+  }
   v = simd::requantize_x16(v, _mm512_loadu_si512(b.mult + col), simd::split_shift(_mm512_loadu_si512(b.shift + col)));
   simd::store_s8x16(g.c + row * g.c_stride + col, v, _mm512_set1_epi32(g.out.output_offset),
                     _mm512_set1_epi32(g.out.activation_min), _mm512_set1_epi32(g.out.activation_max), cols);
@@ -508,7 +516,12 @@ VKRT_TARGET_AVX512VNNI void gemv_rows(const GemmS8& g, const uint8_t* a_pack, in
         }
       }
     }
-    for (int r = 0; r < R; ++r) requantize_row_s8(g.out, results[r], jb, block, g.c + r * g.c_stride + jb);
+    for (int r = 0; r < R; ++r) {
+      if (g.c32)
+        std::memcpy(g.c32 + r * g.c_stride + jb, results[r], size_t(block) * sizeof(int32_t));
+      else
+        requantize_row_s8(g.out, results[r], jb, block, g.c + r * g.c_stride + jb);
+    }
   }
 }
 
@@ -571,7 +584,7 @@ bool packed_b_matches(const GemmS8& g) {
       pb->per_channel != g.out.per_channel)
     return false;
   if (g.out.per_channel) return pb->multiplier == g.out.multiplier && pb->shift == g.out.shift;
-  return pb->multiplier0 == g.out.multiplier[0] && pb->shift0 == g.out.shift[0];
+  return pb->multiplier0 == out_multiplier(g, 0) && pb->shift0 == out_shift(g, 0);
 }
 
 // g without its packed B when that B is not this product's (an older method's, a changed weight).
@@ -609,7 +622,7 @@ const GemmS8PackedB* gemm_s8_pack_b(const GemmS8& g, std::span<uint8_t> memory) 
   int32_t* shift = mult + l.panels * 16;
   pack_b_panels(g, l, 0, l.panels, panels, colterm, mult, shift);
   *header = GemmS8PackedB{g.b, g.b_stride, g.n, g.k, g.bias, g.a_offset, g.b_offset, g.out.per_channel,
-                          g.out.per_channel ? g.out.multiplier : nullptr, g.out.multiplier[0], g.out.shift[0],
+                          g.out.per_channel ? g.out.multiplier : nullptr, out_multiplier(g, 0), out_shift(g, 0),
                           g.out.per_channel ? g.out.shift : nullptr, GemmS8Layout::Vnni, l.kp, l.panels, panels,
                           colterm, mult, shift};
   return header;
@@ -643,7 +656,7 @@ void gemm_s8(const GemmS8& given, const Exec& exec) {
   if (!has(Isa::Avx512vnni)) {  // a tiled path or portable; the rest of this function is the VNNI paths
     const GemmS8 g = with_checked_packed_b(given);
     const detail::TiledGemmPath* path = detail::tiled_gemm_path();
-    if (path && g.k > 0 && exec.scratch.size() >= path->scratch_bytes(g, exec.num_threads()))
+    if (path && path->usable(g) && g.k > 0 && exec.scratch.size() >= path->scratch_bytes(g, exec.num_threads()))
       path->run(g, exec);
     else
       gemm_s8_portable(g, exec.scratch);

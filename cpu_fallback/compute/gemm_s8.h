@@ -41,11 +41,22 @@ struct GemmS8 {
   int32_t b_offset = 0;
   RequantizeRow out;  // per_channel: indexed by column j
   int8_t* c = nullptr;
+  // Set instead of c: C is the int32 accumulators themselves, bias included, with no output
+  // stage (TOSA's CONV2D; `out` is not read and its multiplier may be null).
+  int32_t* c32 = nullptr;
   int64_t c_stride = 0;  // elements between rows of C
   // B already packed (gemm_s8_pack_b, once per loaded method for constant weights). Used only
   // when it was built from this product's B, bias, offsets and output scales; else ignored.
   const GemmS8PackedB* packed_b = nullptr;
 };
+
+// Column j's requantization multiplier and shift (0 where C is int32: no output stage).
+inline int32_t out_multiplier(const GemmS8& g, int32_t j) {
+  return g.out.multiplier == nullptr ? 0 : g.out.multiplier[g.out.per_channel ? j : 0];
+}
+inline int32_t out_shift(const GemmS8& g, int32_t j) {
+  return g.out.shift == nullptr ? 0 : g.out.shift[g.out.per_channel ? j : 0];
+}
 
 // Which path's layout a packed B is in: the one for the ISA level active when it was packed.
 enum class GemmS8Layout : uint8_t {

@@ -25,13 +25,20 @@ using arith::wrap_mul;
 VKRT_TARGET_AVX2 inline __m256i load8(const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 
 // The output stage for 16 columns of one row: acc + colterm + row term, requantized, offset,
-// clamped and stored (the columns before n).
+// clamped and stored (the columns before n); or only summed and stored, for an int32 C.
 VKRT_TARGET_AVX2 inline void store_columns(const GemmS8& g, const TiledPanels& b, __m256i lo, __m256i hi,
                                            int32_t row_term, int64_t row, int32_t col) {
   const int cols = std::min<int32_t>(16, g.n - col);
   const __m256i term = _mm256_set1_epi32(row_term);
   lo = _mm256_add_epi32(_mm256_add_epi32(lo, load8(b.colterm + col)), term);
   hi = _mm256_add_epi32(_mm256_add_epi32(hi, load8(b.colterm + col + 8)), term);
+  if (g.c32) {
+    alignas(32) int32_t sums[16];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(sums), lo);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(sums + 8), hi);
+    std::memcpy(g.c32 + row * g.c_stride + col, sums, size_t(cols) * sizeof(int32_t));
+    return;
+  }
   lo = simd::requantize_x8(lo, load8(b.mult + col), load8(b.shift + col));
   hi = simd::requantize_x8(hi, load8(b.mult + col + 8), load8(b.shift + col + 8));
   const __m128i bytes = simd::narrow_s8x16(lo, hi, _mm256_set1_epi32(g.out.output_offset),
@@ -54,6 +61,8 @@ struct Avx2Path {
   static constexpr GemmS8Layout kLayout = GemmS8Layout::Avx2;
   static constexpr bool kColumnSums = false;
 
+  // a + a_offset must fit int16 (the kernels accept offsets up to ±65536).
+  static bool usable(const GemmS8& g) { return g.a_offset >= -32640 && g.a_offset <= 32639; }
   // A carries its offset, so the column term is the bias alone.
   static int32_t column_term(const GemmS8& g, int32_t j, int32_t) { return g.bias ? g.bias[j] : 0; }
   // bo·Σ(a + ao) over the row's k packed values.

@@ -26,10 +26,15 @@ inline void store_columns(const GemmS8& g, const TiledPanels& b, int32x4_t acc[4
                           int32_t col) {
   const int cols = std::min<int32_t>(16, g.n - col);
   const int32x4_t term = vdupq_n_s32(row_term);
-  for (int q = 0; q < 4; ++q) {
-    const int32x4_t v = vaddq_s32(vaddq_s32(acc[q], vld1q_s32(b.colterm + col + 4 * q)), term);
-    acc[q] = simd::requantize_x4(v, vld1q_s32(b.mult + col + 4 * q), vld1q_s32(b.shift + col + 4 * q));
+  for (int q = 0; q < 4; ++q) acc[q] = vaddq_s32(vaddq_s32(acc[q], vld1q_s32(b.colterm + col + 4 * q)), term);
+  if (g.c32) {  // an int32 C: no output stage
+    int32_t sums[16];
+    for (int q = 0; q < 4; ++q) vst1q_s32(sums + 4 * q, acc[q]);
+    std::memcpy(g.c32 + row * g.c_stride + col, sums, size_t(cols) * sizeof(int32_t));
+    return;
   }
+  for (int q = 0; q < 4; ++q)
+    acc[q] = simd::requantize_x4(acc[q], vld1q_s32(b.mult + col + 4 * q), vld1q_s32(b.shift + col + 4 * q));
   const int8x16_t bytes = simd::narrow_s8x16(acc, vdupq_n_s32(g.out.output_offset), vdupq_n_s32(g.out.activation_min),
                                              vdupq_n_s32(g.out.activation_max));
   int8_t* out = g.c + row * g.c_stride + col;
@@ -47,6 +52,7 @@ struct SignedProducts {
   using AElem = int8_t;
   static constexpr int kTileRows = 4;
   static constexpr bool kColumnSums = true;
+  static bool usable(const GemmS8&) { return true; }  // any offset: they are added as int32 terms
 
   static int32_t column_term(const GemmS8& g, int32_t j, int32_t column_sum) {
     int32_t term = g.bias ? g.bias[j] : 0;

@@ -19,11 +19,13 @@ namespace vkrt::compute::detail {
 // One tiled path as gemm_s8.cpp calls it.
 struct TiledGemmPath {
   GemmS8Layout layout;
+  bool (*usable)(const GemmS8& g);  // the path is exact for g's offsets
   size_t (*packed_b_bytes)(const GemmS8& g);
   const GemmS8PackedB* (*pack_b)(const GemmS8& g, std::span<uint8_t> memory);
   // Scratch for g (B packed ahead when g.packed_b is set, else packed in the scratch).
   size_t (*scratch_bytes)(const GemmS8& g, int threads);
-  // Precondition: g.k > 0, g.packed_b null or of this layout, and exec.scratch holds scratch_bytes.
+  // Precondition: usable(g), g.k > 0, g.packed_b null or of this layout, and exec.scratch holds
+  // scratch_bytes.
   void (*run)(const GemmS8& g, const Exec& exec);
 };
 
@@ -45,6 +47,7 @@ struct TiledPanels {
 //   static constexpr int kTileRows;            rows of one register tile (4)
 //   static constexpr GemmS8Layout kLayout;
 //   static constexpr bool kColumnSums;         whether column_term needs Σ_k B[j][k]
+//   static bool usable(const GemmS8&);         whether its arithmetic is exact for g's offsets
 //   static int32_t column_term(const GemmS8&, int32_t j, int32_t column_sum);  bias and offsets
 //   static int32_t row_term(const GemmS8&, const AElem* row);                   added per row
 //   static void pack_b_panel(const GemmS8&, int32_t kp, int32_t p, int8_t* panel);  16 columns
@@ -92,8 +95,8 @@ struct TiledGemm {
         for (int32_t i = 0; i < g.k; ++i) sum = arith::wrap_add(sum, b[i]);
       }
       colterm[j] = Path::column_term(g, j, sum);
-      mult[j] = g.out.per_channel ? g.out.multiplier[j] : g.out.multiplier[0];
-      shift[j] = g.out.per_channel ? g.out.shift[j] : g.out.shift[0];
+      mult[j] = out_multiplier(g, j);
+      shift[j] = out_shift(g, j);
     }
   }
 
@@ -146,7 +149,7 @@ struct TiledGemm {
     int32_t* shift = mult + l.panels * kPanel;
     for (int32_t p = 0; p < l.panels; ++p) pack_panel(g, l.kp, p, panels, colterm, mult, shift);
     *header = GemmS8PackedB{g.b, g.b_stride, g.n, g.k, g.bias, g.a_offset, g.b_offset, g.out.per_channel,
-                            g.out.per_channel ? g.out.multiplier : nullptr, g.out.multiplier[0], g.out.shift[0],
+                            g.out.per_channel ? g.out.multiplier : nullptr, out_multiplier(g, 0), out_shift(g, 0),
                             g.out.per_channel ? g.out.shift : nullptr, layout, l.kp, l.panels,
                             reinterpret_cast<const uint8_t*>(panels), colterm, mult, shift};
     return header;
@@ -223,7 +226,7 @@ struct TiledGemm {
 // The TiledGemmPath of a Path.
 template <class Path>
 constexpr TiledGemmPath tiled_gemm_path_of() {
-  return TiledGemmPath{Path::kLayout, &TiledGemm<Path>::packed_b_bytes,
+  return TiledGemmPath{Path::kLayout, &Path::usable, &TiledGemm<Path>::packed_b_bytes,
                        [](const GemmS8& g, std::span<uint8_t> m) { return TiledGemm<Path>::pack_b(g, m, Path::kLayout); },
                        &TiledGemm<Path>::scratch_bytes, &TiledGemm<Path>::run};
 }

@@ -15,7 +15,7 @@
 namespace vkrt::compute {
 
 bool gemv_small_usable(const GemmS8& g) {
-  return has(Isa::Avx512vnni) && g.a_row == nullptr && g.m >= 1 && g.m <= 4 && g.k >= 1 && g.n >= 1 &&
+  return has(Isa::Avx512vnni) && g.c32 == nullptr && g.a_row == nullptr && g.m >= 1 && g.m <= 4 && g.k >= 1 && g.n >= 1 &&
          g.n <= kGemvSmallMaxMacs && g.k <= kGemvSmallMaxMacs && g.m * int64_t(g.n) * g.k <= kGemvSmallMaxMacs;
 }
 

@@ -9,7 +9,7 @@
 
 namespace vkrt::compute {
 
-// True when this CPU has AVX-512 VNNI and g is small enough for the direct path: at most 4 rows
+// True when this CPU has AVX-512 VNNI, C is int8 and g is small enough for the direct path: at most 4 rows
 // of A read in place (no a_row callback) and at most kGemvSmallMaxMacs multiply-adds.
 bool gemv_small_usable(const GemmS8& g);
 // Computes C for such a product (same bytes as gemm_s8_portable). Precondition: gemv_small_usable(g).

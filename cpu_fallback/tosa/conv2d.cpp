@@ -1,5 +1,6 @@
-// CONV2D and DEPTHWISE_CONV2D (tosa.md §6): checks, and the reference loops (int8 runs the
-// vectorised conv2d_int8.cpp where it applies).
+// CONV2D and DEPTHWISE_CONV2D (tosa.md §6): checks, and the reference loops (int8 CONV2D runs
+// on the compute core's GEMM, conv2d_int8.cpp, given scratch; int8 DEPTHWISE_CONV2D the
+// vectorised depthwise_int8.cpp).
 #include <algorithm>
 
 #include "cpu_fallback/tosa/conv_common.h"
@@ -195,9 +196,10 @@ Status check_conv2d(const TensorRef& input, const TensorRef& weight, const Tenso
 }
 
 Status conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-              const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel) {
+              const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel,
+              const ConvResources& resources) {
   VKRT_RETURN_IF_ERROR(check_conv2d(input, weight, bias, attrs, output));
-  if (!conv2d_int8_fast(input, weight, bias, attrs, output, parallel))
+  if (!conv2d_int8_gemm(input, weight, bias, attrs, output, parallel, resources))
     conv2d_reference(input, weight, bias, attrs, output);
   return Status::ok();
 }

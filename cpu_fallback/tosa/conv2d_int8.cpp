@@ -1,227 +1,170 @@
-// int8 CONV2D (tosa.md §6) reordered for speed: the same sums as the reference loops in
-// conv2d.cpp, in loops the compiler vectorises (and one AVX2 kernel). DEPTHWISE_CONV2D's are in
-// depthwise_int8.cpp.
+// int8 CONV2D (tosa.md §6) on the compute core's GEMM (cpu_fallback/compute/gemm_s8.h): one
+// row of A per output pixel (its window, im2col), one row of B per output channel (the weights
+// as they are laid out, [OC][KH·KW·IC]), and C the int32 accumulators:
+//   out[p][oc] = bias[oc] + Σ_t (x[p][t] − input_zp)·(w[oc][t] − weight_zp)   (mod 2^32)
+// with a_offset = −input_zp and b_offset = −weight_zp. Padding taps are filled with input_zp,
+// so that they contribute exactly 0, as the reference loops skip them. All sums wrap modulo
+// 2^32 on every ISA path, as the reference loops' do, so the result is the same at any size.
 //
-// The zero points come off as int16 (|value - zp| <= 255), so the inner loops are
-// int16 x int16 products summed in int32 (SSE2's pmaddwd, AVX2's vpmaddwd).
-// Exactness: each product is at most 255 * 255 = 65025 in magnitude, so a sum of T products
-// stays inside int32 while T * 65025 < 2^31, i.e. T <= 33025 taps. Within that bound plain int32
-// sums equal the reference's modulo-2^32 ones; beyond it the callers run the reference loops.
-// The bias is added as the reference does (wrapping, ConvPolicy<int8_t>::finish).
-//
-// No heap memory (the kernels' contract, tosa_kernels.h): a block's input patches live on the
-// stack, a chunk of taps at a time, and partial sums accumulate in the int32 output itself.
-// Work is split by output rows (n, oy), each task with its own stack, for Parallel.
+// Memory: the GEMM's scratch comes from the caller (ConvResources::scratch, sized by
+// conv2d_scratch_bytes), and weights that are constants can be packed once ahead
+// (conv2d_pack_weights). Without enough scratch the caller runs the reference loops.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
+#include "compute/exec.h"
+#include "compute/gemm_s8.h"
 #include "cpu_fallback/tosa/conv_common.h"
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+#include "vkrt/kernel.h"
 
 namespace vkrt::tosa::detail {
 namespace {
 
-// Output pixels computed together: each weight loaded once serves this many dot products.
-constexpr int64_t kPixelBlock = 4;
-// Taps of a patch held at once: kPixelBlock x kTapChunk int16 = 8 KiB of stack. MobileNetV2's
-// largest convolution has 960 taps (a 1x1 over 960 channels), so one chunk covers nearly all.
-constexpr int64_t kTapChunk = 1024;
+// The operands as the im2col callback reads them.
+struct Im2col {
+  const int8_t* input;
+  int64_t IH, IW, IC, OH, OW, KH, KW;
+  const ConvAttr* a;
+  int8_t pad_byte;  // input_zp: (x − input_zp) = 0 at padding taps
+};
 
-// Eight dot products of length k: four patches (rows kTapChunk apart) against two weight rows,
-// each load serving several products (8 accumulators, 4 patch and 2 weight vectors fit 16
-// vector registers). Weights are int8 in the tensor; their zero point comes off here.
-inline void dot4x2(const int16_t* __restrict patches, int64_t k, const int8_t* __restrict w0,
-                   const int8_t* __restrict w1, int16_t w_zp, int32_t sums0[4], int32_t sums1[4]) {
-  const int16_t* __restrict p0 = patches;
-  const int16_t* __restrict p1 = patches + kTapChunk;
-  const int16_t* __restrict p2 = patches + 2 * kTapChunk;
-  const int16_t* __restrict p3 = patches + 3 * kTapChunk;
-  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
-  for (int64_t i = 0; i < k; ++i) {
-    const int16_t u16 = int16_t(w0[i] - w_zp), v16 = int16_t(w1[i] - w_zp);
-    const int32_t x0 = p0[i], x1 = p1[i], x2 = p2[i], x3 = p3[i], u = u16, v = v16;
-    a0 += x0 * u, a1 += x1 * u, a2 += x2 * u, a3 += x3 * u;
-    b0 += x0 * v, b1 += x1 * v, b2 += x2 * v, b3 += x3 * v;
-  }
-  sums0[0] = a0, sums0[1] = a1, sums0[2] = a2, sums0[3] = a3;
-  sums1[0] = b0, sums1[1] = b1, sums1[2] = b2, sums1[3] = b3;
-}
-
-
-// Taps [t0, t0 + len) of output pixel (n, oy, ox)'s patch, tap t = (ky * KW + kx) * IC + c,
-// minus the input zero point; 0 at padding taps (they contribute nothing, as in the
-// reference loops) and for a pixel past the row's end (computed, never stored).
-void fill_patch(const ConvJob& job, int64_t n, int64_t oy, int64_t ox, int64_t t0, int64_t len,
-                int16_t* __restrict patch) {
-  const TensorRef& input = *job.input;
-  const ConvAttr& a = *job.attrs;
-  const int64_t IH = input.dim(1), IW = input.dim(2), IC = input.dim(3), KW = job.weight->dim(2);
-  const int8_t* in = input.as<const int8_t>();
-  const int16_t in_zp = int16_t(a.input_zp);
-  if (ox >= job.output->dim(2)) {
-    std::fill(patch, patch + len, int16_t(0));
-    return;
-  }
-  // Kernel position (ky, kx) and channel c0 of tap t0; then window by window, no division.
-  int64_t ky = (t0 / IC) / KW, kx = (t0 / IC) % KW, c0 = t0 % IC;
-  for (int64_t t = t0; t < t0 + len;) {
-    const int64_t run = std::min(IC - c0, t0 + len - t);
-    const int64_t y = oy * a.stride[0] - a.pad[0] + ky * a.dilation[0];
-    const int64_t x = ox * a.stride[1] - a.pad[2] + kx * a.dilation[1];
-    int16_t* dst = patch + (t - t0);
-    if (y < 0 || y >= IH || x < 0 || x >= IW) {
-      std::fill(dst, dst + run, int16_t(0));
-    } else {
-      const int8_t* src = in + ((n * IH + y) * IW + x) * IC + c0;
-      for (int64_t c = 0; c < run; ++c) dst[c] = int16_t(src[c] - in_zp);
-    }
-    t += run;
-    c0 = 0;
-    if (++kx == KW) kx = 0, ++ky;
-  }
-}
-
-// Output rows [row_begin, row_end) of (n, oy) pairs.
-VKRT_VECTOR_CLONES void conv2d_int8_rows(const ConvJob& job, int64_t row_begin, int64_t row_end) {
-  const int64_t OC = job.weight->dim(0), OH = job.output->dim(1), OW = job.output->dim(2);
-  const int64_t taps = job.weight->dim(1) * job.weight->dim(2) * job.weight->dim(3);
-  const int8_t* w = job.weight->as<const int8_t>();
-  const int32_t* b = job.bias->as<const int32_t>();
-  int32_t* out = job.output->as<int32_t>();
-  const bool bias_per_channel = job.bias->dim(0) == OC;
-  const int16_t w_zp = int16_t(job.attrs->weight_zp);
-  alignas(64) int16_t patches[kPixelBlock * kTapChunk];
-
-  for (int64_t row = row_begin; row < row_end; ++row) {
-    const int64_t n = row / OH, oy = row % OH;
-    for (int64_t ox0 = 0; ox0 < OW; ox0 += kPixelBlock) {
-      const int64_t pixels = std::min(kPixelBlock, OW - ox0);
-      int32_t* out_px = out + (row * OW + ox0) * OC;
-      for (int64_t t0 = 0; t0 < taps; t0 += kTapChunk) {
-        const int64_t len = std::min(kTapChunk, taps - t0);
-        const bool first = t0 == 0, last = t0 + len == taps;
-        for (int64_t p = 0; p < kPixelBlock; ++p) fill_patch(job, n, oy, ox0 + p, t0, len, &patches[p * kTapChunk]);
-        for (int64_t oc = 0; oc < OC; oc += 2) {
-          // An odd last channel pairs with itself; only its first copy is stored.
-          const int64_t oc1 = std::min(oc + 1, OC - 1);
-          int32_t sums[2][kPixelBlock];
-          dot4x2(patches, len, w + oc * taps + t0, w + oc1 * taps + t0, w_zp, sums[0], sums[1]);
-          for (int64_t j = 0; j <= oc1 - oc; ++j) {
-            for (int64_t p = 0; p < pixels; ++p) {
-              int32_t& o = out_px[p * OC + oc + j];
-              // Partial sums of several chunks add exactly: the whole sum is within int32.
-              const int32_t sum = first ? sums[j][p] : o + sums[j][p];
-              o = last ? ConvPolicy<int8_t>::finish(sum, b[bias_per_channel ? oc + j : 0]) : sum;
-            }
-          }
-        }
-      }
+// Row r of A: output pixel (n, oy, ox)'s window, tap t = (ky·KW + kx)·IC + c. A window of one
+// kernel row that lies wholly inside the input is read in place; others are gathered into tmp.
+const int8_t* window_row(const void* ctx, int64_t r, int8_t* tmp) {
+  const Im2col& m = *static_cast<const Im2col*>(ctx);
+  const ConvAttr& a = *m.a;
+  const int64_t n = r / (m.OH * m.OW), oy = r / m.OW % m.OH, ox = r % m.OW;
+  const int64_t y0 = oy * a.stride[0] - a.pad[0], x0 = ox * a.stride[1] - a.pad[2];
+  const int64_t x_last = x0 + (m.KW - 1) * a.dilation[1];
+  if (m.KH == 1 && (m.KW == 1 || a.dilation[1] == 1) && y0 >= 0 && y0 < m.IH && x0 >= 0 && x_last < m.IW)
+    return m.input + ((n * m.IH + y0) * m.IW + x0) * m.IC;
+  int8_t* dst = tmp;
+  for (int64_t ky = 0; ky < m.KH; ++ky) {
+    const int64_t y = y0 + ky * a.dilation[0];
+    for (int64_t kx = 0; kx < m.KW; ++kx, dst += m.IC) {
+      const int64_t x = x0 + kx * a.dilation[1];
+      if (y < 0 || y >= m.IH || x < 0 || x >= m.IW)
+        std::memset(dst, m.pad_byte, size_t(m.IC));
+      else
+        std::memcpy(dst, m.input + ((n * m.IH + y) * m.IW + x) * m.IC, size_t(m.IC));
     }
   }
+  return tmp;
 }
 
-#if defined(__x86_64__)
-// Convolutions with few taps per output (MobileNetV2's stem: 27 taps; its 1x1 expansions over 16
-// to 32 channels) spend most of dot4x2's time closing each dot product with a horizontal sum.
-// This kernel vectorises over 16 output channels instead, so nothing is summed across lanes:
-// vpmaddwd multiplies a broadcast pair of patch values (taps 2k, 2k+1) by 8 channels' weight
-// pairs and adds the two products, 16 multiply-adds per instruction; 4 pixels x 16 channels
-// accumulate in 8 registers. An odd tap count is padded with a zero tap. Same sums, so the
-// same bits (the exactness bound of the file header holds for every partial sum).
-constexpr int64_t kFewTaps = 128;    // at most this many taps take this kernel
-constexpr int64_t kRowPixels = 32;   // pixels whose patches are held at once
-constexpr int64_t kGroupBlocks = 8;  // 16-channel blocks whose weight pairs are held at once
-
-__attribute__((target("avx2"))) void conv2d_int8_rows_few_taps(const ConvJob& job, int64_t row_begin,
-                                                                int64_t row_end) {
-  const int64_t OC = job.weight->dim(0), OH = job.output->dim(1), OW = job.output->dim(2);
-  const int64_t taps = job.weight->dim(1) * job.weight->dim(2) * job.weight->dim(3);
-  const int64_t pairs = (taps + 1) / 2;
-  const int8_t* w = job.weight->as<const int8_t>();
-  const int32_t* b = job.bias->as<const int32_t>();
-  int32_t* out = job.output->as<int32_t>();
-  const bool bias_per_channel = job.bias->dim(0) == OC;
-  const int16_t w_zp = int16_t(job.attrs->weight_zp);
-  constexpr int64_t kStride = kFewTaps + 2;  // int16 per patch row (even: pairs stay 4-byte aligned)
-  alignas(32) int16_t patches[kRowPixels * kStride];                    // 8.3 KiB
-  alignas(32) int16_t weight_pairs[kGroupBlocks][kFewTaps / 2][16][2];  // [block][pair][channel][tap 2k, 2k+1]: 32 KiB
-
-  // Channel groups outermost: each group's weight pairs are built once per band of rows.
-  for (int64_t g0 = 0; g0 < OC; g0 += 16 * kGroupBlocks) {
-    const int64_t group_blocks = std::min(kGroupBlocks, (OC - g0 + 15) / 16);
-    for (int64_t blk = 0; blk < group_blocks; ++blk)
-      for (int64_t j = 0; j < 16; ++j) {
-        const int64_t oc = g0 + 16 * blk + j;
-        const int8_t* w_oc = w + oc * taps;
-        for (int64_t k = 0; k < 2 * pairs; ++k)
-          weight_pairs[blk][k / 2][j][k % 2] = oc < OC && k < taps ? int16_t(w_oc[k] - w_zp) : int16_t(0);
-      }
-    for (int64_t row = row_begin; row < row_end; ++row) {
-      const int64_t n = row / OH, oy = row % OH;
-      for (int64_t px0 = 0; px0 < OW; px0 += kRowPixels) {
-        const int64_t pixels = std::min(kRowPixels, OW - px0);
-        const int64_t padded_pixels = (pixels + 3) / 4 * 4;
-        for (int64_t p = 0; p < padded_pixels; ++p) {  // pixels past the row's end get zero patches
-          fill_patch(job, n, oy, p < pixels ? px0 + p : OW, 0, taps, &patches[p * kStride]);
-          patches[p * kStride + taps] = 0;  // the zero tap after an odd count
-        }
-        for (int64_t blk = 0; blk < group_blocks; ++blk) {
-          const int64_t oc0 = g0 + 16 * blk, channels = std::min<int64_t>(16, OC - oc0);
-          alignas(32) int32_t bias16[16];
-          for (int64_t j = 0; j < 16; ++j) bias16[j] = j < channels ? b[bias_per_channel ? oc0 + j : 0] : 0;
-          const __m256i bias_lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(&bias16[0]));
-          const __m256i bias_hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(&bias16[8]));
-          for (int64_t p0 = 0; p0 < padded_pixels; p0 += 4) {
-            __m256i acc[4][2];
-            for (auto& a : acc) a[0] = a[1] = _mm256_setzero_si256();
-            for (int64_t kp = 0; kp < pairs; ++kp) {
-              const __m256i w_lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(&weight_pairs[blk][kp][0][0]));
-              const __m256i w_hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(&weight_pairs[blk][kp][8][0]));
-              for (int q = 0; q < 4; ++q) {
-                int32_t pair;
-                std::memcpy(&pair, &patches[(p0 + q) * kStride + 2 * kp], sizeof(pair));
-                const __m256i x = _mm256_set1_epi32(pair);
-                acc[q][0] = _mm256_add_epi32(acc[q][0], _mm256_madd_epi16(x, w_lo));
-                acc[q][1] = _mm256_add_epi32(acc[q][1], _mm256_madd_epi16(x, w_hi));
-              }
-            }
-            for (int64_t q = 0; q < 4 && p0 + q < pixels; ++q) {
-              // The bias added with wrapping, as ConvPolicy<int8_t>::finish: vpaddd.
-              const __m256i lo = _mm256_add_epi32(acc[q][0], bias_lo), hi = _mm256_add_epi32(acc[q][1], bias_hi);
-              int32_t* out_px = out + (row * OW + px0 + p0 + q) * OC + oc0;
-              if (channels == 16) {
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out_px), lo);
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out_px + 8), hi);
-              } else {
-                alignas(32) int32_t sums[16];
-                _mm256_store_si256(reinterpret_cast<__m256i*>(&sums[0]), lo);
-                _mm256_store_si256(reinterpret_cast<__m256i*>(&sums[8]), hi);
-                std::memcpy(out_px, sums, size_t(channels) * sizeof(int32_t));
-              }
-            }
-          }
-        }
-      }
-    }
+// The product for these operands (`im2col` must outlive it). Where the bias is one value for
+// every channel, the GEMM runs without it and conv2d_int8_gemm adds it afterwards.
+compute::GemmS8 conv_gemm(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& a,
+                          const TensorRef& output, Im2col* im2col) {
+  const int64_t OC = weight.dim(0), KH = weight.dim(1), KW = weight.dim(2), IC = weight.dim(3);
+  *im2col = Im2col{input.as<const int8_t>(), input.dim(1), input.dim(2), IC, output.dim(1), output.dim(2), KH, KW, &a,
+                   int8_t(a.input_zp)};
+  compute::GemmS8 g;
+  g.m = output.dim(0) * output.dim(1) * output.dim(2);
+  g.n = int32_t(OC);
+  g.k = int32_t(KH * KW * IC);
+  const bool pointwise = KH == 1 && KW == 1 && a.stride[0] == 1 && a.stride[1] == 1 && a.pad[0] == 0 &&
+                         a.pad[1] == 0 && a.pad[2] == 0 && a.pad[3] == 0;
+  if (pointwise) {  // every row of A is an input pixel
+    g.a = im2col->input;
+    g.a_stride = IC;
+  } else {
+    g.a_row = window_row;
+    g.a_ctx = im2col;
   }
+  g.b = weight.as<const int8_t>();
+  g.b_stride = g.k;
+  g.bias = bias.dim(0) == OC ? bias.as<const int32_t>() : nullptr;
+  g.a_offset = int32_t(-a.input_zp);
+  g.b_offset = int32_t(-a.weight_zp);
+  g.out.per_channel = true;  // no output stage: C is int32
+  g.c32 = output.as<int32_t>();
+  g.c_stride = OC;
+  return g;
 }
-#endif
+
+// The GEMM's sizes are int32 (n, k) and its rows int64; these shapes are far below.
+bool gemm_applies(const TensorRef& input, const TensorRef& weight) {
+  const int64_t k = weight.dim(1) * weight.dim(2) * weight.dim(3);
+  return input.dtype == DType::Int8 && k > 0 && k <= INT32_MAX / 2 && weight.dim(0) <= INT32_MAX;
+}
+
+// Parallel as the compute core's runner.
+class ParallelRunnerOf final : public vkrt::ParallelRunner {
+ public:
+  explicit ParallelRunnerOf(const Parallel& p) : p_(p) {}
+  int num_threads() const override { return p_.threads; }
+  void run(int count, const std::function<void(int)>& task) override { p_.run(count, task); }
+
+ private:
+  const Parallel& p_;
+};
+
+// The product of the weights alone (what packing reads): a one-pixel input and output stand in
+// for the activations.
+struct WeightsOnly {
+  int64_t in_shape[4], out_shape[4];
+  Im2col im2col;
+  compute::GemmS8 g;
+  WeightsOnly(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs)
+      : in_shape{1, weight.dim(1), weight.dim(2), weight.dim(3)}, out_shape{1, 1, 1, weight.dim(0)} {
+    g = conv_gemm(TensorRef{DType::Int8, in_shape, nullptr}, weight, bias, attrs,
+                  TensorRef{DType::Int32, out_shape, nullptr}, &im2col);
+  }
+};
 
 }  // namespace
 
-bool conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                      const ConvAttr& a, const TensorRef& output, const Parallel* parallel) {
-  const int64_t taps = weight.dim(1) * weight.dim(2) * weight.dim(3);  // one output's products
-  if (input.dtype != DType::Int8 || taps > kMaxExactTaps) return false;
-  ConvRows rows_fn = conv2d_int8_rows;
-#if defined(__x86_64__)
-  if (taps <= kFewTaps && compute::has(compute::Isa::Avx2)) rows_fn = conv2d_int8_rows_few_taps;
-#endif
-  run_conv_rows(ConvJob{&input, &weight, &bias, &a, &output}, taps, parallel, rows_fn);
+bool conv2d_int8_gemm(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                      const TensorRef& output, const Parallel* parallel, const ConvResources& resources) {
+  if (!gemm_applies(input, weight)) return false;
+  Im2col im2col;
+  compute::GemmS8 g = conv_gemm(input, weight, bias, attrs, output, &im2col);
+  g.packed_b = static_cast<const compute::GemmS8PackedB*>(resources.packed_weights);
+  const int threads = parallel && parallel->run ? std::max(1, parallel->threads) : 1;
+  // The scratch the fast path wants for these threads; the minimum (one row) runs the portable loop.
+  if (resources.scratch.size() < compute::gemm_s8_scratch_bytes(g, threads)) return false;
+  std::optional<ParallelRunnerOf> runner;
+  if (threads > 1) runner.emplace(*parallel);
+  compute::Exec exec;
+  exec.scratch = resources.scratch;
+  exec.runner = runner ? &*runner : nullptr;
+  compute::gemm_s8(g, exec);
+  if (g.bias == nullptr && bias.dim(0) == 1) {  // one bias for every channel, added as the reference does
+    const int32_t b = bias.as<const int32_t>()[0];
+    int32_t* out = output.as<int32_t>();
+    for (int64_t i = 0, count = output.num_elements(); i < count; ++i) out[i] = ConvPolicy<int8_t>::add(out[i], b);
+  }
   return true;
 }
 
 }  // namespace vkrt::tosa::detail
+
+namespace vkrt::tosa {
+
+using namespace detail;
+
+size_t conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                            const ConvAttr& attrs, const TensorRef& output, int threads, const void* packed_weights) {
+  if (!gemm_applies(input, weight)) return 0;
+  Im2col im2col;
+  compute::GemmS8 g = conv_gemm(input, weight, bias, attrs, output, &im2col);
+  g.packed_b = static_cast<const compute::GemmS8PackedB*>(packed_weights);
+  return compute::gemm_s8_scratch_bytes(g, threads);
+}
+
+size_t conv2d_packed_weights_bytes(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs) {
+  if (weight.dtype != DType::Int8 || weight.rank() != 4 || bias.rank() != 1 ||
+      !gemm_applies(TensorRef{DType::Int8, {}, nullptr}, weight))
+    return 0;
+  return compute::gemm_s8_packed_b_bytes(WeightsOnly(weight, bias, attrs).g);
+}
+
+const void* conv2d_pack_weights(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                                std::span<uint8_t> memory) {
+  if (conv2d_packed_weights_bytes(weight, bias, attrs) == 0) return nullptr;
+  return compute::gemm_s8_pack_b(WeightsOnly(weight, bias, attrs).g, memory);
+}
+
+}  // namespace vkrt::tosa

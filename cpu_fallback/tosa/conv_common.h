@@ -82,12 +82,16 @@ inline void run_conv_rows(const ConvJob& job, int64_t taps, const Parallel* para
                      [&job, rows_fn](int64_t begin, int64_t end) { rows_fn(job, begin, end); });
 }
 
-// The int8 fast paths (conv2d_int8.cpp, depthwise_int8.cpp): the reference loops' results, vectorised, split by
-// output rows over `parallel` (may be null). They return false, writing nothing, where they do
-// not apply (another dtype, more taps than int32 sums can hold exactly, a depthwise channel
-// multiplier above 1). Operands are checked by the caller.
-bool conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                      const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel);
+// The int8 CONV2D on the compute core's GEMM (conv2d_int8.cpp): false, writing nothing, where
+// it does not apply (another dtype) or the scratch is short of conv2d_scratch_bytes.
+// Operands are checked by the caller.
+bool conv2d_int8_gemm(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                      const TensorRef& output, const Parallel* parallel, const ConvResources& resources);
+
+// The int8 depthwise fast path (depthwise_int8.cpp): the reference loops' results, vectorised,
+// split by output rows over `parallel` (may be null). False, writing nothing, where it does
+// not apply (another dtype, more taps than int32 sums can hold exactly, a channel multiplier
+// above 1). Operands are checked by the caller.
 bool depthwise_conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                 const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel);
 

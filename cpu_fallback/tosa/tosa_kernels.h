@@ -12,8 +12,10 @@
 //     do not implement);
 //   * `<op>(...)`: the compute function. It runs the same checks first (they are cheap and never
 //     allocate on success), so a call with bad arguments returns the error instead of reading out
-//     of bounds. No kernel allocates heap memory; none needs scratch. The heavy ones (CONV2D,
-//     DEPTHWISE_CONV2D, RESCALE) take an optional Parallel to split their work over threads.
+//     of bounds. No kernel allocates heap memory. The heavy ones (CONV2D, DEPTHWISE_CONV2D,
+//     RESCALE) take an optional Parallel to split their work over threads; the int8 CONV2D
+//     also takes scratch memory and weights packed ahead (ConvResources), without which it
+//     runs the reference loops.
 // Semantics follow shared/docs/tosa.md (section numbers cited at each op). Where TOSA only
 // REQUIREs something (undefined result), the kernels still produce a deterministic value:
 // int32 accumulators wrap modulo 2^32 (tosa.md §6), out-of-range gather/table indices are
@@ -54,10 +56,30 @@ struct Parallel {
 // ConvAttr: pad >= 0, stride and dilation >= 1; acc_type must match the input dtype.
 
 // CONV2D: input [N,IH,IW,IC], weight [OC,KH,KW,IC], bias [OC] or [1] -> output [N,OH,OW,OC].
+// The int8 one runs on the compute core's GEMM (cpu_fallback/compute/gemm_s8.h) given
+// `resources`: scratch of conv2d_scratch_bytes() for the threads of `parallel`, and optionally
+// the weights packed once by conv2d_pack_weights() (for these weight and bias buffers; a packing
+// of other buffers is ignored). Without enough scratch it runs the reference loops: same bytes.
+struct ConvResources {
+  std::span<uint8_t> scratch;
+  const void* packed_weights = nullptr;
+};
 Status check_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                     const ConvAttr& attrs, const TensorRef& output);
 Status conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-              const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel = nullptr);
+              const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel = nullptr,
+              const ConvResources& resources = {});
+// Scratch conv2d needs on `threads` threads (0: none, not an int8 convolution). The operands
+// must have passed check_conv2d (their data is not read).
+size_t conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                            const ConvAttr& attrs, const TensorRef& output, int threads,
+                            const void* packed_weights = nullptr);
+// Bytes conv2d_pack_weights needs (0: nothing to pack: not int8, or the active ISA level has no
+// packed form), and the packing into `memory`, which the caller keeps while it is used; null
+// when there is nothing to pack or it does not fit. Weight and bias as checked by check_conv2d.
+size_t conv2d_packed_weights_bytes(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs);
+const void* conv2d_pack_weights(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                                std::span<uint8_t> memory);
 
 // DEPTHWISE_CONV2D: input [N,IH,IW,C], weight [KH,KW,C,M], bias [C*M] or [1]
 // -> output [N,OH,OW,C*M], output channel c*M + m. Same attributes as CONV2D.

@@ -161,7 +161,7 @@ TEST(TosaConformance, Conv2dRescaleQi8MatchesTfliteResult) {
   TensorRef b{DType::Int32, bias.shape, bias.bytes.data()};
   auto acc = i32({1, 32, 32, 16});
   auto out = i8({1, 32, 32, 16});
-  EXPECT_TOSA_OK(conv2d(in, w, b, conv, acc));
+  EXPECT_TOSA_OK(conv2d_every_path(in, w, b, conv, acc));
   EXPECT_TOSA_OK(rescale(acc, rs, out));
   int mismatches = 0;
   for (size_t i = 0; i < want.size(); ++i) mismatches += out.data[i] != int8_t(want[i]);

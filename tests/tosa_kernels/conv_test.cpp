@@ -22,7 +22,7 @@ TEST(TosaConv2d, Int8Valid2x2) {
   auto w = i8({1, 2, 2, 1}, {1, 2, 3, 4});
   auto b = i32({1}, {10});
   auto out = i32({1, 2, 2, 1});
-  EXPECT_TOSA_OK(conv2d(in, w, b, ConvAttr{}, out));
+  EXPECT_TOSA_OK(conv2d_every_path(in, w, b, ConvAttr{}, out));
   EXPECT_EQ(out.data, (std::vector<int32_t>{47, 57, 77, 87}));
 }
 
@@ -37,7 +37,7 @@ TEST(TosaConv2d, Int8ZeroPoints) {
   ConvAttr a;
   a.input_zp = 1;
   a.weight_zp = 1;
-  EXPECT_TOSA_OK(conv2d(in, w, b, a, out));
+  EXPECT_TOSA_OK(conv2d_every_path(in, w, b, a, out));
   EXPECT_EQ(out.data, (std::vector<int32_t>{29, 35, 47, 53}));
 }
 
@@ -50,10 +50,10 @@ TEST(TosaConv2d, PaddingTapsContributeNothingEvenWithZeroPoint) {
   auto out = i32({1, 2, 2, 1});
   ConvAttr a;
   a.pad[0] = a.pad[1] = a.pad[2] = a.pad[3] = 1;
-  EXPECT_TOSA_OK(conv2d(in, w, b, a, out));
+  EXPECT_TOSA_OK(conv2d_every_path(in, w, b, a, out));
   EXPECT_EQ(out.data, (std::vector<int32_t>{10, 10, 10, 10}));
   a.input_zp = 1;
-  EXPECT_TOSA_OK(conv2d(in, w, b, a, out));
+  EXPECT_TOSA_OK(conv2d_every_path(in, w, b, a, out));
   EXPECT_EQ(out.data, (std::vector<int32_t>{6, 6, 6, 6}));
 }
 
@@ -66,7 +66,7 @@ TEST(TosaConv2d, AsymmetricPaddingStrideAndDilation) {
     auto out = i32({1, 2, 2, 1});
     ConvAttr a;
     a.stride[0] = a.stride[1] = 2;
-    EXPECT_TOSA_OK(conv2d(in, w, b, a, out));
+    EXPECT_TOSA_OK(conv2d_every_path(in, w, b, a, out));
     EXPECT_EQ(out.data, (std::vector<int32_t>{2, 6, 14, 18}));
   }
   {
@@ -75,7 +75,7 @@ TEST(TosaConv2d, AsymmetricPaddingStrideAndDilation) {
     auto out = i32({1, 1, 1, 1});
     ConvAttr a;
     a.dilation[0] = a.dilation[1] = 2;
-    EXPECT_TOSA_OK(conv2d(in, w, b, a, out));
+    EXPECT_TOSA_OK(conv2d_every_path(in, w, b, a, out));
     EXPECT_EQ(out.data, (std::vector<int32_t>{20}));
   }
   {
@@ -85,7 +85,7 @@ TEST(TosaConv2d, AsymmetricPaddingStrideAndDilation) {
     auto out = i32({1, 3, 3, 1});
     ConvAttr a;
     a.pad[0] = 1;
-    EXPECT_TOSA_OK(conv2d(in, w, b, a, out));
+    EXPECT_TOSA_OK(conv2d_every_path(in, w, b, a, out));
     EXPECT_EQ(out.data, (std::vector<int32_t>{10, 20, 30, 41, 52, 63, 74, 85, 96}));
   }
 }
@@ -96,7 +96,7 @@ TEST(TosaConv2d, TwoOutputChannelsPerChannelBias) {
   auto w = i8({2, 1, 1, 2}, {1, 1, 1, -1});
   auto b = i32({2}, {100, -100});
   auto out = i32({1, 1, 2, 2});
-  EXPECT_TOSA_OK(conv2d(in, w, b, ConvAttr{}, out));
+  EXPECT_TOSA_OK(conv2d_every_path(in, w, b, ConvAttr{}, out));
   EXPECT_EQ(out.data, (std::vector<int32_t>{107, -101, 101, -111}));
 }
 
@@ -106,7 +106,7 @@ TEST(TosaConv2d, Int8AccumulatorWrapsModulo2To32) {
   auto w = i8({1, 1, 1, 1}, {1});
   auto b = i32({1}, {INT32_MAX});
   auto out = i32({1, 1, 1, 1});
-  EXPECT_TOSA_OK(conv2d(in, w, b, ConvAttr{}, out));
+  EXPECT_TOSA_OK(conv2d_every_path(in, w, b, ConvAttr{}, out));
   EXPECT_EQ(out.data[0], INT32_MIN);
 }
 
@@ -119,17 +119,17 @@ TEST(TosaConv2d, Int16AccumulatesInInt48AndClamps) {
     auto w = i8({1, 1, 1, 2}, {127, 127});
     auto b = i48({1}, {0});
     auto out = i48({1, 1, 1, 1});
-    EXPECT_TOSA_OK(conv2d(in, w, b, a, out));
+    EXPECT_TOSA_OK(conv2d_every_path(in, w, b, a, out));
     EXPECT_EQ(out.data[0], -127);
   }
   auto in = i16({1, 1, 1, 4}, {32767, 32767, 32767, 32767});
   auto w = i8({1, 1, 1, 4}, {127, 127, 127, 127});
   auto b = i48({1}, {int64_t(1) << 40});
   auto out = i48({1, 1, 1, 1});
-  EXPECT_TOSA_OK(conv2d(in, w, b, a, out));
+  EXPECT_TOSA_OK(conv2d_every_path(in, w, b, a, out));
   EXPECT_EQ(out.data[0], (int64_t(1) << 40) + 16645636);
   b.data[0] = (int64_t(1) << 47) - 1;  // int48 max: the sum clamps
-  EXPECT_TOSA_OK(conv2d(in, w, b, a, out));
+  EXPECT_TOSA_OK(conv2d_every_path(in, w, b, a, out));
   EXPECT_EQ(out.data[0], (int64_t(1) << 47) - 1);
 }
 
@@ -140,7 +140,7 @@ TEST(TosaConv2d, Fp32) {
   auto out = f32({1, 1, 1, 1});
   ConvAttr a;
   a.acc_type = AccType::Fp32;
-  EXPECT_TOSA_OK(conv2d(in, w, b, a, out));
+  EXPECT_TOSA_OK(conv2d_every_path(in, w, b, a, out));
   EXPECT_FLOAT_EQ(out.data[0], 1.0f + 1.5f - 1.0f + 1.0f + 0.125f);
 }
 
@@ -152,7 +152,7 @@ TEST(TosaConv2d, Errors) {
   ConvAttr a;
   a.stride[0] = a.stride[1] = 2;
   // (4 - 1) / 2 is not exact.
-  EXPECT_TOSA_ERROR(conv2d(in, w, b, a, out), InvalidArgument, "exact");
+  EXPECT_TOSA_ERROR(conv2d_every_path(in, w, b, a, out), InvalidArgument, "exact");
   a = ConvAttr{};
   EXPECT_TOSA_ERROR(check_conv2d(in, w, b, a, out), InvalidArgument, "output: expected shape [1,4,4,1]");
   auto out4 = i32({1, 4, 4, 1});
@@ -180,11 +180,11 @@ TEST(TosaConv2d, Errors) {
   // A null data pointer on a non-empty tensor is rejected, not dereferenced.
   TensorRef null_in = in.ref();
   null_in.data = nullptr;
-  EXPECT_TOSA_ERROR(conv2d(null_in, w, b, ConvAttr{}, out4), InvalidArgument, "no data");
+  EXPECT_TOSA_ERROR(conv2d_every_path(null_in, w, b, ConvAttr{}, out4), InvalidArgument, "no data");
   // Negative dims and ranks beyond kMaxRank are rejected.
   std::vector<int64_t> neg = {1, -4, 4, 1};
   TensorRef neg_in{DType::Int8, neg, in.data.data()};
-  EXPECT_TOSA_ERROR(conv2d(neg_in, w, b, ConvAttr{}, out4), InvalidArgument, "negative dim");
+  EXPECT_TOSA_ERROR(conv2d_every_path(neg_in, w, b, ConvAttr{}, out4), InvalidArgument, "negative dim");
 }
 
 TEST(TosaDepthwiseConv2d, ChannelMultiplier) {
@@ -347,7 +347,7 @@ TEST(TosaConv2d, FollowedByRescaleMatchesIndependentLoops) {
   ca.stride[0] = sy; ca.stride[1] = sx; ca.dilation[0] = dy; ca.dilation[1] = dx;
   ca.input_zp = in_zp;
   ca.weight_zp = w_zp;
-  ASSERT_TRUE(conv2d(in, w, bias, ca, acc).is_ok());
+  ASSERT_TRUE(conv2d_every_path(in, w, bias, ca, acc).is_ok());
   auto out = i8({N, OH, OW, OC});
   RescaleAttr ra;
   ra.multiplier = mult;

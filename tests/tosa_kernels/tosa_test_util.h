@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "compute/isa.h"
 #include "cpu_fallback/tosa/tosa_kernels.h"
 
 namespace vkrt::tosa::test {
@@ -49,5 +51,34 @@ inline Tensor<uint8_t> boolean(std::vector<int64_t> s, std::vector<uint8_t> v = 
     ::vkrt::Status s_ = (expr);                       \
     EXPECT_TRUE(s_.is_ok()) << s_.message();          \
   } while (0)
+
+// CONV2D through every path: the reference loops (no scratch), then, for int8, the compute
+// core's GEMM at every ISA level this CPU has, with B packed per call and packed ahead. Returns
+// the reference run's status; the test fails where a path's output differs from it. `output`
+// ends with the reference loops' result.
+inline Status conv2d_every_path(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel = nullptr) {
+  Status s = conv2d(input, weight, bias, attrs, output, parallel);
+  if (!s.is_ok() || input.dtype != DType::Int8) return s;
+  const size_t bytes = size_t(output.num_elements()) * sizeof(int32_t);
+  const std::vector<uint8_t> reference(output.as<uint8_t>(), output.as<uint8_t>() + bytes);
+  const int threads = parallel ? parallel->threads : 1;
+  for (compute::Isa isa : compute::available_isas()) {
+    compute::ScopedIsa pin(isa);
+    for (bool pack : {false, true}) {
+      std::vector<uint8_t> packed(pack ? conv2d_packed_weights_bytes(weight, bias, attrs) : 0);
+      const void* packed_weights = packed.empty() ? nullptr : conv2d_pack_weights(weight, bias, attrs, packed);
+      std::vector<uint8_t> scratch(conv2d_scratch_bytes(input, weight, bias, attrs, output, threads, packed_weights),
+                                   0xA5);
+      std::memset(output.data, 0x5A, bytes);
+      EXPECT_TRUE(conv2d(input, weight, bias, attrs, output, parallel, ConvResources{scratch, packed_weights}).is_ok());
+      EXPECT_EQ(std::memcmp(output.data, reference.data(), bytes), 0)
+          << "CONV2D on the GEMM differs from the reference loops at ISA level " << compute::isa_name(isa)
+          << (packed_weights ? ", weights packed ahead" : "");
+    }
+  }
+  std::memcpy(output.data, reference.data(), bytes);
+  return s;
+}
 
 }  // namespace vkrt::tosa::test

@@ -1,6 +1,7 @@
 // The "cpu" GraphExecutor (see cpu_executor.h).
 #include "vgf/cpu/cpu_executor.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -30,6 +31,10 @@ class CpuExecutor final : public GraphExecutor {
 
   Status allocate_intermediates();
   Status check_ops_with_shapes();
+  // The operands of op i (outputs written into `outs`, at least 2) with the run's threads and scratch.
+  KernelArgs args_of(size_t i, tosa::TensorRef* outs, const tosa::Parallel* parallel);
+  // Sizes the scratch for the ops' current shapes and `threads` (allocates only when it grows).
+  Status size_scratch(int threads);
   Status run_ops(const tosa::Parallel* parallel);
   tosa::TensorRef ref(TensorId t) const {
     return tosa::TensorRef{graph_->tensors[t].dtype, shapes_[t], data_[t]};
@@ -48,6 +53,9 @@ class CpuExecutor final : public GraphExecutor {
   // Scratch for op operands (sized at prepare so run does not allocate).
   std::vector<tosa::TensorRef> in_refs_;
   std::vector<Shape> input_shapes_;
+  // Scratch shared by the ops that take it (they run one at a time): the largest any needs.
+  std::unique_ptr<uint8_t[]> scratch_;
+  size_t scratch_bytes_ = 0;
   // VgfOptions::profile: each op's span in the last run, on the tracer clock (sized at prepare).
   bool profile_ = false;
   std::vector<std::pair<uint64_t, uint64_t>> op_ns_;
@@ -220,6 +228,7 @@ Status CpuExecutor::run(std::span<const Tensor* const> inputs, std::span<Tensor*
     parallel.threads = ctx->num_threads();
     parallel.run = [ctx](int count, const std::function<void(int)>& task) { ctx->parallel_for(count, task); };
   }
+  VKRT_RETURN_IF_ERROR(size_scratch(parallel.run ? parallel.threads : 1));
   VKRT_RETURN_IF_ERROR(run_ops(parallel.run ? &parallel : nullptr));
   // Outputs that are graph inputs, constants, or a tensor already written to another output.
   for (size_t j = 0; j < outputs.size(); ++j) {
@@ -229,16 +238,33 @@ Status CpuExecutor::run(std::span<const Tensor* const> inputs, std::span<Tensor*
   return Status::ok();
 }
 
+KernelArgs CpuExecutor::args_of(size_t i, tosa::TensorRef* outs, const tosa::Parallel* parallel) {
+  const Op& op = graph_->ops[i];
+  for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = ref(op.inputs[k]);
+  for (size_t k = 0; k < op.outputs.size() && k < 2; ++k) outs[k] = ref(op.outputs[k]);
+  return KernelArgs{std::span(in_refs_.data(), op.inputs.size()), std::span(outs, std::min<size_t>(op.outputs.size(), 2)),
+                    false, parallel, std::span(scratch_.get(), scratch_bytes_)};
+}
+
+Status CpuExecutor::size_scratch(int threads) {
+  size_t need = 0;
+  tosa::TensorRef outs[2];
+  for (size_t i = 0; i < graph_->ops.size(); ++i)
+    need = std::max(need, cpu::kernel_scratch_bytes(graph_->ops[i].kind, *plans_[i], args_of(i, outs, nullptr), threads));
+  if (need <= scratch_bytes_) return Status::ok();
+  scratch_.reset(new (std::nothrow) uint8_t[need]);
+  scratch_bytes_ = scratch_ ? need : 0;
+  VKRT_CHECK_OR_RETURN(scratch_ != nullptr, MemoryAllocationFailed, "cpu executor: ", need, " bytes of kernel scratch");
+  return Status::ok();
+}
+
 Status CpuExecutor::run_ops(const tosa::Parallel* parallel) {
   tosa::TensorRef outs[2];
   for (size_t i = 0; i < graph_->ops.size(); ++i) {
     const Op& op = graph_->ops[i];
-    for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = ref(op.inputs[k]);
-    for (size_t k = 0; k < op.outputs.size() && k < 2; ++k) outs[k] = ref(op.outputs[k]);
+    const KernelArgs args = args_of(i, outs, parallel);
     const uint64_t start = profile_ ? trace_now_ns() : 0;
-    Status s = call_kernel(op.kind, *plans_[i],
-                           KernelArgs{std::span(in_refs_.data(), op.inputs.size()), std::span(outs, op.outputs.size()),
-                                      false, parallel});
+    Status s = call_kernel(op.kind, *plans_[i], args);
     if (profile_) op_ns_[i] = {start, trace_now_ns()};
     if (!s.is_ok()) {
       return make_error(s.code(), "op ", i, " (", op_name(op.kind), " ", op.debug_name, "): ", s.message());

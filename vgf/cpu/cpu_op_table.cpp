@@ -49,4 +49,9 @@ Status call_kernel(OpKind kind, const PlannedOp& plan, const KernelArgs& args) {
   return impl->run(plan, args);
 }
 
+size_t kernel_scratch_bytes(OpKind kind, const PlannedOp& plan, const KernelArgs& args, int threads) {
+  const CpuOpImpl* impl = find(kind);
+  return impl == nullptr || impl->scratch == nullptr ? 0 : impl->scratch(plan, args, threads);
+}
+
 }  // namespace vkrt::vgf::cpu

@@ -26,6 +26,9 @@ struct PlannedOp {
   std::vector<uint8_t> table_bytes;
   int64_t table_len = 0;
   tosa::DType table_dtype = tosa::DType::Unknown;
+  // An int8 CONV2D's constant weights, packed once for the GEMM (tosa::conv2d_pack_weights).
+  std::vector<uint8_t> packed_weights_memory;
+  const void* packed_weights = nullptr;
 
   template <typename T>
   const T& ir_attr() const { return std::get<T>(*ir); }
@@ -38,21 +41,26 @@ struct PlannedOp {
 };
 
 // What a run function gets besides the plan. `in`/`out` follow the IR operand order;
-// `parallel` (may be null) is offered to the kernels that split their work over threads.
+// `parallel` (may be null) is offered to the kernels that split their work over threads, and
+// `scratch` (the executor's, sized by the entries' scratch functions) to those that take it.
 struct KernelArgs {
   std::span<const tosa::TensorRef> in;
   std::span<const tosa::TensorRef> out;
   bool check_only = false;
   const tosa::Parallel* parallel = nullptr;
+  std::span<uint8_t> scratch;
 };
 
 using PlanFn = Status (*)(const Graph& graph, const Op& op, PlannedOp& plan);
 using RunFn = Status (*)(const PlannedOp& plan, const KernelArgs& args);
+// Scratch bytes the kernel wants for these operands (their shapes; data may be null) on `threads`.
+using ScratchFn = size_t (*)(const PlannedOp& plan, const KernelArgs& args, int threads);
 
 struct CpuOpImpl {
   OpKind kind = OpKind::ADD;
   PlanFn plan = nullptr;  // null: the kernel takes no attributes, or the IR's as they are
   RunFn run = nullptr;    // null: no entry (the op is not supported)
+  ScratchFn scratch = nullptr;  // null: the kernel needs no scratch
 };
 
 // The registration lists, one per family file.
@@ -73,5 +81,7 @@ Status plan_op(const Graph& graph, const Op& op, PlannedOp& plan);
 
 // Runs the kernel of a planned op (check_only: only its check_<op>()).
 Status call_kernel(OpKind kind, const PlannedOp& plan, const KernelArgs& args);
+// The scratch a planned op's kernel wants (0 for most).
+size_t kernel_scratch_bytes(OpKind kind, const PlannedOp& plan, const KernelArgs& args, int threads);
 
 }  // namespace vkrt::vgf::cpu

@@ -4,12 +4,46 @@
 namespace vkrt::vgf::cpu {
 namespace {
 
-// Every kernel here takes the IR's attribute struct as it is (vocabulary.h): no plan step.
+// Every kernel here takes the IR's attribute struct as it is (vocabulary.h). CONV2D's plan
+// also packs constant int8 weights for the GEMM, once.
+
+// A constant operand as the kernels see it, or false when it is not a constant whose bytes
+// match its shape.
+bool constant_ref(const Graph& graph, TensorId t, tosa::DType dtype, int rank, tosa::TensorRef* ref) {
+  const TensorInfo& info = graph.tensors[t];
+  if (!info.is_constant || info.dtype != dtype || int(info.shape.size()) != rank) return false;
+  uint64_t count = 1;
+  for (int64_t d : info.shape) {
+    if (d <= 0 || d > (int64_t(1) << 31)) return false;
+    count *= uint64_t(d);
+  }
+  if (count * tosa::dtype_size(dtype) != info.constant_bytes().size()) return false;
+  *ref = tosa::TensorRef{dtype, info.shape, const_cast<uint8_t*>(info.constant_bytes().data())};
+  return true;
+}
+
+Status plan_conv2d(const Graph& graph, const Op& op, PlannedOp& p) {
+  tosa::TensorRef weight, bias;
+  if (!constant_ref(graph, op.inputs[1], tosa::DType::Int8, 4, &weight) ||
+      !constant_ref(graph, op.inputs[2], tosa::DType::Int32, 1, &bias))
+    return Status::ok();  // not int8 or not constants: packed per call, in the scratch
+  const auto& attr = std::get<ConvAttr>(op.attr);
+  p.packed_weights_memory.resize(tosa::conv2d_packed_weights_bytes(weight, bias, attr));
+  if (!p.packed_weights_memory.empty())
+    p.packed_weights = tosa::conv2d_pack_weights(weight, bias, attr, p.packed_weights_memory);
+  return Status::ok();
+}
 
 Status run_conv2d(const PlannedOp& p, const KernelArgs& a) {
   const auto& attr = p.ir_attr<ConvAttr>();
   if (a.check_only) return tosa::check_conv2d(a.in[0], a.in[1], a.in[2], attr, a.out[0]);
-  return tosa::conv2d(a.in[0], a.in[1], a.in[2], attr, a.out[0], a.parallel);
+  return tosa::conv2d(a.in[0], a.in[1], a.in[2], attr, a.out[0], a.parallel,
+                      tosa::ConvResources{a.scratch, p.packed_weights});
+}
+
+size_t conv2d_scratch(const PlannedOp& p, const KernelArgs& a, int threads) {
+  return tosa::conv2d_scratch_bytes(a.in[0], a.in[1], a.in[2], p.ir_attr<ConvAttr>(), a.out[0], threads,
+                                    p.packed_weights);
 }
 
 Status run_depthwise_conv2d(const PlannedOp& p, const KernelArgs& a) {
@@ -52,7 +86,7 @@ Status run_max_pool2d(const PlannedOp& p, const KernelArgs& a) {
 }
 
 constexpr CpuOpImpl kOps[] = {
-    {OpKind::CONV2D, nullptr, run_conv2d},
+    {OpKind::CONV2D, plan_conv2d, run_conv2d, conv2d_scratch},
     {OpKind::DEPTHWISE_CONV2D, nullptr, run_depthwise_conv2d},
     {OpKind::CONV3D, nullptr, run_conv3d},
     {OpKind::TRANSPOSE_CONV2D, nullptr, run_transpose_conv2d},
