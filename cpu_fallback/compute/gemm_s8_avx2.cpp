@@ -72,13 +72,6 @@ struct Avx2Path {
     for (int32_t t = 0; t < g.k; ++t) sum = wrap_add(sum, int32_t(a[t]) + g.a_offset);
     return wrap_mul(g.b_offset, sum);
   }
-  // Panel [kp/2][16 columns][2 depths].
-  static void pack_b_panel(const GemmS8& g, int32_t, int32_t p, int8_t* dst) {
-    for (int32_t jj = 0; jj < 16 && p * 16 + jj < g.n; ++jj) {
-      const int8_t* b = g.b + int64_t(p * 16 + jj) * g.b_stride;
-      for (int32_t i = 0; i < g.k; ++i) dst[size_t(i / 2) * 32 + jj * 2 + (i % 2)] = b[i];
-    }
-  }
   // a + a_offset as int16, zero past k.
   VKRT_TARGET_AVX2 static void pack_a_row(const GemmS8& g, const int8_t* src, int32_t kp, int16_t* dst) {
     const __m256i offset = _mm256_set1_epi16(int16_t(g.a_offset));

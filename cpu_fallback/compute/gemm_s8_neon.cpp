@@ -69,20 +69,11 @@ struct SignedProducts {
     std::memcpy(dst, src, size_t(g.k));
     std::memset(dst + g.k, 0, size_t(kp - g.k));
   }
-  // Panel [kp/D][16 columns][D depths].
-  template <int D>
-  static void pack_panel_groups(const GemmS8& g, int32_t p, int8_t* dst) {
-    for (int32_t jj = 0; jj < 16 && p * 16 + jj < g.n; ++jj) {
-      const int8_t* b = g.b + int64_t(p * 16 + jj) * g.b_stride;
-      for (int32_t i = 0; i < g.k; ++i) dst[size_t(i / D) * 16 * D + jj * D + (i % D)] = b[i];
-    }
-  }
 };
 
 struct DotprodPath : SignedProducts {
   static constexpr int kDepthGroup = 4;
   static constexpr GemmS8Layout kLayout = GemmS8Layout::Dotprod;
-  static void pack_b_panel(const GemmS8& g, int32_t, int32_t p, int8_t* dst) { pack_panel_groups<4>(g, p, dst); }
 
   template <int R>
   VKRT_TARGET_DOTPROD static void tile(const GemmS8& g, const TiledPanels& b, const int8_t* a_pack, int32_t kp,
@@ -110,7 +101,6 @@ struct DotprodPath : SignedProducts {
 struct NeonPath : SignedProducts {
   static constexpr int kDepthGroup = 2;
   static constexpr GemmS8Layout kLayout = GemmS8Layout::Neon;
-  static void pack_b_panel(const GemmS8& g, int32_t, int32_t p, int8_t* dst) { pack_panel_groups<2>(g, p, dst); }
 
   template <int R>
   static void tile(const GemmS8& g, const TiledPanels& b, const int8_t* a_pack, int32_t kp, const int32_t* row_terms,

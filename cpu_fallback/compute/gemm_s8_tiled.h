@@ -43,14 +43,13 @@ struct TiledPanels {
 
 // What a path supplies (see gemm_s8_avx2.cpp, gemm_s8_neon.cpp):
 //   using AElem = int16_t or int8_t;           packed A element
-//   static constexpr int kDepthGroup;          kp is k rounded up to this
+//   static constexpr int kDepthGroup;          D: B panels are [kp/D][16 columns][D depths], int8
 //   static constexpr int kTileRows;            rows of one register tile (4)
 //   static constexpr GemmS8Layout kLayout;
 //   static constexpr bool kColumnSums;         whether column_term needs Σ_k B[j][k]
 //   static bool usable(const GemmS8&);         whether its arithmetic is exact for g's offsets
 //   static int32_t column_term(const GemmS8&, int32_t j, int32_t column_sum);  bias and offsets
 //   static int32_t row_term(const GemmS8&, const AElem* row);                   added per row
-//   static void pack_b_panel(const GemmS8&, int32_t kp, int32_t p, int8_t* panel);  16 columns
 //   static void pack_a_row(const GemmS8&, const int8_t* src, int32_t kp, AElem* dst);
 //   template <int R> static void tile(const GemmS8&, const TiledPanels&, const AElem* a, int32_t kp,
 //                                     const int32_t* row_terms, int64_t row0, int rows, int32_t panel);
@@ -80,9 +79,16 @@ struct TiledGemm {
   // Panel p and its columns' terms, multipliers and shifts (zero past n).
   static void pack_panel(const GemmS8& g, int32_t kp, int32_t p, int8_t* panels, int32_t* colterm, int32_t* mult,
                          int32_t* shift) {
+    constexpr int D = Path::kDepthGroup;
     int8_t* dst = panels + size_t(p) * kPanel * kp;
     std::memset(dst, 0, size_t(kPanel) * kp);
-    Path::pack_b_panel(g, kp, p, dst);
+    const int32_t full = g.k / D * D;
+    for (int32_t jj = 0; jj < kPanel && p * kPanel + jj < g.n; ++jj) {
+      const int8_t* b = g.b + int64_t(p * kPanel + jj) * g.b_stride;
+      // D bytes at a time (one 2- or 4-byte move each), then the depth tail.
+      for (int32_t i = 0; i < full; i += D) std::memcpy(dst + size_t(i) * kPanel + jj * D, b + i, D);
+      for (int32_t i = full; i < g.k; ++i) dst[size_t(full) * kPanel + jj * D + (i - full)] = b[i];
+    }
     for (int32_t jj = 0; jj < kPanel; ++jj) {
       const int32_t j = p * kPanel + jj;
       if (j >= g.n) {

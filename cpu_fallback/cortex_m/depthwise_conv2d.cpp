@@ -116,14 +116,14 @@ VKRT_TARGET_AVX512 void output_row_avx512(const DepthwiseConv2dParams& p, int64_
 }
 
 // 16 bytes at p, or the first n of them (the rest zero) without reading past them.
-VKRT_TARGET_AVX2 inline __m128i load_s8(const int8_t* p, int n) {
+VKRT_TARGET_AVX2 __attribute__((always_inline)) inline __m128i load_s8(const int8_t* p, int n) {
   if (n == 16) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   alignas(16) int8_t tmp[16] = {};
   std::memcpy(tmp, p, size_t(n));
   return _mm_load_si128(reinterpret_cast<const __m128i*>(tmp));
 }
 // 8 int32 at p, or the first n (the rest zero).
-VKRT_TARGET_AVX2 inline __m256i load_s32x8(const int32_t* p, int n) {
+VKRT_TARGET_AVX2 __attribute__((always_inline)) inline __m256i load_s32x8(const int32_t* p, int n) {
   if (n >= 8) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   alignas(32) int32_t tmp[8] = {};
   if (n > 0) std::memcpy(tmp, p, size_t(n) * 4);
