@@ -147,7 +147,8 @@ using namespace detail;
 
 size_t conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                             const ConvAttr& attrs, const TensorRef& output, int threads, const void* packed_weights) {
-  if (!gemm_applies(input, weight)) return 0;
+  // Operands the kernel would refuse need nothing (and their sizes may not even be consistent).
+  if (!gemm_applies(input, weight) || !check_conv2d(input, weight, bias, attrs, output).is_ok()) return 0;
   Im2col im2col;
   compute::GemmS8 g = conv_gemm(input, weight, bias, attrs, output, &im2col);
   g.packed_b = static_cast<const compute::GemmS8PackedB*>(packed_weights);

@@ -14,7 +14,7 @@ bool constant_ref(const Graph& graph, TensorId t, tosa::DType dtype, int rank, t
   if (!info.is_constant || info.dtype != dtype || int(info.shape.size()) != rank) return false;
   uint64_t count = 1;
   for (int64_t d : info.shape) {
-    if (d <= 0 || d > (int64_t(1) << 31)) return false;
+    if (d <= 0 || uint64_t(d) > (uint64_t(1) << 40) / count) return false;  // no product past 2^40
     count *= uint64_t(d);
   }
   if (count * tosa::dtype_size(dtype) != info.constant_bytes().size()) return false;
