@@ -30,7 +30,8 @@ struct Im2col {
 };
 
 // Row r of A: output pixel (n, oy, ox)'s window, tap t = (ky·KW + kx)·IC + c. A window of one
-// kernel row that lies wholly inside the input is read in place; others are gathered into tmp.
+// kernel row that lies wholly inside the input is read in place; others are gathered into tmp,
+// a kernel row at a time where its columns are one run of the input row.
 const int8_t* window_row(const void* ctx, int64_t r, int8_t* tmp) {
   const Im2col& m = *static_cast<const Im2col*>(ctx);
   const ConvAttr& a = *m.a;
@@ -40,11 +41,23 @@ const int8_t* window_row(const void* ctx, int64_t r, int8_t* tmp) {
   if (m.KH == 1 && (m.KW == 1 || a.dilation[1] == 1) && y0 >= 0 && y0 < m.IH && x0 >= 0 && x_last < m.IW)
     return m.input + ((n * m.IH + y0) * m.IW + x0) * m.IC;
   int8_t* dst = tmp;
+  const bool columns_contiguous = (m.KW == 1 || a.dilation[1] == 1) && x0 >= 0 && x_last < m.IW;
+  const size_t kernel_row_bytes = size_t(m.KW * m.IC);
   for (int64_t ky = 0; ky < m.KH; ++ky) {
     const int64_t y = y0 + ky * a.dilation[0];
+    if (y < 0 || y >= m.IH) {  // a whole kernel row of padding
+      std::memset(dst, m.pad_byte, kernel_row_bytes);
+      dst += kernel_row_bytes;
+      continue;
+    }
+    if (columns_contiguous) {  // the kernel row's taps are one run of the input row
+      std::memcpy(dst, m.input + ((n * m.IH + y) * m.IW + x0) * m.IC, kernel_row_bytes);
+      dst += kernel_row_bytes;
+      continue;
+    }
     for (int64_t kx = 0; kx < m.KW; ++kx, dst += m.IC) {
       const int64_t x = x0 + kx * a.dilation[1];
-      if (y < 0 || y >= m.IH || x < 0 || x >= m.IW)
+      if (x < 0 || x >= m.IW)
         std::memset(dst, m.pad_byte, size_t(m.IC));
       else
         std::memcpy(dst, m.input + ((n * m.IH + y) * m.IW + x) * m.IC, size_t(m.IC));
