@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <string_view>
 
+#include "compute/context_runner.h"
 #include "cortex_m/compute_core.h"
 #include "vkrt/kernel.h"
 #include "vkrt/kernel_args.h"
@@ -57,15 +58,7 @@ std::array<int32_t, 4> physical_dims4(const Tensor& t);
 
 // Exec over a KernelContext: scratch of `bytes` from allocate_temp when it fits (empty when
 // it does not: compute functions then take their scratch-free path), threads from parallel_for.
-class ContextRunner final : public ParallelRunner {
- public:
-  explicit ContextRunner(KernelContext& ctx) : ctx_(ctx) {}
-  int num_threads() const override { return ctx_.num_threads(); }
-  void run(int count, const std::function<void(int)>& task) override { ctx_.parallel_for(count, task); }
-
- private:
-  KernelContext& ctx_;
-};
+using compute::ContextRunner;
 Exec make_exec(KernelContext& ctx, ContextRunner& runner, size_t scratch_bytes);
 
 // Load-time memory for weights packed once (KernelPrepareContext::allocate_persistent):

@@ -8,8 +8,21 @@
 // addmm: out[n,p] = beta * self (broadcast to [n,p]) + alpha * (mat1[n,m] @ mat2[m,p]); self
 // is always read, so with beta == 0 a NaN/inf in self still gives NaN, as ExecuTorch's portable
 // kernel computes it (PyTorch skips self when beta == 0). All tensors share one dtype
-// (floating or integral, not bool). Floating products accumulate in double, integral ones in
-// int64 (wrapping). Operands are read through their strides (any dim order).
+// (floating or integral, not bool).
+//
+// Numerics. float32 products whose matrices are all contiguous row-major (default dim order)
+// and whose out overlaps no operand run on the compute core's GEMM (compute/gemm_f32.h, with
+// the method's threads): each element is a float accumulation, one fused multiply-add per
+// depth in depth order, as upstream's portable vec_matmul accumulates in the element type
+// (upstream: `sum += x * y` in float, unfused; addmm then `sum * alpha + self * beta` in float).
+// The result is the same at every ISA level and thread count, and differs from a sum in
+// double by at most k·2^-24·Σ|a·b| (float rounding of k steps). addmm's alpha and beta are
+// applied in double to that float sum. Every other case (other dtypes, strided or permuted
+// operands) reads operands through their strides and accumulates floating products in double,
+// integral ones in int64 (wrapping).
+#include "compute/context_runner.h"
+#include "compute/exec.h"
+#include "compute/gemm_f32.h"
 #include "op_util.h"
 #include "vkrt/kernel.h"
 
@@ -63,7 +76,44 @@ void matmul(const Tensor& lhs, const Tensor& rhs, Tensor& out, const Tensor* bia
   }
 }
 
-Status addmm_out(KernelContext&, std::span<EValue* const> args) {
+bool overlaps(const Tensor& a, const Tensor& b) {
+  const auto a0 = reinterpret_cast<uintptr_t>(a.data()), b0 = reinterpret_cast<uintptr_t>(b.data());
+  return a.nbytes() > 0 && b.nbytes() > 0 && a0 < b0 + b.nbytes() && b0 < a0 + a.nbytes();
+}
+
+// The float32 product on compute::gemm_f32 (see the numerics above) when lhs, rhs and out are
+// contiguous row-major and out overlaps neither them nor bias; false (nothing written) otherwise.
+bool matmul_f32(KernelContext& ctx, const Tensor& lhs, const Tensor& rhs, Tensor& out, const Tensor* bias,
+                const Strides& bias_strides, double alpha, double beta, bool batched) {
+  if (lhs.dtype() != ScalarType::Float || !lhs.is_default_dim_order() || !rhs.is_default_dim_order() ||
+      !out.is_default_dim_order() || out.numel() == 0)
+    return false;
+  if (overlaps(out, lhs) || overlaps(out, rhs) || (bias != nullptr && overlaps(out, *bias))) return false;
+  const int o = batched ? 1 : 0;
+  const int64_t batches = batched ? lhs.size(0) : 1;
+  compute::GemmF32 g;
+  g.m = lhs.size(o), g.k = lhs.size(o + 1), g.n = rhs.size(o + 1);
+  g.lda = g.k, g.ldb = g.n, g.ldc = g.n;
+  compute::ContextRunner threads(ctx);
+  const compute::Exec exec{{}, &threads};
+  float* c = out.data_as<float>();
+  for (int64_t b = 0; b < batches; ++b) {
+    g.a = lhs.data_as<const float>() + b * g.m * g.k;
+    g.b = rhs.data_as<const float>() + b * g.k * g.n;
+    g.c = c + b * g.m * g.n;
+    compute::gemm_f32(g, exec);
+  }
+  if (bias != nullptr) {  // addmm (not batched): the same expression as the strided loop's
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.n; ++j) {
+        const double self = load_elem<double>(bias->data(), bias->dtype(), i * bias_strides[0] + j * bias_strides[1]);
+        c[i * g.n + j] = float(alpha * double(c[i * g.n + j]) + beta * self);
+      }
+  }
+  return true;
+}
+
+Status addmm_out(KernelContext& ctx, std::span<EValue* const> args) {
   KernelArgs a("aten::addmm.out", args);
   VKRT_RETURN_IF_ERROR(expect_args(a, 7));
   VKRT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(a, 0, "self"));
@@ -91,6 +141,8 @@ Status addmm_out(KernelContext&, std::span<EValue* const> args) {
   }
   VKRT_RETURN_IF_ERROR(resize_output(a, 5, "out", *out, result));
   const Strides bias_strides = broadcast_strides(*self, result);
+  if (matmul_f32(ctx, *mat1, *mat2, *out, self, bias_strides, alpha.as<double>(), beta.as<double>(), false))
+    return Status::ok();
   if (is_float_dtype(self->dtype())) {
     matmul<double>(*mat1, *mat2, *out, self, bias_strides, alpha.as<double>(),
                    beta.as<double>(), false);
@@ -101,7 +153,7 @@ Status addmm_out(KernelContext&, std::span<EValue* const> args) {
   return Status::ok();
 }
 
-Status mm_kernel(const char* name, bool batched, std::span<EValue* const> args) {
+Status mm_kernel(KernelContext& ctx, const char* name, bool batched, std::span<EValue* const> args) {
   KernelArgs a(name, args);
   VKRT_RETURN_IF_ERROR(expect_args(a, 4));
   VKRT_ASSIGN_OR_RETURN(Tensor * self, tensor_arg(a, 0, "self"));
@@ -126,6 +178,7 @@ Status mm_kernel(const char* name, bool batched, std::span<EValue* const> args) 
   result.dims[o] = self->size(o);
   result.dims[o + 1] = mat2->size(o + 1);
   VKRT_RETURN_IF_ERROR(resize_output(a, 2, "out", *out, result.view()));
+  if (matmul_f32(ctx, *self, *mat2, *out, nullptr, {}, 1.0, 0.0, batched)) return Status::ok();
   if (is_float_dtype(self->dtype())) {
     matmul<double>(*self, *mat2, *out, nullptr, {}, 1.0, 0.0, batched);
   } else {
@@ -134,8 +187,8 @@ Status mm_kernel(const char* name, bool batched, std::span<EValue* const> args) 
   return Status::ok();
 }
 
-Status mm_out(KernelContext&, std::span<EValue* const> args) { return mm_kernel("aten::mm.out", false, args); }
-Status bmm_out(KernelContext&, std::span<EValue* const> args) { return mm_kernel("aten::bmm.out", true, args); }
+Status mm_out(KernelContext& ctx, std::span<EValue* const> args) { return mm_kernel(ctx, "aten::mm.out", false, args); }
+Status bmm_out(KernelContext& ctx, std::span<EValue* const> args) { return mm_kernel(ctx, "aten::bmm.out", true, args); }
 
 }  // namespace
 
