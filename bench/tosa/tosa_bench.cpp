@@ -119,6 +119,13 @@ struct LayerData {
     return ConvResources{scratch, packed_weights};
   }
 
+  // DEPTHWISE_CONV2D's scratch for one thread, as the executor gives it.
+  std::span<uint8_t> depthwise_scratch() {
+    if (scratch.empty())
+      scratch.resize(depthwise_conv2d_scratch_bytes(in_ref(), w_ref(), b_ref(), attrs, acc_ref(out_shape), 1) + 1);
+    return scratch;
+  }
+
   TensorRef in_ref() { return {DType::Int8, in_shape, input.data()}; }
   TensorRef w_ref() { return {DType::Int8, w_shape, weight.data()}; }
   TensorRef b_ref() { return {DType::Int32, b_shape, bias.data()}; }
@@ -138,7 +145,7 @@ struct LayerData {
         break;
       case Kind::kDepthwise:
         if (reference) detail::depthwise_conv2d_reference(in_ref(), w_ref(), b_ref(), attrs, acc_ref(out_shape));
-        else check(depthwise_conv2d(in_ref(), w_ref(), b_ref(), attrs, acc_ref(out_shape)));
+        else check(depthwise_conv2d(in_ref(), w_ref(), b_ref(), attrs, acc_ref(out_shape), nullptr, depthwise_scratch()));
         break;
       case Kind::kRescale: {
         const TensorRef out{DType::Int8, in_shape, out8.data()};

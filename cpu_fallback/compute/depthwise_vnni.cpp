@@ -19,18 +19,20 @@
 // The interleave uses in-lane unpacks, which permute channels within each 128-bit lane: vector
 // j of a 64-channel block holds channels 16L + 4j + i in lane 4L + i. Weights and per-channel
 // constants are stored in the same order, and the output's saturating packs (32 → 16 → 8 bits,
-// also in-lane) undo the permutation, so the stored bytes are in channel order.
-#include "cortex_m/depthwise_vnni.h"
+// also in-lane) undo the permutation, so the stored bytes are in channel order. Int32 sums
+// (DepthwiseS8Output::s32) are put back in channel order by the same 128-bit lane transpose
+// (permute_block is its own inverse).
+#include "compute/depthwise_vnni.h"
 
 #include <algorithm>
 #include <cstring>
 #include <utility>
 
 #include "arith/fixed_point.h"
-#include "cortex_m/cpu_features.h"
+#include "compute/isa.h"
 #include "compute/simd_avx512.h"
 
-namespace vkrt::cortex_m {
+namespace vkrt::compute {
 #if defined(__x86_64__)
 namespace {
 
@@ -65,7 +67,7 @@ struct Layout {
 // output pixel alone needs more.
 constexpr int64_t kChunkBytes = 24 * 1024;
 
-Layout layout_of(const DepthwiseConv2dParams& p) {
+Layout layout_of(const DepthwiseS8Params& p) {
   Layout l;
   // Sizes are bounded by depthwise_vnni_usable before any of this is used.
   l.blocks = int32_t((int64_t(p.in_ch) + kBlock - 1) / kBlock);
@@ -118,7 +120,7 @@ VKRT_TARGET_AVX512 inline void replicate_in_place(uint8_t* vectors, int count, i
 // One input row of the tail block: lane λ = channels c0 + 16·(λ % L) .. +15 (zero past the
 // channels) of column ix + (λ / L)·stride_w, unsigned; `pad` outside the image or for no row.
 template <int L>
-VKRT_TARGET_AVX512 inline __m512i tail_row(const DepthwiseConv2dParams& p, const int8_t* row, int64_t ix, int32_t c0,
+VKRT_TARGET_AVX512 inline __m512i tail_row(const DepthwiseS8Params& p, const int8_t* row, int64_t ix, int32_t c0,
                                            __m512i pad) {
   const int32_t left = p.in_ch - c0;
   auto inside = [&](int64_t x) { return row != nullptr && x >= 0 && x < p.in_w; };
@@ -195,7 +197,7 @@ VKRT_TARGET_AVX512 inline __m512i load_channels(const int32_t* values, int32_t c
 
 // Weights W[g][kx][block][4 vectors] and the per-channel constants, both in permuted order.
 // Returns whether any channel shifts left (the output loop skips that step otherwise).
-VKRT_TARGET_AVX512VNNI bool prepare(const DepthwiseConv2dParams& p, const Layout& l, const int8_t* weight,
+VKRT_TARGET_AVX512VNNI bool prepare(const DepthwiseS8Params& p, const Layout& l, const int8_t* weight,
                                     const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
                                     uint8_t* packed_weights, int32_t* constants) {
   const int32_t channels = p.in_ch;
@@ -271,7 +273,7 @@ VKRT_TARGET_AVX512VNNI bool prepare(const DepthwiseConv2dParams& p, const Layout
 // ix = −pad_w) of the input rows first_row + (4g + t)·dilation_h, t < 4 (rows 4g + t >=
 // rows_used and rows outside the image are padding), interleaved unsigned; padding taps hold
 // 128 − in_off.
-VKRT_TARGET_AVX512 void interleave_columns(const DepthwiseConv2dParams& p, const Layout& l, const int8_t* image,
+VKRT_TARGET_AVX512 void interleave_columns(const DepthwiseS8Params& p, const Layout& l, const int8_t* image,
                                            int64_t first_row, int32_t rows_used, int64_t first, int64_t count,
                                            uint8_t* q) {
   const int32_t channels = p.in_ch;
@@ -336,13 +338,43 @@ VKRT_TARGET_AVX512 inline void store_tail_pixels(__m512i bytes, int32_t tail_lan
   if (pixels > 3) _mm_mask_storeu_epi8(out + 3 * pixel_stride, m, _mm512_extracti32x4_epi32(bytes, 3));
 }
 
+// Int32 sums of one 64-channel block (permuted order) into channel order, the first
+// `channels` of them.
+VKRT_TARGET_AVX512 inline void store_sums(const __m512i acc[4], int32_t channels, int32_t* out) {
+  __m512i natural[4];
+  permute_block(acc[0], acc[1], acc[2], acc[3], natural);
+  for (int m = 0; m < 4 && channels > 16 * m; ++m) {
+    const int32_t left = channels - 16 * m;
+    _mm512_mask_storeu_epi32(out + 16 * m, left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1u), natural[m]);
+  }
+}
+
+// The tail block's sums (Layout::tail_pixels): vector j, 128-bit lane λ holds pixel λ / L's
+// channels 16·(λ % L) + 4j + (0..3), L = tail_lanes. The first `pixels` pixels, `channels` of
+// each, at out + q·pixel_stride.
+VKRT_TARGET_AVX512 inline void store_tail_sums(const __m512i acc[4], int32_t tail_lanes, int64_t pixels,
+                                               int32_t channels, int32_t pixel_stride, int32_t* out) {
+  alignas(64) int32_t lanes[4][16];
+  for (int j = 0; j < 4; ++j) _mm512_store_si512(lanes[j], acc[j]);
+  for (int64_t q = 0; q < pixels; ++q)
+    for (int32_t cl = 0; cl < tail_lanes; ++cl)
+      for (int j = 0; j < 4; ++j)
+        for (int i = 0; i < 4; ++i) {
+          const int32_t c = 16 * cl + 4 * j + i;
+          if (c < channels) out[q * pixel_stride + c] = lanes[j][4 * (q * tail_lanes + cl) + i];
+        }
+}
+
 // One chunk of an output row (`count` pixels from ox0, Q from interleave_columns): for each
 // 64-channel block, every pixel.
 // A second source (q2, weights2), when not null, adds its products too (stride-2 quads).
-template <int KernelW, bool ShiftsLeft>
-VKRT_TARGET_AVX512VNNI void output_chunk(const DepthwiseConv2dParams& p, const Layout& l, const uint8_t* q,
+// Output row r of the layer goes to `to`: requantized int8, or int32 sums when Sums.
+template <int KernelW, bool ShiftsLeft, bool Sums>
+VKRT_TARGET_AVX512VNNI void output_chunk(const DepthwiseS8Params& p, const Layout& l, const uint8_t* q,
                                          const uint8_t* packed_weights, const uint8_t* q2, const uint8_t* weights2,
-                                         const int32_t* constants, int64_t ox0, int64_t count, int8_t* out_row) {
+                                         const int32_t* constants, int64_t ox0, int64_t count, int64_t r,
+                                         const DepthwiseS8Output& to) {
+  const int64_t row_elements = int64_t(p.out_w) * p.in_ch;
   const int32_t kernel_w = KernelW > 0 ? KernelW : p.kernel_w;
   const size_t column_bytes = size_t(l.blocks) * kBlockBytes;
   const size_t group_bytes = size_t(l.chunk_columns) * column_bytes;
@@ -379,13 +411,22 @@ VKRT_TARGET_AVX512VNNI void output_chunk(const DepthwiseConv2dParams& p, const L
             acc[j] = _mm512_dpbusd_epi32(acc[j], _mm512_loadu_si512(qa + 64 * j), _mm512_loadu_si512(wa + 64 * j));
         }
       }
+      const int64_t first = r * row_elements + (ox0 + i) * p.in_ch + int64_t(b) * kBlock;
+      if constexpr (Sums) {
+        if (step == 1)
+          store_sums(acc, p.in_ch - b * kBlock, to.s32 + first);
+        else
+          store_tail_sums(acc, l.tail_lanes, std::min<int64_t>(step, count - i), p.in_ch - b * kBlock, p.in_ch,
+                          to.s32 + first);
+        continue;
+      }
       __m512i v[4];
       for (int j = 0; j < 4; ++j) v[j] = _mm512_add_epi32(requantize<ShiftsLeft>(acc[j], k[j]), out_offset);
       // Saturating in-lane packs restore channel order; clamping after them equals clamping
       // before, since [act_min, act_max] lies inside int8.
       __m512i bytes = _mm512_packs_epi16(_mm512_packs_epi32(v[0], v[1]), _mm512_packs_epi32(v[2], v[3]));
       bytes = _mm512_min_epi8(_mm512_max_epi8(bytes, lo), hi);
-      int8_t* out = out_row + size_t(ox0 + i) * p.in_ch + size_t(b) * kBlock;
+      int8_t* out = to.s8 + first;
       if (step == 1)
         _mm512_mask_storeu_epi8(out, store_mask, bytes);
       else
@@ -396,10 +437,10 @@ VKRT_TARGET_AVX512VNNI void output_chunk(const DepthwiseConv2dParams& p, const L
 
 }  // namespace
 
-bool depthwise_vnni_usable(const DepthwiseConv2dParams& p) {
-  if (!cpu_features().avx512vnni || p.ch_mult != 1) return false;
+bool depthwise_vnni_usable(const DepthwiseS8Params& p, bool int32_sums) {
+  if (!has(Isa::Avx512vnni) || p.ch_mult != 1) return false;
   if (p.input_offset < -127 || p.input_offset > 128) return false;
-  if (p.activation_min < -128 || p.activation_max > 127) return false;
+  if (!int32_sums && (p.activation_min < -128 || p.activation_max > 127)) return false;
   if (p.in_ch <= 0 || p.out_w <= 0) return false;
   // Bounds that keep every size computation of the layout far from overflow (scratch is then
   // at most a few GiB, and allocate_temp decides whether it exists).
@@ -411,22 +452,23 @@ bool depthwise_vnni_usable(const DepthwiseConv2dParams& p) {
   return l.columns <= 2 * int64_t(p.out_w) * p.kernel_w + int64_t(p.kernel_w) * p.dilation_w;
 }
 
-size_t depthwise_vnni_scratch_bytes(const DepthwiseConv2dParams& p, int threads) {
+size_t depthwise_vnni_scratch_bytes(const DepthwiseS8Params& p, int threads) {
   const Layout l = layout_of(p);
   return l.weight_bytes + l.constant_bytes + size_t(std::max(threads, 1)) * l.task_bytes + 64;
 }
 
-bool depthwise_vnni(const DepthwiseConv2dParams& p, const int8_t* input, const int8_t* weight, const int32_t* bias,
-                    const int32_t* multiplier, const int32_t* shift, int8_t* output, const Exec& exec, int threads) {
+bool depthwise_vnni(const DepthwiseS8Params& p, const int8_t* input, const int8_t* weight, const int32_t* bias,
+                    const DepthwiseS8Output& to, const Exec& exec, int threads) {
   // See LaneConstants: the merged rounding differs from the 32-bit steps only for INT32_MIN.
-  for (int32_t c = 0; c < p.in_ch; ++c)
-    if (multiplier[c] == INT32_MIN) return false;
+  if (to.s32 == nullptr)
+    for (int32_t c = 0; c < p.in_ch; ++c)
+      if (to.multiplier[c] == INT32_MIN) return false;
   const Layout l = layout_of(p);
   uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(exec.scratch.data())));
   uint8_t* packed_weights = base;
   int32_t* constants = reinterpret_cast<int32_t*>(base + l.weight_bytes);
   uint8_t* task_base = base + l.weight_bytes + l.constant_bytes;
-  const bool shifts_left = prepare(p, l, weight, bias, multiplier, shift, packed_weights, constants);
+  const bool shifts_left = prepare(p, l, weight, bias, to.multiplier, to.shift, packed_weights, constants);
   const int64_t rows = int64_t(p.batches) * p.out_h;
   const int64_t image_bytes = int64_t(p.in_h) * p.in_w * p.in_ch;
   exec.parallel_for(threads, [&](int t) {
@@ -436,17 +478,20 @@ bool depthwise_vnni(const DepthwiseConv2dParams& p, const int8_t* input, const i
     const uint8_t* set1 = packed_weights + l.weight_set_bytes;
     const uint8_t* set2 = packed_weights + 2 * l.weight_set_bytes;
     auto compute = [&](const uint8_t* q1, const uint8_t* weights, const uint8_t* q2, const uint8_t* weights2,
-                       int64_t ox0, int64_t count, int8_t* out_row) {
-      if (p.kernel_w == 3 && !shifts_left)
-        output_chunk<3, false>(p, l, q1, weights, q2, weights2, constants, ox0, count, out_row);
+                       int64_t ox0, int64_t count, int64_t r) {
+      if (to.s32 && p.kernel_w == 3)
+        output_chunk<3, false, true>(p, l, q1, weights, q2, weights2, constants, ox0, count, r, to);
+      else if (to.s32)
+        output_chunk<0, false, true>(p, l, q1, weights, q2, weights2, constants, ox0, count, r, to);
+      else if (p.kernel_w == 3 && !shifts_left)
+        output_chunk<3, false, false>(p, l, q1, weights, q2, weights2, constants, ox0, count, r, to);
       else if (shifts_left)
-        output_chunk<0, true>(p, l, q1, weights, q2, weights2, constants, ox0, count, out_row);
+        output_chunk<0, true, false>(p, l, q1, weights, q2, weights2, constants, ox0, count, r, to);
       else
-        output_chunk<0, false>(p, l, q1, weights, q2, weights2, constants, ox0, count, out_row);
+        output_chunk<0, false, false>(p, l, q1, weights, q2, weights2, constants, ox0, count, r, to);
     };
     const int64_t span = int64_t(p.kernel_w - 1) * p.dilation_w + 1;
     const int32_t rows_used = l.paired_rows || l.stride2_quads ? 4 : p.kernel_h;
-    const int64_t row_bytes = int64_t(p.out_w) * p.in_ch;
     if (l.stride2_quads) {
       // Column chunks outer, rows inner, so that quad m + 1 of a row pair is quad m of the next.
       for (int64_t ox0 = 0; ox0 < p.out_w; ox0 += l.chunk_pixels) {
@@ -459,10 +504,10 @@ bool depthwise_vnni(const DepthwiseConv2dParams& p, const int8_t* input, const i
           const int8_t* image = input + batch * image_bytes;
           const int64_t top = int64_t(oy) * 2 - p.pad_h;
           if (!have_quad) interleave_columns(p, l, image, top, 4, ox0 * p.stride_w, columns, quad);
-          compute(quad, packed_weights, nullptr, nullptr, ox0, count, output + r * row_bytes);
+          compute(quad, packed_weights, nullptr, nullptr, ox0, count, r);
           if (r + 1 < r1 && oy + 1 < p.out_h) {
             interleave_columns(p, l, image, top + 4, 4, ox0 * p.stride_w, columns, next);
-            compute(quad, set1, next, set2, ox0, count, output + (r + 1) * row_bytes);
+            compute(quad, set1, next, set2, ox0, count, r + 1);
             std::swap(quad, next);
             have_quad = oy + 2 < p.out_h;  // the next pair's first quad, unless a new image starts
             r += 2;
@@ -478,13 +523,12 @@ bool depthwise_vnni(const DepthwiseConv2dParams& p, const int8_t* input, const i
       const int64_t batch = r / p.out_h;
       const int32_t oy = int32_t(r % p.out_h);
       const bool pair = l.paired_rows && r + 1 < r1 && oy + 1 < p.out_h;
-      int8_t* out_row = output + r * row_bytes;
       for (int64_t ox0 = 0; ox0 < p.out_w; ox0 += l.chunk_pixels) {
         const int64_t count = std::min<int64_t>(l.chunk_pixels, p.out_w - ox0);
         interleave_columns(p, l, input + batch * image_bytes, int64_t(oy) * p.stride_h - p.pad_h, rows_used,
                            ox0 * p.stride_w, (count - 1) * p.stride_w + span, q);
-        compute(q, packed_weights, nullptr, nullptr, ox0, count, out_row);
-        if (pair) compute(q, set1, nullptr, nullptr, ox0, count, out_row + row_bytes);
+        compute(q, packed_weights, nullptr, nullptr, ox0, count, r);
+        if (pair) compute(q, set1, nullptr, nullptr, ox0, count, r + 1);
       }
       r += pair ? 2 : 1;
     }
@@ -494,12 +538,12 @@ bool depthwise_vnni(const DepthwiseConv2dParams& p, const int8_t* input, const i
 
 #else  // no AVX-512 outside x86-64
 
-bool depthwise_vnni_usable(const DepthwiseConv2dParams&) { return false; }
-size_t depthwise_vnni_scratch_bytes(const DepthwiseConv2dParams&, int) { return 0; }
-bool depthwise_vnni(const DepthwiseConv2dParams&, const int8_t*, const int8_t*, const int32_t*, const int32_t*,
-                    const int32_t*, int8_t*, const Exec&, int) {
+bool depthwise_vnni_usable(const DepthwiseS8Params&, bool) { return false; }
+size_t depthwise_vnni_scratch_bytes(const DepthwiseS8Params&, int) { return 0; }
+bool depthwise_vnni(const DepthwiseS8Params&, const int8_t*, const int8_t*, const int32_t*, const DepthwiseS8Output&,
+                    const Exec&, int) {
   return false;
 }
 
 #endif
-}  // namespace vkrt::cortex_m
+}  // namespace vkrt::compute

@@ -19,12 +19,4 @@ inline CpuFeatures cpu_features() {
 }
 
 }  // namespace vkrt::cortex_m
-
-// Compiles a plain loop for AVX-512 (x86-64-v4), AVX2 (x86-64-v3) and the baseline, picked at
-// load time by the ifunc resolver (GCC target_clones). Empty on other architectures.
-// These clones follow the CPU, not a pinned level.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define VKRT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define VKRT_CLONES
-#endif
+// VKRT_CLONES (target_clones loops) comes from compute/isa.h.

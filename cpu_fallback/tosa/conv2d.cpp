@@ -1,6 +1,6 @@
 // CONV2D and DEPTHWISE_CONV2D (tosa.md §6): checks, and the reference loops (int8 CONV2D runs
-// on the compute core's GEMM, conv2d_int8.cpp, given scratch; int8 DEPTHWISE_CONV2D the
-// vectorised depthwise_int8.cpp).
+// on the compute core's GEMM, conv2d_int8.cpp, given scratch; int8 DEPTHWISE_CONV2D on its
+// depthwise engine, depthwise_int8.cpp).
 #include <algorithm>
 
 #include "cpu_fallback/tosa/conv_common.h"
@@ -224,9 +224,10 @@ Status check_depthwise_conv2d(const TensorRef& input, const TensorRef& weight,
 }
 
 Status depthwise_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                        const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel) {
+                        const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel,
+                        std::span<uint8_t> scratch) {
   VKRT_RETURN_IF_ERROR(check_depthwise_conv2d(input, weight, bias, attrs, output));
-  if (!depthwise_conv2d_int8_fast(input, weight, bias, attrs, output, parallel))
+  if (!depthwise_conv2d_int8_engine(input, weight, bias, attrs, output, parallel, scratch))
     depthwise_conv2d_reference(input, weight, bias, attrs, output);
   return Status::ok();
 }

@@ -9,9 +9,14 @@
 // Memory: the GEMM's scratch comes from the caller (ConvResources::scratch, sized by
 // conv2d_scratch_bytes), and weights that are constants can be packed once ahead
 // (conv2d_pack_weights). Without enough scratch the caller runs the reference loops.
+//
+// conv2d_rescale (CONV2D → RESCALE → CLAMP, fused by the VGF CPU executor) runs the same GEMM
+// in bands of output pixels, each worker with its own band of int32 sums in scratch, and
+// rescales (and clamps) each band while it is in cache: the int32 tensor is never written.
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <vector>
 
 #include "compute/exec.h"
 #include "compute/gemm_s8.h"
@@ -103,17 +108,6 @@ bool gemm_applies(const TensorRef& input, const TensorRef& weight) {
   return input.dtype == DType::Int8 && k > 0 && k <= INT32_MAX / 2 && weight.dim(0) <= INT32_MAX;
 }
 
-// Parallel as the compute core's runner.
-class ParallelRunnerOf final : public vkrt::ParallelRunner {
- public:
-  explicit ParallelRunnerOf(const Parallel& p) : p_(p) {}
-  int num_threads() const override { return p_.threads; }
-  void run(int count, const std::function<void(int)>& task) override { p_.run(count, task); }
-
- private:
-  const Parallel& p_;
-};
-
 // The product of the weights alone (what packing reads): a one-pixel input and output stand in
 // for the activations.
 struct WeightsOnly {
@@ -127,6 +121,51 @@ struct WeightsOnly {
   }
 };
 
+// Rows [first, first + m) of a convolution's A: the band's row r is the image's row first + r.
+struct BandRows {
+  const Im2col* im2col;
+  int64_t first;
+};
+const int8_t* band_window_row(const void* ctx, int64_t r, int8_t* tmp) {
+  const BandRows& b = *static_cast<const BandRows*>(ctx);
+  return window_row(b.im2col, b.first + r, tmp);
+}
+
+// The fused kernel's work: bands of `band` output pixels over `workers` workers, each with
+// `worker_bytes` of scratch (its int32 sums, then its GEMM scratch), after `packed_bytes` of B
+// packed once per call when the caller has not packed it ahead.
+struct FusedBands {
+  compute::GemmS8 g;  // the whole product; a band's is g with m = band rows from `first`
+  Im2col im2col;
+  int64_t band = 0, bands = 0;
+  int workers = 1;
+  size_t packed_bytes = 0, sums_bytes = 0, worker_bytes = 0;
+
+  size_t scratch_bytes() const { return packed_bytes + size_t(workers) * worker_bytes; }
+};
+
+// About 64 KiB of int32 sums per band (L2-resident while it is rescaled), 16 to 1024 pixels.
+int64_t band_pixels(int64_t channels) {
+  return std::clamp<int64_t>((int64_t(64) << 10) / (4 * std::max<int64_t>(channels, 1)), 16, 1024) / 16 * 16;
+}
+
+FusedBands fused_bands(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                       const TensorRef& sums, int threads, const void* packed_weights) {
+  FusedBands f;
+  f.g = conv_gemm(input, weight, bias, attrs, sums, &f.im2col);
+  f.g.packed_b = static_cast<const compute::GemmS8PackedB*>(packed_weights);
+  f.band = std::min<int64_t>(band_pixels(f.g.n), std::max<int64_t>(f.g.m, 1));
+  f.bands = (f.g.m + f.band - 1) / f.band;
+  f.workers = int(std::clamp<int64_t>(f.bands, 1, std::max(threads, 1)));
+  // A per-call packing of B for every band would cost more than the fusion saves: pack once.
+  if (packed_weights == nullptr) f.packed_bytes = compute::align_up(compute::gemm_s8_packed_b_bytes(f.g));
+  compute::GemmS8 one_band = f.g;  // sized with the caller's packed B; without one, generously
+  one_band.m = f.band;
+  f.sums_bytes = compute::align_up(size_t(f.band) * size_t(f.g.n) * sizeof(int32_t));
+  f.worker_bytes = f.sums_bytes + compute::align_up(compute::gemm_s8_scratch_bytes(one_band, 1));
+  return f;
+}
+
 }  // namespace
 
 bool conv2d_int8_gemm(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
@@ -135,21 +174,53 @@ bool conv2d_int8_gemm(const TensorRef& input, const TensorRef& weight, const Ten
   Im2col im2col;
   compute::GemmS8 g = conv_gemm(input, weight, bias, attrs, output, &im2col);
   g.packed_b = static_cast<const compute::GemmS8PackedB*>(resources.packed_weights);
-  const int threads = parallel && parallel->run ? std::max(1, parallel->threads) : 1;
+  ComputeExec exec(parallel, resources.scratch);
   // The scratch the fast path wants for these threads; the minimum (one row) runs the portable loop.
-  if (resources.scratch.size() < compute::gemm_s8_scratch_bytes(g, threads)) return false;
-  std::optional<ParallelRunnerOf> runner;
-  if (threads > 1) runner.emplace(*parallel);
-  compute::Exec exec;
-  exec.scratch = resources.scratch;
-  exec.runner = runner ? &*runner : nullptr;
-  compute::gemm_s8(g, exec);
-  if (g.bias == nullptr && bias.dim(0) == 1) {  // one bias for every channel, added as the reference does
-    const int32_t b = bias.as<const int32_t>()[0];
-    int32_t* out = output.as<int32_t>();
-    for (int64_t i = 0, count = output.num_elements(); i < count; ++i) out[i] = ConvPolicy<int8_t>::add(out[i], b);
-  }
+  if (resources.scratch.size() < compute::gemm_s8_scratch_bytes(g, exec.exec.num_threads())) return false;
+  compute::gemm_s8(g, exec.exec);
+  if (g.bias == nullptr && bias.dim(0) == 1) add_broadcast_bias(bias, output);
   return true;
+}
+
+// The fused bands (see the file comment): false, writing nothing, where the GEMM does not apply
+// or the scratch is short.
+bool conv2d_rescale_int8_bands(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                               const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
+                               const ClampAttr* clamp_attrs, const TensorRef& output, const Parallel* parallel,
+                               const ConvResources& resources) {
+  if (!gemm_applies(input, weight)) return false;
+  const int threads = parallel && parallel->run ? std::max(1, parallel->threads) : 1;
+  FusedBands f = fused_bands(input, weight, bias, attrs, sums, threads, resources.packed_weights);
+  if (resources.scratch.size() < f.scratch_bytes() + 64) return false;
+  uint8_t* base = reinterpret_cast<uint8_t*>(compute::align_up(reinterpret_cast<uintptr_t>(resources.scratch.data())));
+  if (f.packed_bytes > 0) f.g.packed_b = compute::gemm_s8_pack_b(f.g, std::span(base, f.packed_bytes));
+  const int64_t channels = f.g.n;
+  const size_t out_element = dtype_size(output.dtype);
+  const bool broadcast_bias = f.g.bias == nullptr && bias.dim(0) == 1;
+  return run_band_workers(f.workers, parallel, [&](int t) {
+    uint8_t* mine = base + f.packed_bytes + size_t(t) * f.worker_bytes;
+    int32_t* band_sums = reinterpret_cast<int32_t*>(mine);
+    compute::Exec exec;  // one thread per band: the bands are the parallelism
+    exec.scratch = std::span(mine + f.sums_bytes, f.worker_bytes - f.sums_bytes);
+    int64_t b0, b1;
+    compute::split_range(f.bands, f.workers, t, &b0, &b1);
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t first = b * f.band, rows = std::min(f.band, f.g.m - first);
+      compute::GemmS8 g = f.g;
+      BandRows band_rows{&f.im2col, first};
+      g.m = rows;
+      if (g.a_row) g.a_ctx = &band_rows, g.a_row = band_window_row;
+      else g.a += first * g.a_stride;
+      g.c32 = band_sums;
+      compute::gemm_s8(g, exec);
+      const int64_t band_shape[2] = {rows, channels};
+      const TensorRef band_in{DType::Int32, band_shape, band_sums};
+      if (broadcast_bias) add_broadcast_bias(bias, band_in);
+      const TensorRef band_out{output.dtype, band_shape, output.as<uint8_t>() + size_t(first * channels) * out_element};
+      VKRT_RETURN_IF_ERROR(rescale_clamp_band(band_in, rescale_attrs, clamp_attrs, band_out));
+    }
+    return Status::ok();
+  });
 }
 
 }  // namespace vkrt::tosa::detail
@@ -179,6 +250,29 @@ const void* conv2d_pack_weights(const TensorRef& weight, const TensorRef& bias, 
                                 std::span<uint8_t> memory) {
   if (conv2d_packed_weights_bytes(weight, bias, attrs) == 0) return nullptr;
   return compute::gemm_s8_pack_b(WeightsOnly(weight, bias, attrs).g, memory);
+}
+
+size_t conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                   const ConvAttr& attrs, const TensorRef& sums, int threads,
+                                   const void* packed_weights) {
+  const size_t unfused = conv2d_scratch_bytes(input, weight, bias, attrs, sums, threads, packed_weights);
+  if (unfused == 0) return 0;  // not the int8 GEMM, or operands conv2d refuses
+  return std::max(unfused, fused_bands(input, weight, bias, attrs, sums, threads, packed_weights).scratch_bytes() + 64);
+}
+
+Status conv2d_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                      const TensorRef& sums, const RescaleAttr& rescale_attrs, const TensorRef& rescaled,
+                      const ClampAttr* clamp_attrs, const TensorRef& clamped, const Parallel* parallel,
+                      const ConvResources& resources) {
+  VKRT_RETURN_IF_ERROR(check_conv2d(input, weight, bias, attrs, sums));
+  VKRT_RETURN_IF_ERROR(check_rescale(sums, rescale_attrs, rescaled));
+  if (clamp_attrs) VKRT_RETURN_IF_ERROR(check_clamp(rescaled, *clamp_attrs, clamped));
+  if (conv2d_rescale_int8_bands(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs,
+                                clamp_attrs ? clamped : rescaled, parallel, resources))
+    return Status::ok();
+  VKRT_RETURN_IF_ERROR(conv2d(input, weight, bias, attrs, sums, parallel, resources));
+  VKRT_RETURN_IF_ERROR(rescale(sums, rescale_attrs, rescaled, parallel));
+  return clamp_attrs ? clamp(rescaled, *clamp_attrs, clamped) : Status::ok();
 }
 
 }  // namespace vkrt::tosa

@@ -4,6 +4,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "compute/exec.h"
 
 #include "cpu_fallback/tosa/kernel_util.h"
 #include "cpu_fallback/tosa/tosa_kernels.h"
@@ -88,11 +93,67 @@ inline void run_conv_rows(const ConvJob& job, int64_t taps, const Parallel* para
 bool conv2d_int8_gemm(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
                       const TensorRef& output, const Parallel* parallel, const ConvResources& resources);
 
-// The int8 depthwise fast path (depthwise_int8.cpp): the reference loops' results, vectorised,
-// split by output rows over `parallel` (may be null). False, writing nothing, where it does
-// not apply (another dtype, more taps than int32 sums can hold exactly, a channel multiplier
-// above 1). Operands are checked by the caller.
-bool depthwise_conv2d_int8_fast(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel);
+// The int8 DEPTHWISE_CONV2D on the compute core's depthwise engine (depthwise_int8.cpp): false,
+// writing nothing, where it does not apply (another dtype, a weight zero point). Without
+// enough scratch (depthwise_conv2d_scratch_bytes) the engine takes its scratch-free paths.
+// Operands are checked by the caller.
+bool depthwise_conv2d_int8_engine(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                  const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel,
+                                  std::span<uint8_t> scratch);
+
+// A compute-core call's Exec for `parallel` (may be null: the calling thread) and `scratch`.
+class ComputeExec {
+ public:
+  ComputeExec(const Parallel* parallel, std::span<uint8_t> scratch) : runner_(parallel) {
+    exec.scratch = scratch;
+    exec.runner = parallel && parallel->run && parallel->threads > 1 ? &runner_ : nullptr;
+  }
+  ComputeExec(const ComputeExec&) = delete;
+  ComputeExec& operator=(const ComputeExec&) = delete;
+  compute::Exec exec;
+
+ private:
+  class Runner final : public vkrt::ParallelRunner {
+   public:
+    explicit Runner(const Parallel* p) : p_(p) {}
+    int num_threads() const override { return p_->threads; }
+    void run(int count, const std::function<void(int)>& task) override { p_->run(count, task); }
+
+   private:
+    const Parallel* p_;
+  };
+  Runner runner_;
+};
+
+// Adds a bias of one element to every output, wrapping as ConvPolicy<int8_t>::finish: the
+// compute core takes per-channel biases only.
+inline void add_broadcast_bias(const TensorRef& bias, const TensorRef& output) {
+  const int32_t b = bias.as<const int32_t>()[0];
+  int32_t* out = output.as<int32_t>();
+  for (int64_t i = 0, count = output.num_elements(); i < count; ++i) out[i] = ConvPolicy<int8_t>::add(out[i], b);
+}
+
+// The fused chains' parts (conv2d_rescale, depthwise_conv2d_rescale): each band of int32 sums,
+// `sums` [rows, channels] with its bias, is rescaled into `out` (the final tensor's rows) and
+// clamped there in place.
+inline Status rescale_clamp_band(const TensorRef& sums, const RescaleAttr& rescale_attrs, const ClampAttr* clamp_attrs,
+                                 const TensorRef& out) {
+  VKRT_RETURN_IF_ERROR(rescale(sums, rescale_attrs, out));
+  return clamp_attrs ? clamp(out, *clamp_attrs, out) : Status::ok();
+}
+
+// Runs band_worker(t) for t < workers, on `parallel` when there are several (each worker takes
+// its own bands, one at a time). False when a worker reports an error: the operands were checked
+// by the caller, so none does; should one, the caller runs the unfused kernels, which report it.
+template <typename BandWorker>
+bool run_band_workers(int workers, const Parallel* parallel, const BandWorker& band_worker) {
+  std::vector<Status> results(static_cast<size_t>(workers));
+  auto task = [&](int t) { results[size_t(t)] = band_worker(t); };
+  if (workers > 1)
+    parallel->run(workers, task);
+  else
+    task(0);
+  return std::all_of(results.begin(), results.end(), [](const Status& s) { return s.is_ok(); });
+}
 
 }  // namespace vkrt::tosa::detail

@@ -81,14 +81,45 @@ size_t conv2d_packed_weights_bytes(const TensorRef& weight, const TensorRef& bia
 const void* conv2d_pack_weights(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
                                 std::span<uint8_t> memory);
 
+// CONV2D, then RESCALE of its output `sums`, then (clamp_attrs not null) CLAMP of the rescaled
+// tensor into `clamped`: the chain the VGF CPU executor fuses where nothing else reads `sums`
+// or `rescaled`. Each op is checked as alone. The int8 convolution runs in bands of output
+// pixels that are rescaled (and clamped) while in cache, given conv2d_rescale_scratch_bytes of
+// scratch: then `sums` and, with a CLAMP, `rescaled` are not written. Otherwise the three
+// kernels run in turn. The final tensor's values are the same either way.
+Status conv2d_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                      const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
+                      const TensorRef& rescaled, const ClampAttr* clamp_attrs, const TensorRef& clamped,
+                      const Parallel* parallel = nullptr, const ConvResources& resources = {});
+size_t conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                    const ConvAttr& attrs, const TensorRef& sums, int threads,
+                                    const void* packed_weights = nullptr);
+
 // DEPTHWISE_CONV2D: input [N,IH,IW,C], weight [KH,KW,C,M], bias [C*M] or [1]
 // -> output [N,OH,OW,C*M], output channel c*M + m. Same attributes as CONV2D.
 Status check_depthwise_conv2d(const TensorRef& input, const TensorRef& weight,
                               const TensorRef& bias, const ConvAttr& attrs,
                               const TensorRef& output);
+// The int8 one runs on the compute core's depthwise engine (cpu_fallback/compute/depthwise_s8.h;
+// weight_zp 0; otherwise the reference loops); `scratch` of depthwise_conv2d_scratch_bytes() for
+// the threads of `parallel` lets it take its fastest path (AVX-512 VNNI). Same values either way.
 Status depthwise_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                         const ConvAttr& attrs, const TensorRef& output,
-                        const Parallel* parallel = nullptr);
+                        const Parallel* parallel = nullptr, std::span<uint8_t> scratch = {});
+// Scratch depthwise_conv2d can use on `threads` threads (0: none; operands checked as
+// depthwise_conv2d checks them, their data not read).
+size_t depthwise_conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                      const ConvAttr& attrs, const TensorRef& output, int threads);
+
+// DEPTHWISE_CONV2D -> RESCALE (-> CLAMP) as conv2d_rescale does it for CONV2D: bands of output
+// rows rescaled while in cache given depthwise_conv2d_rescale_scratch_bytes of scratch, else the
+// kernels in turn. The final tensor's values are the same either way.
+Status depthwise_conv2d_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
+                                const TensorRef& rescaled, const ClampAttr* clamp_attrs, const TensorRef& clamped,
+                                const Parallel* parallel = nullptr, std::span<uint8_t> scratch = {});
+size_t depthwise_conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                              const ConvAttr& attrs, const TensorRef& sums, int threads);
 
 // CONV3D: input [N,ID,IH,IW,IC], weight [OC,KD,KH,KW,IC], bias [OC] or [1] -> [N,OD,OH,OW,OC];
 // all six pads and three strides/dilations of ConvAttr.

@@ -202,7 +202,7 @@ TEST(TosaDepthwiseConv2d, ChannelMultiplier) {
   auto w = i8({2, 2, 2, 2}, wv);
   auto b = i32({4}, {0, 1, 2, 3});
   auto out = i32({1, 1, 1, 4});
-  EXPECT_TOSA_OK(depthwise_conv2d(in, w, b, ConvAttr{}, out));
+  EXPECT_TOSA_OK(depthwise_conv2d_every_path(in, w, b, ConvAttr{}, out));
   EXPECT_EQ(out.data, (std::vector<int32_t>{10, 21, 28, -23}));
   // Padding 1 on all sides, stride 2: OH = (2-1+2-1)/2+1 = 2; output (0,0) sees only input (0,0)
   // at kernel tap (1,1) (p = 3): c0m0 1, c0m1 3, c1m0 5, c1m1 -5, plus bias.
@@ -210,7 +210,7 @@ TEST(TosaDepthwiseConv2d, ChannelMultiplier) {
   a.pad[0] = a.pad[1] = a.pad[2] = a.pad[3] = 1;
   a.stride[0] = a.stride[1] = 2;
   auto out2 = i32({1, 2, 2, 4});
-  EXPECT_TOSA_OK(depthwise_conv2d(in, w, b, a, out2));
+  EXPECT_TOSA_OK(depthwise_conv2d_every_path(in, w, b, a, out2));
   EXPECT_EQ(std::vector<int32_t>(out2.data.begin(), out2.data.begin() + 4), (std::vector<int32_t>{1, 4, 7, -2}));
   // Output (1,1) sees input (1,1) = (4, 8) at tap (0,0) (p = 0): 4, 0, 8, -8.
   EXPECT_EQ(std::vector<int32_t>(out2.data.end() - 4, out2.data.end()), (std::vector<int32_t>{4, 1, 10, -5}));

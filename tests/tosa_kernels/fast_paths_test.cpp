@@ -93,7 +93,9 @@ TEST(TosaFastPaths, Conv2dInt8MatchesReferenceLoops) {
 TEST(TosaFastPaths, DepthwiseInt8MatchesReferenceLoops) {
   std::mt19937 rng(7);
   for (const ConvCase& c : kConvCases) {
-    for (int64_t multiplier : {1, 2}) {  // 2 takes the reference loops; both must agree with them
+    // The engine runs where the weight zero point is 0 (each case once that way); multiplier 2
+    // takes its portable row.
+    for (const auto& [multiplier, weight_zp] : {std::pair<int64_t, int64_t>{1, c.w_zp}, {1, 0}, {2, 0}}) {
       const int64_t oh = out_size(c.ih, c.pad_t, c.pad_b, c.kh, c.dil_y, c.stride_y);
       const int64_t ow = out_size(c.iw, c.pad_l, c.pad_r, c.kw, c.dil_x, c.stride_x);
       const int64_t channels = c.ic * multiplier;
@@ -104,11 +106,12 @@ TEST(TosaFastPaths, DepthwiseInt8MatchesReferenceLoops) {
       fill_random(w.data, rng, -128, 127);
       fill_random(bias.data, rng, -100000, 100000);
       auto fast = i32({c.n, oh, ow, channels}), reference = i32({c.n, oh, ow, channels});
-      const ConvAttr a = attrs_of(c);
-      ASSERT_TOSA_OK(depthwise_conv2d(in, w, bias, a, fast));
+      ConvAttr a = attrs_of(c);
+      a.weight_zp = weight_zp;
+      ASSERT_TOSA_OK(depthwise_conv2d_every_path(in, w, bias, a, fast));
       detail::depthwise_conv2d_reference(in, w, bias, a, reference);
       EXPECT_EQ(fast.data, reference.data) << "depthwise " << c.ih << "x" << c.iw << "x" << c.ic << " multiplier "
-                                           << multiplier;
+                                           << multiplier << " weight_zp " << weight_zp;
     }
   }
 }
@@ -268,6 +271,10 @@ TEST(TosaFastPaths, SplitOverThreadsGivesTheSameBytes) {
   ASSERT_TOSA_OK(depthwise_conv2d(dw_in, dw, dw_bias, a, dw_split, &threads.parallel));
   EXPECT_EQ(dw_split.data, dw_serial.data);
   EXPECT_EQ(threads.tasks, 3);
+  ASSERT_TOSA_OK(depthwise_conv2d_every_path(dw_in, dw, dw_bias, a, dw_split, &threads.parallel));
+  EXPECT_EQ(dw_split.data, dw_serial.data);
+  EXPECT_GT(threads.tasks, 3);
+  threads.tasks = 0;
 
   // RESCALE per channel and per tensor over the convolution's 2*27*26*40 = 56160 sums, repeated
   // to 280800 elements (above the threshold).
@@ -289,14 +296,135 @@ TEST(TosaFastPaths, SplitOverThreadsGivesTheSameBytes) {
     ASSERT_TOSA_OK(rescale(sums, r, q_split, &threads.parallel));
     EXPECT_EQ(q_split.data, q_serial.data) << (per_channel ? "per channel" : "per tensor");
   }
-  EXPECT_EQ(threads.tasks, 9);
+  EXPECT_EQ(threads.tasks, 6);
 
   // Below the thresholds nothing is handed to the threads.
   auto small_in = i8({1, 4, 4, 3});
   auto small_out = i32({1, 4, 4, c.oc});
   auto small_w = i8({c.oc, 1, 1, 3});
   ASSERT_TOSA_OK(conv2d_every_path(small_in, small_w, bias, ConvAttr{}, small_out, &threads.parallel));
-  EXPECT_EQ(threads.tasks, 9);
+  EXPECT_EQ(threads.tasks, 6);
+}
+
+// CONV2D -> RESCALE -> CLAMP as one kernel (conv2d_rescale, the CPU executor's fusion) equals
+// the three reference kernels in turn, on every path: each ISA level, scratch or none (then the
+// kernels run in turn), weights packed ahead or not, one thread or three; per-channel and
+// per-tensor scales, with and without the CLAMP.
+TEST(TosaFastPaths, Conv2dRescaleClampFusedEqualsTheOpsInTurn) {
+  std::mt19937 rng(99);
+  CountingThreads three(3);
+  std::vector<ConvCase> cases(std::begin(kConvCases), std::end(kConvCases));
+  // Several bands of output pixels: a windowed convolution (4 bands) and a pointwise one (10).
+  cases.push_back({2, 27, 26, 24, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, -128, 0, false});
+  cases.push_back({1, 40, 40, 16, 96, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 3, 0, false});
+  for (const ConvCase& c : cases) {
+    const int64_t oh = out_size(c.ih, c.pad_t, c.pad_b, c.kh, c.dil_y, c.stride_y);
+    const int64_t ow = out_size(c.iw, c.pad_l, c.pad_r, c.kw, c.dil_x, c.stride_x);
+    auto in = i8({c.n, c.ih, c.iw, c.ic});
+    auto w = i8({c.oc, c.kh, c.kw, c.ic});
+    auto bias = i32({c.bias_broadcast ? 1 : c.oc});
+    fill_random(in.data, rng, -128, 127);
+    fill_random(w.data, rng, -128, 127);
+    fill_random(bias.data, rng, -100000, 100000);
+    const ConvAttr a = attrs_of(c);
+    const bool per_channel = c.oc % 2 == 0;
+    RescaleAttr r;
+    r.scale32 = true;
+    r.rounding_mode = RoundingMode::DoubleRound;
+    r.per_channel = per_channel;
+    r.output_zp = -5;
+    for (int64_t k = 0; k < (per_channel ? c.oc : 1); ++k) {
+      r.multiplier.push_back(1 << 30 | int32_t(rng() % (1u << 29)));
+      r.shift.push_back(int8_t(36 + k % 4));
+    }
+    ClampAttr clamp_attr;
+    clamp_attr.min_int = -100, clamp_attr.max_int = 90;
+    // The ops in turn, reference loops only.
+    auto sums = i32({c.n, oh, ow, c.oc});
+    auto want_rescaled = i8({c.n, oh, ow, c.oc}), want_clamped = i8({c.n, oh, ow, c.oc});
+    detail::conv2d_reference(in, w, bias, a, sums);
+    ASSERT_TOSA_OK(rescale(sums, r, want_rescaled));
+    ASSERT_TOSA_OK(clamp(want_rescaled, clamp_attr, want_clamped));
+    for (compute::Isa isa : compute::available_isas()) {
+      compute::ScopedIsa pin(isa);
+      for (const Parallel* parallel : {static_cast<const Parallel*>(nullptr), static_cast<const Parallel*>(&three.parallel)}) {
+        const int threads = parallel ? 3 : 1;
+        for (bool pack : {false, true})
+          for (bool with_scratch : {false, true})
+            for (bool with_clamp : {false, true}) {
+              std::vector<uint8_t> packed(pack ? conv2d_packed_weights_bytes(w, bias, a) : 0);
+              const void* packed_weights = packed.empty() ? nullptr : conv2d_pack_weights(w, bias, a, packed);
+              std::vector<uint8_t> scratch(
+                  with_scratch ? conv2d_rescale_scratch_bytes(in, w, bias, a, sums, threads, packed_weights) : 0, 0xA5);
+              auto got_sums = i32({c.n, oh, ow, c.oc});
+              auto rescaled = i8({c.n, oh, ow, c.oc}), clamped = i8({c.n, oh, ow, c.oc});
+              ASSERT_TOSA_OK(conv2d_rescale(in, w, bias, a, got_sums, r, rescaled, with_clamp ? &clamp_attr : nullptr,
+                                            clamped, parallel, ConvResources{scratch, packed_weights}));
+              EXPECT_EQ(with_clamp ? clamped.data : rescaled.data, with_clamp ? want_clamped.data : want_rescaled.data)
+                  << "conv " << c.ih << "x" << c.iw << "x" << c.ic << " -> " << c.oc << " at " << compute::isa_name(isa)
+                  << ", " << threads << " threads" << (pack ? ", packed" : "") << (with_scratch ? ", scratch" : "")
+                  << (with_clamp ? ", clamped" : "");
+            }
+      }
+    }
+  }
+}
+
+// DEPTHWISE_CONV2D -> RESCALE -> CLAMP as one kernel (depthwise_conv2d_rescale) equals the
+// three reference kernels in turn on every path, as for CONV2D above; several images and bands of
+// output rows, padding seen by the first bands only, strides 1 and 2.
+TEST(TosaFastPaths, DepthwiseRescaleClampFusedEqualsTheOpsInTurn) {
+  std::mt19937 rng(98);
+  CountingThreads three(3);
+  std::vector<ConvCase> cases(std::begin(kConvCases), std::end(kConvCases));
+  cases.push_back({2, 27, 26, 150, 150, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, -128, 0, false});  // 5 bands an image
+  cases.push_back({1, 57, 40, 96, 96, 3, 3, 3, 1, 0, 1, 2, 2, 1, 1, 7, 0, true});      // stride 2, pad 3 on top
+  cases.push_back({1, 8, 130, 150, 150, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, -3, 0, false});  // one row a band: bands 1, 2 padded
+  for (const ConvCase& c : cases) {
+    const int64_t oh = out_size(c.ih, c.pad_t, c.pad_b, c.kh, c.dil_y, c.stride_y);
+    const int64_t ow = out_size(c.iw, c.pad_l, c.pad_r, c.kw, c.dil_x, c.stride_x);
+    auto in = i8({c.n, c.ih, c.iw, c.ic});
+    auto w = i8({c.kh, c.kw, c.ic, 1});
+    auto bias = i32({c.bias_broadcast ? 1 : c.ic});
+    fill_random(in.data, rng, -128, 127);
+    fill_random(w.data, rng, -128, 127);
+    fill_random(bias.data, rng, -100000, 100000);
+    ConvAttr a = attrs_of(c);
+    a.weight_zp = 0;  // the engine's case; a weight zero point takes the kernels in turn
+    RescaleAttr r;
+    r.scale32 = true;
+    r.rounding_mode = RoundingMode::SingleRound;
+    r.per_channel = true;
+    r.output_zp = 3;
+    for (int64_t k = 0; k < c.ic; ++k) {
+      r.multiplier.push_back(1 << 30 | int32_t(rng() % (1u << 29)));
+      r.shift.push_back(int8_t(33 + k % 5));
+    }
+    ClampAttr clamp_attr;
+    clamp_attr.min_int = -128, clamp_attr.max_int = 100;
+    auto sums = i32({c.n, oh, ow, c.ic});
+    auto want_rescaled = i8({c.n, oh, ow, c.ic}), want_clamped = i8({c.n, oh, ow, c.ic});
+    detail::depthwise_conv2d_reference(in, w, bias, a, sums);
+    ASSERT_TOSA_OK(rescale(sums, r, want_rescaled));
+    ASSERT_TOSA_OK(clamp(want_rescaled, clamp_attr, want_clamped));
+    for (compute::Isa isa : compute::available_isas()) {
+      compute::ScopedIsa pin(isa);
+      for (const Parallel* parallel : {static_cast<const Parallel*>(nullptr), static_cast<const Parallel*>(&three.parallel)})
+        for (bool with_scratch : {false, true})
+          for (bool with_clamp : {false, true}) {
+            const int threads = parallel ? 3 : 1;
+            std::vector<uint8_t> scratch(
+                with_scratch ? depthwise_conv2d_rescale_scratch_bytes(in, w, bias, a, sums, threads) : 0, 0xA5);
+            auto got_sums = i32({c.n, oh, ow, c.ic});
+            auto rescaled = i8({c.n, oh, ow, c.ic}), clamped = i8({c.n, oh, ow, c.ic});
+            ASSERT_TOSA_OK(depthwise_conv2d_rescale(in, w, bias, a, got_sums, r, rescaled,
+                                                    with_clamp ? &clamp_attr : nullptr, clamped, parallel, scratch));
+            EXPECT_EQ(with_clamp ? clamped.data : rescaled.data, with_clamp ? want_clamped.data : want_rescaled.data)
+                << "depthwise " << c.n << "x" << c.ih << "x" << c.iw << "x" << c.ic << " at " << compute::isa_name(isa)
+                << ", " << threads << " threads" << (with_scratch ? ", scratch" : "") << (with_clamp ? ", clamped" : "");
+          }
+    }
+  }
 }
 
 }  // namespace

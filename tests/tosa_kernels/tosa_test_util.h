@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compute/isa.h"
+#include "cpu_fallback/tosa/reference_loops.h"
 #include "cpu_fallback/tosa/tosa_kernels.h"
 
 namespace vkrt::tosa::test {
@@ -75,6 +76,36 @@ inline Status conv2d_every_path(const TensorRef& input, const TensorRef& weight,
       EXPECT_EQ(std::memcmp(output.data, reference.data(), bytes), 0)
           << "CONV2D on the GEMM differs from the reference loops at ISA level " << compute::isa_name(isa)
           << (packed_weights ? ", weights packed ahead" : "");
+    }
+  }
+  std::memcpy(output.data, reference.data(), bytes);
+  return s;
+}
+
+// DEPTHWISE_CONV2D through every path: the reference loops (int8: a weight zero point; any
+// other dtype) or, for int8, the compute core's depthwise engine at every ISA level this CPU
+// has, without scratch and with depthwise_conv2d_scratch_bytes of it. Returns the first run's
+// status; the test fails where a path's output differs from the reference loops', which
+// `output` ends with.
+inline Status depthwise_conv2d_every_path(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                          const ConvAttr& attrs, const TensorRef& output,
+                                          const Parallel* parallel = nullptr) {
+  Status s = depthwise_conv2d(input, weight, bias, attrs, output, parallel);
+  if (!s.is_ok() || input.dtype != DType::Int8) return s;
+  const size_t bytes = size_t(output.num_elements()) * sizeof(int32_t);
+  detail::depthwise_conv2d_reference(input, weight, bias, attrs, output);
+  const std::vector<uint8_t> reference(output.as<uint8_t>(), output.as<uint8_t>() + bytes);
+  const int threads = parallel ? parallel->threads : 1;
+  for (compute::Isa isa : compute::available_isas()) {
+    compute::ScopedIsa pin(isa);
+    for (bool with_scratch : {false, true}) {
+      std::vector<uint8_t> scratch(
+          with_scratch ? depthwise_conv2d_scratch_bytes(input, weight, bias, attrs, output, threads) : 0, 0xA5);
+      std::memset(output.data, 0x5A, bytes);
+      EXPECT_TRUE(depthwise_conv2d(input, weight, bias, attrs, output, parallel, scratch).is_ok());
+      EXPECT_EQ(std::memcmp(output.data, reference.data(), bytes), 0)
+          << "DEPTHWISE_CONV2D differs from the reference loops at ISA level " << compute::isa_name(isa)
+          << (with_scratch ? ", with scratch" : ", no scratch");
     }
   }
   std::memcpy(output.data, reference.data(), bytes);

@@ -2,6 +2,8 @@
 #include "vgf/cpu/cpu_executor.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -36,6 +38,10 @@ class CpuExecutor final : public GraphExecutor {
   // Sizes the scratch for the ops' current shapes and `threads` (allocates only when it grows).
   Status size_scratch(int threads);
   Status run_ops(const tosa::Parallel* parallel);
+  // Finds the (DEPTHWISE_)CONV2D → RESCALE (→ CLAMP) chains run as one kernel (cpu::ConvRescaleChain).
+  void plan_fusions(bool enabled);
+  // The chain that op i (a fused CONV2D) heads, its operands bound for this run.
+  cpu::ConvRescaleChain chain_of(size_t i);
   tosa::TensorRef ref(TensorId t) const {
     return tosa::TensorRef{graph_->tensors[t].dtype, shapes_[t], data_[t]};
   }
@@ -56,6 +62,14 @@ class CpuExecutor final : public GraphExecutor {
   // Scratch shared by the ops that take it (they run one at a time): the largest any needs.
   std::unique_ptr<uint8_t[]> scratch_;
   size_t scratch_bytes_ = 0;
+  // Per op: the RESCALE and CLAMP ops a convolution runs fused with (kNoOp: none), and whether the op
+  // is run by the CONV2D before it.
+  static constexpr size_t kNoOp = SIZE_MAX;
+  struct Fusion {
+    size_t rescale = kNoOp, clamp = kNoOp;
+  };
+  std::vector<Fusion> fusions_;
+  std::vector<bool> fused_away_;
   // VgfOptions::profile: each op's span in the last run, on the tracer clock (sized at prepare).
   bool profile_ = false;
   std::vector<std::pair<uint64_t, uint64_t>> op_ns_;
@@ -89,6 +103,11 @@ Status CpuExecutor::prepare(const Graph& graph, const ExecutorOptions& options) 
   VKRT_CHECK_OR_RETURN(unsupported.empty(), NotSupported,
                        "cpu executor: unsupported TOSA ops: ", unsupported);
   in_refs_.resize(max_inputs);
+  // VKRT_CPU_FUSION=0 runs every op on its own (to compare, or to time each op alone).
+  const char* fusion = std::getenv("VKRT_CPU_FUSION");
+  VKRT_CHECK_OR_RETURN(fusion == nullptr || std::strcmp(fusion, "0") == 0 || std::strcmp(fusion, "1") == 0,
+                       InvalidArgument, "VKRT_CPU_FUSION must be 0 or 1, not '", fusion ? fusion : "", "'");
+  plan_fusions(fusion == nullptr || fusion[0] == '1');
 
   storage_.assign(graph.tensors.size(), Storage::Intermediate);
   data_.assign(graph.tensors.size(), nullptr);
@@ -120,6 +139,57 @@ Status CpuExecutor::prepare(const Graph& graph, const ExecutorOptions& options) 
     VKRT_RETURN_IF_ERROR(check_ops_with_shapes());
   }
   return Status::ok();
+}
+
+// A CONV2D's or DEPTHWISE_CONV2D's int32 output is read only by a RESCALE, whose output may be
+// read only by a CLAMP: the chain runs as one kernel that never writes the int32 tensor. Graph outputs are
+// never fused away (their bytes must be written).
+void CpuExecutor::plan_fusions(bool enabled) {
+  const Graph& g = *graph_;
+  std::vector<int> readers(g.tensors.size(), 0);
+  std::vector<size_t> reader(g.tensors.size(), kNoOp);
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    for (TensorId t : g.ops[i].inputs) ++readers[t], reader[t] = i;
+  for (const GraphIO& out : g.outputs) readers[out.tensor] += 2;
+  // The op reading tensor t as its first input, when it is t's only reader and of this kind.
+  auto sole_reader = [&](TensorId t, OpKind kind) {
+    const size_t r = readers[t] == 1 ? reader[t] : kNoOp;
+    return r != kNoOp && g.ops[r].kind == kind && g.ops[r].inputs[0] == t && g.ops[r].outputs.size() == 1 ? r : kNoOp;
+  };
+  fusions_.assign(g.ops.size(), Fusion{});
+  fused_away_.assign(g.ops.size(), false);
+  for (size_t i = 0; enabled && i < g.ops.size(); ++i) {
+    const OpKind kind = g.ops[i].kind;
+    if ((kind != OpKind::CONV2D && kind != OpKind::DEPTHWISE_CONV2D) || g.ops[i].inputs.size() < 3 ||
+        g.ops[i].outputs.size() != 1)
+      continue;
+    const size_t rescale = sole_reader(g.ops[i].outputs[0], OpKind::RESCALE);
+    if (rescale == kNoOp) continue;
+    fusions_[i].rescale = rescale;
+    fused_away_[rescale] = true;
+    const size_t clamp = sole_reader(g.ops[rescale].outputs[0], OpKind::CLAMP);
+    if (clamp == kNoOp) continue;
+    fusions_[i].clamp = clamp;
+    fused_away_[clamp] = true;
+  }
+}
+
+cpu::ConvRescaleChain CpuExecutor::chain_of(size_t i) {
+  const Op& conv = graph_->ops[i];
+  const Fusion& f = fusions_[i];
+  cpu::ConvRescaleChain c;
+  c.kind = conv.kind;
+  for (size_t k = 0; k < 3; ++k) in_refs_[k] = ref(conv.inputs[k]);
+  c.conv = plans_[i].get();
+  c.conv_in = std::span(in_refs_.data(), 3);
+  c.sums = ref(conv.outputs[0]);
+  c.rescale = plans_[f.rescale].get();
+  c.rescaled = ref(graph_->ops[f.rescale].outputs[0]);
+  if (f.clamp != kNoOp) {
+    c.clamp = plans_[f.clamp].get();
+    c.clamped = ref(graph_->ops[f.clamp].outputs[0]);
+  }
+  return c;
 }
 
 Status CpuExecutor::allocate_intermediates() {
@@ -249,8 +319,13 @@ KernelArgs CpuExecutor::args_of(size_t i, tosa::TensorRef* outs, const tosa::Par
 Status CpuExecutor::size_scratch(int threads) {
   size_t need = 0;
   tosa::TensorRef outs[2];
-  for (size_t i = 0; i < graph_->ops.size(); ++i)
-    need = std::max(need, cpu::kernel_scratch_bytes(graph_->ops[i].kind, *plans_[i], args_of(i, outs, nullptr), threads));
+  for (size_t i = 0; i < graph_->ops.size(); ++i) {
+    if (fused_away_[i]) continue;
+    const size_t bytes = fusions_[i].rescale != kNoOp
+                             ? cpu::conv2d_rescale_scratch(chain_of(i), threads)
+                             : cpu::kernel_scratch_bytes(graph_->ops[i].kind, *plans_[i], args_of(i, outs, nullptr), threads);
+    need = std::max(need, bytes);
+  }
   if (need <= scratch_bytes_) return Status::ok();
   scratch_.reset(new (std::nothrow) uint8_t[need]);
   scratch_bytes_ = scratch_ ? need : 0;
@@ -262,9 +337,11 @@ Status CpuExecutor::run_ops(const tosa::Parallel* parallel) {
   tosa::TensorRef outs[2];
   for (size_t i = 0; i < graph_->ops.size(); ++i) {
     const Op& op = graph_->ops[i];
-    const KernelArgs args = args_of(i, outs, parallel);
+    if (fused_away_[i]) continue;  // run by the CONV2D before it
     const uint64_t start = profile_ ? trace_now_ns() : 0;
-    Status s = call_kernel(op.kind, *plans_[i], args);
+    Status s = fusions_[i].rescale != kNoOp
+                   ? cpu::run_conv2d_rescale(chain_of(i), parallel, std::span(scratch_.get(), scratch_bytes_))
+                   : call_kernel(op.kind, *plans_[i], args_of(i, outs, parallel));
     if (profile_) op_ns_[i] = {start, trace_now_ns()};
     if (!s.is_ok()) {
       return make_error(s.code(), "op ", i, " (", op_name(op.kind), " ", op.debug_name, "): ", s.message());
@@ -273,13 +350,18 @@ Status CpuExecutor::run_ops(const tosa::Parallel* parallel) {
   return Status::ok();
 }
 
-// One entry per op, "<OP> [cpu]" (the Vulkan executor names its dispatches "<fused ops>
-// [<shader>]"), so that --profile tables of the two executors read side by side.
+// One entry per kernel call, "<OP> [cpu]", or e.g. "CONV2D+RESCALE+CLAMP [cpu]" for a fused chain
+// (the Vulkan executor names its dispatches "<fused ops> [<shader>]"), so that --profile tables
+// of the two executors read side by side.
 std::vector<DelegateProfileEntry> CpuExecutor::op_profile() const {
   std::vector<DelegateProfileEntry> steps;
   for (size_t i = 0; i < op_ns_.size(); ++i) {
+    if (fused_away_[i]) continue;
     const auto [start, end] = op_ns_[i];
-    steps.push_back({std::string(op_name(graph_->ops[i].kind)) + " [cpu]", double(end - start) * 1e-6, start, end, {}});
+    std::string name = op_name(graph_->ops[i].kind);
+    if (fusions_[i].rescale != kNoOp) name += "+RESCALE";
+    if (fusions_[i].clamp != kNoOp) name += "+CLAMP";
+    steps.push_back({name + " [cpu]", double(end - start) * 1e-6, start, end, {}});
   }
   return steps;
 }

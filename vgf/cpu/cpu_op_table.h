@@ -84,4 +84,21 @@ Status call_kernel(OpKind kind, const PlannedOp& plan, const KernelArgs& args);
 // The scratch a planned op's kernel wants (0 for most).
 size_t kernel_scratch_bytes(OpKind kind, const PlannedOp& plan, const KernelArgs& args, int threads);
 
+// A CONV2D or DEPTHWISE_CONV2D whose output only a RESCALE reads, and optionally that RESCALE's
+// output only a CLAMP: the executor runs the chain as one kernel (tosa::conv2d_rescale or
+// tosa::depthwise_conv2d_rescale, cpu_ops_conv_pool.cpp) in place of the three. `conv_in` are the
+// convolution's operands; `sums`, `rescaled` and `clamped` the three ops' outputs.
+struct ConvRescaleChain {
+  OpKind kind = OpKind::CONV2D;  // or DEPTHWISE_CONV2D
+  const PlannedOp* conv = nullptr;
+  std::span<const tosa::TensorRef> conv_in;
+  tosa::TensorRef sums;
+  const PlannedOp* rescale = nullptr;
+  tosa::TensorRef rescaled;
+  const PlannedOp* clamp = nullptr;  // null: no CLAMP in the chain
+  tosa::TensorRef clamped;
+};
+Status run_conv2d_rescale(const ConvRescaleChain& chain, const tosa::Parallel* parallel, std::span<uint8_t> scratch);
+size_t conv2d_rescale_scratch(const ConvRescaleChain& chain, int threads);
+
 }  // namespace vkrt::vgf::cpu

@@ -49,7 +49,11 @@ size_t conv2d_scratch(const PlannedOp& p, const KernelArgs& a, int threads) {
 Status run_depthwise_conv2d(const PlannedOp& p, const KernelArgs& a) {
   const auto& attr = p.ir_attr<ConvAttr>();
   if (a.check_only) return tosa::check_depthwise_conv2d(a.in[0], a.in[1], a.in[2], attr, a.out[0]);
-  return tosa::depthwise_conv2d(a.in[0], a.in[1], a.in[2], attr, a.out[0], a.parallel);
+  return tosa::depthwise_conv2d(a.in[0], a.in[1], a.in[2], attr, a.out[0], a.parallel, a.scratch);
+}
+
+size_t depthwise_conv2d_scratch(const PlannedOp& p, const KernelArgs& a, int threads) {
+  return tosa::depthwise_conv2d_scratch_bytes(a.in[0], a.in[1], a.in[2], p.ir_attr<ConvAttr>(), a.out[0], threads);
 }
 
 Status run_conv3d(const PlannedOp& p, const KernelArgs& a) {
@@ -87,7 +91,7 @@ Status run_max_pool2d(const PlannedOp& p, const KernelArgs& a) {
 
 constexpr CpuOpImpl kOps[] = {
     {OpKind::CONV2D, plan_conv2d, run_conv2d, conv2d_scratch},
-    {OpKind::DEPTHWISE_CONV2D, nullptr, run_depthwise_conv2d},
+    {OpKind::DEPTHWISE_CONV2D, nullptr, run_depthwise_conv2d, depthwise_conv2d_scratch},
     {OpKind::CONV3D, nullptr, run_conv3d},
     {OpKind::TRANSPOSE_CONV2D, nullptr, run_transpose_conv2d},
     {OpKind::MATMUL, nullptr, run_matmul},
@@ -100,5 +104,25 @@ constexpr CpuOpImpl kOps[] = {
 }  // namespace
 
 std::span<const CpuOpImpl> conv_pool_ops() { return kOps; }
+
+Status run_conv2d_rescale(const ConvRescaleChain& c, const tosa::Parallel* parallel, std::span<uint8_t> scratch) {
+  const auto& conv = c.conv->ir_attr<ConvAttr>();
+  const auto& rescale = c.rescale->ir_attr<RescaleAttr>();
+  const ClampAttr* clamp = c.clamp ? &c.clamp->ir_attr<ClampAttr>() : nullptr;
+  if (c.kind == OpKind::DEPTHWISE_CONV2D)
+    return tosa::depthwise_conv2d_rescale(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, rescale, c.rescaled,
+                                          clamp, c.clamped, parallel, scratch);
+  return tosa::conv2d_rescale(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, rescale, c.rescaled, clamp,
+                              c.clamped, parallel, tosa::ConvResources{scratch, c.conv->packed_weights});
+}
+
+size_t conv2d_rescale_scratch(const ConvRescaleChain& c, int threads) {
+  const auto& conv = c.conv->ir_attr<ConvAttr>();
+  if (c.kind == OpKind::DEPTHWISE_CONV2D)
+    return tosa::depthwise_conv2d_rescale_scratch_bytes(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums,
+                                                        threads);
+  return tosa::conv2d_rescale_scratch_bytes(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, threads,
+                                            c.conv->packed_weights);
+}
 
 }  // namespace vkrt::vgf::cpu

@@ -243,9 +243,9 @@ TEST(VgfPte, ExecutorRunnerCpuAndVulkanMatchReference) {
     ASSERT_EQ(run.exit_code, 0) << executor << ": " << log;
     if (std::string(executor) == "vulkan") {  // --profile lists the fused GPU dispatches with their device times
       EXPECT_NE(log.find("CONV2D+RESCALE+CLAMP"), std::string::npos) << log;
-    } else {  // and the CPU executor's ops, one by one
-      EXPECT_NE(log.find("CONV2D [cpu]"), std::string::npos) << log;
-      EXPECT_NE(log.find("RESCALE [cpu]"), std::string::npos) << log;
+    } else {  // and the CPU executor's kernel calls: the CONV2D chain fused, the rest one by one
+      EXPECT_NE(log.find("CONV2D+RESCALE"), std::string::npos) << log;
+      EXPECT_NE(log.find("MAX_POOL2D [cpu]"), std::string::npos) << log;
     }
     std::ifstream result(out + "-0.bin", std::ios::binary);
     std::vector<float> got(expected.size());
@@ -385,7 +385,7 @@ TEST(VgfPte, EtdumpOnEachExecutor) {
       return std::any_of(steps.begin(), steps.end(), [&](const std::string& s) { return s.find(what) == 0; });
     };
     if (std::string(executor) == "cpu") {
-      EXPECT_TRUE(has("CONV2D [cpu]") && has("RESCALE [cpu]") && has("MAX_POOL2D [cpu]")) << log;
+      EXPECT_TRUE(has("CONV2D+RESCALE") && has("MAX_POOL2D [cpu]")) << log;
     } else {
       EXPECT_TRUE(has("CONV2D+RESCALE+CLAMP [")) << log;  // a fused dispatch, with its shader variant
       EXPECT_EQ(steps.front(), "VGF_COPY_INPUTS");         // and the host steps, as upstream names them
@@ -396,7 +396,7 @@ TEST(VgfPte, EtdumpOnEachExecutor) {
     const std::string json = testing::flatc_json(etdp);  // and flatc with the transcribed schema
     EXPECT_NE(json.find("\"name\": \"DELEGATE_CALL\""), std::string::npos) << json;
     EXPECT_NE(json.find(std::string("\"delegate_debug_id_str\": \"") +
-                        (std::string(executor) == "cpu" ? "CONV2D [cpu]" : "VGF_COPY_INPUTS")),
+                        (std::string(executor) == "cpu" ? "CONV2D+RESCALE" : "VGF_COPY_INPUTS")),
               std::string::npos)
         << json;
   }
@@ -519,6 +519,26 @@ TEST(VgfPte, MobileNetV2SampleSameOnOneAndThreeCpuThreads) {
   const std::vector<int8_t> logits = one.as<int8_t>();
   EXPECT_GT(std::set<int8_t>(logits.begin(), logits.end()).size(), 10u);
   EXPECT_EQ(run_sample(*pte, "cpu", &why, 3).bytes, one.bytes) << why;
+}
+
+// The CPU executor runs (DEPTHWISE_)CONV2D -> RESCALE (-> CLAMP) as one kernel unless VKRT_CPU_FUSION=0: the
+// same bytes either way, on one thread and on three; a value other than 0 or 1 is refused.
+TEST(VgfPte, MobileNetV2SampleSameFusedAndUnfused) {
+  auto pte = samples::mobilenet_v2_vgf_program(1, 96);
+  ASSERT_TRUE(pte.ok()) << pte.status().to_string();
+  std::string why;
+  const SampleOutput fused = run_sample(*pte, "cpu", &why, 1);
+  ASSERT_EQ(fused.numel, 1000) << why;
+  ::setenv("VKRT_CPU_FUSION", "0", 1);
+  const SampleOutput unfused = run_sample(*pte, "cpu", &why, 1), unfused3 = run_sample(*pte, "cpu", &why, 3);
+  ::setenv("VKRT_CPU_FUSION", "yes", 1);
+  std::string refused;
+  const SampleOutput bad = run_sample(*pte, "cpu", &refused, 1);
+  ::unsetenv("VKRT_CPU_FUSION");
+  EXPECT_EQ(unfused.bytes, fused.bytes) << why;
+  EXPECT_EQ(unfused3.bytes, fused.bytes) << why;
+  EXPECT_TRUE(bad.bytes.empty());
+  EXPECT_NE(refused.find("VKRT_CPU_FUSION must be 0 or 1"), std::string::npos) << refused;
 }
 #endif
 

@@ -1,0 +1,183 @@
+// int8 DEPTHWISE_CONV2D (tosa.md §6) on the compute core's depthwise engine
+// (compute/depthwise_s8.h), int32 sums out:
+//
+//   out[n,oy,ox,c·M+m] = bias + Σ_{ky,kx} (in[n,iy,ix,c] − input_zp)·(w[ky,kx,c,m] − weight_zp)
+//
+// The engine's weights [kh][kw][out_ch] are TOSA's [KH,KW,C,M] as they lie, its input_offset is
+// −input_zp, and padding taps (skipped by the engine) are the reference's zero terms. A
+// weight_zp other than 0 keeps the reference loops: the engine has no weight offset.
+//
+// depthwise_conv2d_rescale (DEPTHWISE_CONV2D → RESCALE → CLAMP, fused by the VGF CPU executor)
+// runs the engine in bands of output rows, each worker with its own band of int32 sums in
+// scratch, rescaled (and clamped) while in cache: the int32 tensor is never written.
+#include <algorithm>
+#include <vector>
+
+#include "compute/depthwise_s8.h"
+#include "cpu_fallback/tosa/conv_common.h"
+
+namespace vkrt::tosa::detail {
+namespace {
+
+// The engine's parameters (int32 sizes), or false where the shapes or zero points do not fit it.
+bool engine_params(const TensorRef& input, const TensorRef& weight, const ConvAttr& a, const TensorRef& output,
+                   compute::DepthwiseS8Params* p) {
+  if (input.dtype != DType::Int8 || a.weight_zp != 0) return false;
+  for (const TensorRef* t : {&input, &weight, &output})
+    for (int64_t d : t->shape)
+      if (d > INT32_MAX) return false;
+  if (output.dim(3) > INT32_MAX) return false;
+  p->batches = int32_t(input.dim(0)), p->in_h = int32_t(input.dim(1)), p->in_w = int32_t(input.dim(2));
+  p->in_ch = int32_t(input.dim(3)), p->ch_mult = int32_t(weight.dim(3));
+  p->out_h = int32_t(output.dim(1)), p->out_w = int32_t(output.dim(2));
+  p->kernel_h = int32_t(weight.dim(0)), p->kernel_w = int32_t(weight.dim(1));
+  // Attributes are bounded by kMaxWindowParam (check_window_attrs).
+  p->stride_h = int32_t(a.stride[0]), p->stride_w = int32_t(a.stride[1]);
+  p->dilation_h = int32_t(a.dilation[0]), p->dilation_w = int32_t(a.dilation[1]);
+  p->pad_h = int32_t(a.pad[0]), p->pad_w = int32_t(a.pad[2]);  // top, left; bottom and right follow from out_h/w
+  p->input_offset = int32_t(-a.input_zp);
+  return true;
+}
+
+}  // namespace
+
+bool depthwise_conv2d_int8_engine(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                  const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel,
+                                  std::span<uint8_t> scratch) {
+  compute::DepthwiseS8Params p;
+  if (!engine_params(input, weight, attrs, output, &p)) return false;
+  const bool bias_per_channel = bias.dim(0) == output.dim(3);
+  compute::DepthwiseS8Output to;
+  to.s32 = output.as<int32_t>();
+  ComputeExec exec(parallel, scratch);
+  compute::depthwise_s8(p, input.as<const int8_t>(), weight.as<const int8_t>(),
+                        bias_per_channel ? bias.as<const int32_t>() : nullptr, to, exec.exec);
+  if (!bias_per_channel) add_broadcast_bias(bias, output);
+  return true;
+}
+
+// The fused bands: output rows [oy0, oy0 + rows) of image n as an engine call of their own (one
+// image, the input rows they read, the top padding they still see).
+struct DepthwiseBands {
+  compute::DepthwiseS8Params p;  // the whole layer
+  int64_t rows = 0, bands_per_image = 0, bands = 0;
+  int workers = 1;
+  size_t sums_bytes = 0, worker_bytes = 0;
+
+  size_t scratch_bytes() const { return size_t(workers) * worker_bytes + 64; }
+
+  // Band b's engine parameters and input pointer.
+  compute::DepthwiseS8Params band(int64_t b, const int8_t* input, const int8_t** band_input, int64_t* first_row) const {
+    const int64_t n = b / bands_per_image, oy0 = b % bands_per_image * rows;
+    compute::DepthwiseS8Params q = p;
+    q.batches = 1;
+    q.out_h = int32_t(std::min<int64_t>(rows, p.out_h - oy0));
+    const int64_t start = oy0 * p.stride_h - p.pad_h;  // the band's first window row
+    const int8_t* image = input + n * int64_t(p.in_h) * p.in_w * p.in_ch;
+    if (start >= 0) {
+      q.pad_h = 0;
+      q.in_h = int32_t(std::max<int64_t>(p.in_h - start, 0));
+      *band_input = q.in_h > 0 ? image + start * p.in_w * p.in_ch : image;
+    } else {
+      q.pad_h = int32_t(-start);
+      *band_input = image;
+    }
+    *first_row = n * p.out_h + oy0;
+    return q;
+  }
+};
+
+DepthwiseBands depthwise_bands(const compute::DepthwiseS8Params& p, int threads) {
+  DepthwiseBands d;
+  d.p = p;
+  const int64_t row_elements = std::max<int64_t>(int64_t(p.out_w) * p.out_ch(), 1);
+  // About 64 KiB of int32 sums per band (L2-resident while it is rescaled).
+  d.rows = std::clamp<int64_t>((int64_t(64) << 10) / (4 * row_elements), 1, std::max(p.out_h, 1));
+  d.bands_per_image = (p.out_h + d.rows - 1) / d.rows;
+  d.bands = d.bands_per_image * p.batches;
+  d.workers = int(std::clamp<int64_t>(d.bands, 1, std::max(threads, 1)));
+  compute::DepthwiseS8Params one_band = p;
+  one_band.batches = 1;
+  one_band.out_h = int32_t(d.rows);
+  d.sums_bytes = compute::align_up(size_t(d.rows) * size_t(row_elements) * sizeof(int32_t));
+  d.worker_bytes = d.sums_bytes + compute::align_up(compute::depthwise_s8_scratch_bytes(one_band, true, 1));
+  return d;
+}
+
+bool depthwise_rescale_int8_bands(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                  const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
+                                  const ClampAttr* clamp_attrs, const TensorRef& output, const Parallel* parallel,
+                                  std::span<uint8_t> scratch) {
+  compute::DepthwiseS8Params p;
+  if (!engine_params(input, weight, attrs, sums, &p) || p.out_h <= 0 || p.out_w <= 0 || p.out_ch() <= 0) return false;
+  const int threads = parallel && parallel->run ? std::max(1, parallel->threads) : 1;
+  const DepthwiseBands d = depthwise_bands(p, threads);
+  if (scratch.size() < d.scratch_bytes()) return false;
+  uint8_t* base = reinterpret_cast<uint8_t*>(compute::align_up(reinterpret_cast<uintptr_t>(scratch.data())));
+  const int64_t channels = p.out_ch(), row_elements = int64_t(p.out_w) * channels;
+  const size_t out_element = dtype_size(output.dtype);
+  const bool bias_per_channel = bias.dim(0) == channels;
+  return run_band_workers(d.workers, parallel, [&](int t) {
+    uint8_t* mine = base + size_t(t) * d.worker_bytes;
+    compute::DepthwiseS8Output to;
+    to.s32 = reinterpret_cast<int32_t*>(mine);
+    compute::Exec exec;  // one thread per band: the bands are the parallelism
+    exec.scratch = std::span(mine + d.sums_bytes, d.worker_bytes - d.sums_bytes);
+    int64_t b0, b1;
+    compute::split_range(d.bands, d.workers, t, &b0, &b1);
+    for (int64_t b = b0; b < b1; ++b) {
+      const int8_t* band_input = nullptr;
+      int64_t first_row = 0;
+      const compute::DepthwiseS8Params q = d.band(b, input.as<const int8_t>(), &band_input, &first_row);
+      compute::depthwise_s8(q, band_input, weight.as<const int8_t>(), bias_per_channel ? bias.as<const int32_t>() : nullptr,
+                            to, exec);
+      const int64_t band_shape[2] = {int64_t(q.out_h) * p.out_w, channels};
+      const TensorRef band_in{DType::Int32, band_shape, to.s32};
+      if (!bias_per_channel) add_broadcast_bias(bias, band_in);
+      const TensorRef band_out{output.dtype, band_shape,
+                               output.as<uint8_t>() + size_t(first_row * row_elements) * out_element};
+      VKRT_RETURN_IF_ERROR(rescale_clamp_band(band_in, rescale_attrs, clamp_attrs, band_out));
+    }
+    return Status::ok();
+  });
+}
+
+}  // namespace vkrt::tosa::detail
+
+namespace vkrt::tosa {
+
+size_t depthwise_conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                      const ConvAttr& attrs, const TensorRef& output, int threads) {
+  compute::DepthwiseS8Params p;
+  if (!check_depthwise_conv2d(input, weight, bias, attrs, output).is_ok() ||
+      !detail::engine_params(input, weight, attrs, output, &p))
+    return 0;
+  return compute::depthwise_s8_scratch_bytes(p, /*int32_sums=*/true, threads);
+}
+
+size_t depthwise_conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                              const ConvAttr& attrs, const TensorRef& sums, int threads) {
+  compute::DepthwiseS8Params p;
+  if (!check_depthwise_conv2d(input, weight, bias, attrs, sums).is_ok() ||
+      !detail::engine_params(input, weight, attrs, sums, &p))
+    return 0;
+  return std::max(depthwise_conv2d_scratch_bytes(input, weight, bias, attrs, sums, threads),
+                  detail::depthwise_bands(p, threads).scratch_bytes());
+}
+
+Status depthwise_conv2d_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
+                                const TensorRef& rescaled, const ClampAttr* clamp_attrs, const TensorRef& clamped,
+                                const Parallel* parallel, std::span<uint8_t> scratch) {
+  VKRT_RETURN_IF_ERROR(check_depthwise_conv2d(input, weight, bias, attrs, sums));
+  VKRT_RETURN_IF_ERROR(check_rescale(sums, rescale_attrs, rescaled));
+  if (clamp_attrs) VKRT_RETURN_IF_ERROR(check_clamp(rescaled, *clamp_attrs, clamped));
+  if (detail::depthwise_rescale_int8_bands(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs,
+                                           clamp_attrs ? clamped : rescaled, parallel, scratch))
+    return Status::ok();
+  VKRT_RETURN_IF_ERROR(depthwise_conv2d(input, weight, bias, attrs, sums, parallel, scratch));
+  VKRT_RETURN_IF_ERROR(rescale(sums, rescale_attrs, rescaled, parallel));
+  return clamp_attrs ? clamp(rescaled, *clamp_attrs, clamped) : Status::ok();
+}
+
+}  // namespace vkrt::tosa
