@@ -119,8 +119,11 @@ VKRT_TARGET_AVX2 __attribute__((always_inline)) inline void store_s32x8(int32_t*
   if (n > 0) std::memcpy(p, tmp, size_t(n) * 4);
 }
 
-// The AVX-512BW row above on AVX2: 16 channels per step, VPMULLW products widened into two
-// int32 accumulators per pixel.
+// The AVX-512BW row above on AVX2: 16 channels per step, two taps per VPMADDWD. Kernels of at
+// most kAvx2RowTaps taps (8x8); larger ones take the portable row.
+constexpr int kAvx2RowTaps = 64;
+inline bool output_row_avx2_usable(const DepthwiseS8Params& p) { return int64_t(p.kernel_h) * p.kernel_w <= kAvx2RowTaps; }
+
 VKRT_TARGET_AVX2 void output_row_avx2(const DepthwiseS8Params& p, int64_t b, int32_t oy, const int8_t* input,
                                       const int8_t* weight, const int32_t* bias, const DepthwiseS8Output& to) {
   const int32_t channels = p.in_ch;
@@ -134,22 +137,42 @@ VKRT_TARGET_AVX2 void output_row_avx2(const DepthwiseS8Params& p, int64_t b, int
     int32_t kx0, kx1;
     valid_columns(p, ox, &kx0, &kx1);
     const int64_t pixel = ((b * p.out_h + oy) * p.out_w + ox) * channels;
+    // This pixel's valid taps (at most kAvx2RowTaps: output_row_avx2_usable): input pixel and
+    // weight row, found once for all its channel blocks.
+    const int8_t* tap_in[kAvx2RowTaps];
+    const int8_t* tap_w[kAvx2RowTaps];
+    int taps = 0;
+    for (int32_t ky = ky0; ky < ky1; ++ky) {
+      const int64_t iy = int64_t(oy) * p.stride_h - p.pad_h + int64_t(ky) * p.dilation_h;
+      const int8_t* in_row = input + ((b * p.in_h + iy) * p.in_w) * channels;
+      const int8_t* w_row = weight + int64_t(ky) * p.kernel_w * channels;
+      for (int32_t kx = kx0; kx < kx1; ++kx, ++taps) {
+        tap_in[taps] = in_row + (ix0 + int64_t(kx) * p.dilation_w) * channels;
+        tap_w[taps] = w_row + int64_t(kx) * channels;
+      }
+    }
     for (int32_t c = 0; c < channels; c += 16) {
       const int n = channels - c < 16 ? channels - c : 16;
-      __m256i acc_lo = bias ? load_s32x8(bias + c, n) : _mm256_setzero_si256();
-      __m256i acc_hi = bias ? load_s32x8(bias + c + 8, n - 8) : _mm256_setzero_si256();
-      for (int32_t ky = ky0; ky < ky1; ++ky) {
-        const int64_t iy = int64_t(oy) * p.stride_h - p.pad_h + int64_t(ky) * p.dilation_h;
-        const int8_t* in_row = input + ((b * p.in_h + iy) * p.in_w) * channels + c;
-        const int8_t* w_row = weight + int64_t(ky) * p.kernel_w * channels + c;
-        for (int32_t kx = kx0; kx < kx1; ++kx) {
-          const int64_t ix = ix0 + int64_t(kx) * p.dilation_w;
-          const __m256i x = _mm256_add_epi16(_mm256_cvtepi8_epi16(load_s8(in_row + ix * channels, n)), offset16);
-          const __m256i w = _mm256_cvtepi8_epi16(load_s8(w_row + int64_t(kx) * channels, n));
-          const __m256i prod = _mm256_mullo_epi16(x, w);
-          acc_lo = _mm256_add_epi32(acc_lo, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(prod)));
-          acc_hi = _mm256_add_epi32(acc_hi, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(prod, 1)));
-        }
+      // Taps in pairs: the two taps' (x + offset) and w interleaved per channel, so that one
+      // VPMADDWD multiplies and adds both (exact: int16 products, their sum far inside int32).
+      // The in-lane unpacks leave channels 0-3, 8-11 in sums_a and 4-7, 12-15 in sums_b; an odd
+      // last tap pairs with zeros.
+      __m256i sums_a = _mm256_setzero_si256(), sums_b = _mm256_setzero_si256();
+      for (int t = 0; t < taps; t += 2) {
+        const __m256i x0 = _mm256_add_epi16(_mm256_cvtepi8_epi16(load_s8(tap_in[t] + c, n)), offset16);
+        const __m256i w0 = _mm256_cvtepi8_epi16(load_s8(tap_w[t] + c, n));
+        const bool pair = t + 1 < taps;
+        const __m256i x1 = pair ? _mm256_add_epi16(_mm256_cvtepi8_epi16(load_s8(tap_in[t + 1] + c, n)), offset16)
+                                : _mm256_setzero_si256();
+        const __m256i w1 = pair ? _mm256_cvtepi8_epi16(load_s8(tap_w[t + 1] + c, n)) : _mm256_setzero_si256();
+        sums_a = _mm256_add_epi32(sums_a, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), _mm256_unpacklo_epi16(w0, w1)));
+        sums_b = _mm256_add_epi32(sums_b, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), _mm256_unpackhi_epi16(w0, w1)));
+      }
+      __m256i acc_lo = _mm256_permute2x128_si256(sums_a, sums_b, 0x20);  // channels 0-7
+      __m256i acc_hi = _mm256_permute2x128_si256(sums_a, sums_b, 0x31);  // channels 8-15
+      if (bias) {
+        acc_lo = _mm256_add_epi32(acc_lo, load_s32x8(bias + c, n));
+        acc_hi = _mm256_add_epi32(acc_hi, load_s32x8(bias + c + 8, n - 8));
       }
       if (to.s32) {
         store_s32x8(to.s32 + pixel + c, acc_lo, n);
@@ -321,7 +344,7 @@ void depthwise_s8(const DepthwiseS8Params& p, const int8_t* input, const int8_t*
     int64_t r0, r1;
     split_range(rows, threads, t, &r0, &r1);
 #if defined(__x86_64__)
-    if (int16_products_exact(p) && (has(Isa::Avx512bw) || has(Isa::Avx2))) {
+    if (int16_products_exact(p) && (has(Isa::Avx512bw) || (has(Isa::Avx2) && output_row_avx2_usable(p)))) {
       const auto row_fn = has(Isa::Avx512bw) ? output_row_avx512 : output_row_avx2;
       for (int64_t r = r0; r < r1; ++r) row_fn(p, r / p.out_h, int32_t(r % p.out_h), input, weight, bias, to);
       return;
