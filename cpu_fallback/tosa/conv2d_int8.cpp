@@ -21,6 +21,7 @@
 #include "compute/exec.h"
 #include "compute/gemm_s8.h"
 #include "cpu_fallback/tosa/conv_common.h"
+#include "cpu_fallback/tosa/rescale_rows.h"
 #include "vkrt/kernel.h"
 
 namespace vkrt::tosa::detail {
@@ -198,6 +199,7 @@ bool conv2d_rescale_int8_bands(const TensorRef& input, const TensorRef& weight, 
   const size_t out_element = dtype_size(output.dtype);
   const bool broadcast_bias = f.g.bias == nullptr && bias.dim(0) == 1;
   return run_band_workers(f.workers, parallel, [&](int t) {
+    const RescaleRows epilogue(rescale_attrs, output.dtype, clamp_attrs, channels);  // constants once per call
     uint8_t* mine = base + f.packed_bytes + size_t(t) * f.worker_bytes;
     int32_t* band_sums = reinterpret_cast<int32_t*>(mine);
     compute::Exec exec;  // one thread per band: the bands are the parallelism
@@ -217,7 +219,7 @@ bool conv2d_rescale_int8_bands(const TensorRef& input, const TensorRef& weight, 
       const TensorRef band_in{DType::Int32, band_shape, band_sums};
       if (broadcast_bias) add_broadcast_bias(bias, band_in);
       const TensorRef band_out{output.dtype, band_shape, output.as<uint8_t>() + size_t(first * channels) * out_element};
-      VKRT_RETURN_IF_ERROR(rescale_clamp_band(band_in, rescale_attrs, clamp_attrs, band_out));
+      VKRT_RETURN_IF_ERROR(epilogue.run(band_in, band_out));
     }
     return Status::ok();
   });

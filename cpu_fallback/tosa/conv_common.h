@@ -133,15 +133,6 @@ inline void add_broadcast_bias(const TensorRef& bias, const TensorRef& output) {
   for (int64_t i = 0, count = output.num_elements(); i < count; ++i) out[i] = ConvPolicy<int8_t>::add(out[i], b);
 }
 
-// The fused chains' parts (conv2d_rescale, depthwise_conv2d_rescale): each band of int32 sums,
-// `sums` [rows, channels] with its bias, is rescaled into `out` (the final tensor's rows) and
-// clamped there in place.
-inline Status rescale_clamp_band(const TensorRef& sums, const RescaleAttr& rescale_attrs, const ClampAttr* clamp_attrs,
-                                 const TensorRef& out) {
-  VKRT_RETURN_IF_ERROR(rescale(sums, rescale_attrs, out));
-  return clamp_attrs ? clamp(out, *clamp_attrs, out) : Status::ok();
-}
-
 // Runs band_worker(t) for t < workers, on `parallel` when there are several (each worker takes
 // its own bands, one at a time). False when a worker reports an error: the operands were checked
 // by the caller, so none does; should one, the caller runs the unfused kernels, which report it.

@@ -15,6 +15,7 @@
 
 #include "compute/depthwise_s8.h"
 #include "cpu_fallback/tosa/conv_common.h"
+#include "cpu_fallback/tosa/rescale_rows.h"
 
 namespace vkrt::tosa::detail {
 namespace {
@@ -118,6 +119,7 @@ bool depthwise_rescale_int8_bands(const TensorRef& input, const TensorRef& weigh
   const size_t out_element = dtype_size(output.dtype);
   const bool bias_per_channel = bias.dim(0) == channels;
   return run_band_workers(d.workers, parallel, [&](int t) {
+    const RescaleRows epilogue(rescale_attrs, output.dtype, clamp_attrs, channels);  // constants once per call
     uint8_t* mine = base + size_t(t) * d.worker_bytes;
     compute::DepthwiseS8Output to;
     to.s32 = reinterpret_cast<int32_t*>(mine);
@@ -136,7 +138,7 @@ bool depthwise_rescale_int8_bands(const TensorRef& input, const TensorRef& weigh
       if (!bias_per_channel) add_broadcast_bias(bias, band_in);
       const TensorRef band_out{output.dtype, band_shape,
                                output.as<uint8_t>() + size_t(first_row * row_elements) * out_element};
-      VKRT_RETURN_IF_ERROR(rescale_clamp_band(band_in, rescale_attrs, clamp_attrs, band_out));
+      VKRT_RETURN_IF_ERROR(epilogue.run(band_in, band_out));
     }
     return Status::ok();
   });

@@ -1,5 +1,6 @@
 // Elementwise binary ops with TOSA broadcasting (tosa.md §9, §12): ADD, SUB, MAXIMUM, MINIMUM,
 // POW, INTDIV, BITWISE_*, LOGICAL_*_SHIFT, ARITHMETIC_RIGHT_SHIFT, LOGICAL_AND/OR/XOR.
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 
@@ -48,6 +49,53 @@ float float_extremum(float a, float b, bool want_max, NanMode mode) {
     return std::numeric_limits<float>::quiet_NaN();
   }
   return want_max ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+// Below this many elements a same-shape binary op runs on the calling thread; slices of
+// kSliceElements are the work items above it.
+constexpr double kParallelMinElements = 1 << 14;
+constexpr int64_t kSliceElements = 4096;
+
+// ADD, SUB, MAXIMUM and MINIMUM of two integer tensors of the output's shape (a residual add's
+// int32 sums): one flat loop the compiler vectorises, in place of the broadcast walk's per-element
+// index arithmetic, with the same values (the sum wraps, as below).
+template <typename T, BinaryOp kOp>
+VKRT_VECTOR_CLONES_TEMPLATE void same_shape_run(const T* __restrict a, const T* __restrict b, T* __restrict o,
+                                                int64_t count) {
+  using U = std::make_unsigned_t<T>;
+  for (int64_t i = 0; i < count; ++i) {
+    if constexpr (kOp == BinaryOp::Add) o[i] = T(U(a[i]) + U(b[i]));
+    if constexpr (kOp == BinaryOp::Sub) o[i] = T(U(a[i]) - U(b[i]));
+    if constexpr (kOp == BinaryOp::Maximum) o[i] = a[i] > b[i] ? a[i] : b[i];
+    if constexpr (kOp == BinaryOp::Minimum) o[i] = a[i] < b[i] ? a[i] : b[i];
+  }
+}
+
+template <typename T, BinaryOp kOp>
+void same_shape(const TensorRef& in1, const TensorRef& in2, const TensorRef& out, const Parallel* parallel) {
+  const T* a = in1.as<const T>();
+  const T* b = in2.as<const T>();
+  T* o = out.as<T>();
+  const int64_t total = out.num_elements();
+  const int64_t slices = (total + kSliceElements - 1) / kSliceElements;
+  split_over_threads(parallel, slices, double(total), kParallelMinElements, [&](int64_t begin, int64_t end) {
+    const int64_t first = begin * kSliceElements, last = std::min(total, end * kSliceElements);
+    same_shape_run<T, kOp>(a + first, b + first, o + first, last - first);
+  });
+}
+
+// The same-shape loop for the integer ops that have one; false when the op or the shapes differ.
+template <typename T>
+bool try_same_shape(BinaryOp op, const TensorRef& in1, const TensorRef& in2, const TensorRef& out,
+                    const Parallel* parallel) {
+  if (!std::ranges::equal(in1.shape, out.shape) || !std::ranges::equal(in2.shape, out.shape)) return false;
+  switch (op) {
+    case BinaryOp::Add: same_shape<T, BinaryOp::Add>(in1, in2, out, parallel); return true;
+    case BinaryOp::Sub: same_shape<T, BinaryOp::Sub>(in1, in2, out, parallel); return true;
+    case BinaryOp::Maximum: same_shape<T, BinaryOp::Maximum>(in1, in2, out, parallel); return true;
+    case BinaryOp::Minimum: same_shape<T, BinaryOp::Minimum>(in1, in2, out, parallel); return true;
+    default: return false;
+  }
 }
 
 template <typename T>
@@ -172,13 +220,19 @@ Status check_elementwise_binary(BinaryOp op, const TensorRef& input1, const Tens
 }
 
 Status elementwise_binary(BinaryOp op, const TensorRef& input1, const TensorRef& input2,
-                          const BinaryAttrs& attrs, const TensorRef& output) {
+                          const BinaryAttrs& attrs, const TensorRef& output, const Parallel* parallel) {
   VKRT_RETURN_IF_ERROR(check_elementwise_binary(op, input1, input2, attrs, output));
   switch (input1.dtype) {
     case DType::Bool: run_logical(op, input1, input2, output); return Status::ok();
-    case DType::Int8: return run<int8_t>(op, input1, input2, attrs, output);
-    case DType::Int16: return run<int16_t>(op, input1, input2, attrs, output);
-    case DType::Int32: return run<int32_t>(op, input1, input2, attrs, output);
+    case DType::Int8:
+      if (try_same_shape<int8_t>(op, input1, input2, output, parallel)) return Status::ok();
+      return run<int8_t>(op, input1, input2, attrs, output);
+    case DType::Int16:
+      if (try_same_shape<int16_t>(op, input1, input2, output, parallel)) return Status::ok();
+      return run<int16_t>(op, input1, input2, attrs, output);
+    case DType::Int32:
+      if (try_same_shape<int32_t>(op, input1, input2, output, parallel)) return Status::ok();
+      return run<int32_t>(op, input1, input2, attrs, output);
     default: return run<float>(op, input1, input2, attrs, output);
   }
 }

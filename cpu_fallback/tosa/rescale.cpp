@@ -1,6 +1,7 @@
 // RESCALE (tosa.md §5): requantize integers with a per-tensor or per-channel multiplier/shift.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -8,7 +9,9 @@
 
 #include "arith/fixed_point.h"
 #include "cpu_fallback/tosa/kernel_util.h"
+#include "compute/simd_avx512.h"
 #include "cpu_fallback/tosa/reference_loops.h"
+#include "cpu_fallback/tosa/rescale_rows.h"
 #include "cpu_fallback/tosa/tosa_kernels.h"
 
 namespace vkrt::tosa {
@@ -52,39 +55,22 @@ int64_t load(const TIn* p, int64_t i, bool is_unsigned) {
   return int64_t(p[i]);
 }
 
-// The output range and zero points as the formula uses them (tosa.md §5).
-struct RescaleRange {
-  int64_t in_zp, out_zp, lo, hi;
-};
-RescaleRange range_of(const TensorRef& input, const RescaleAttr& a, const TensorRef& output) {
-  const int out_bits = bits_of(output.dtype);
+}  // namespace
+
+RescaleRange detail::rescale_range(DType in, DType out, const RescaleAttr& a) {
+  const int out_bits = bits_of(out);
   RescaleRange r;
-  r.in_zp = extend_zp(input.dtype, a.input_unsigned, a.input_zp);
-  r.out_zp = extend_zp(output.dtype, a.output_unsigned, a.output_zp);
+  r.in_zp = extend_zp(in, a.input_unsigned, a.input_zp);
+  r.out_zp = extend_zp(out, a.output_unsigned, a.output_zp);
   r.lo = a.output_unsigned ? 0 : -(int64_t(1) << (out_bits - 1));
   r.hi = a.output_unsigned ? (int64_t(1) << out_bits) - 1 : (int64_t(1) << (out_bits - 1)) - 1;
   return r;
 }
 
-// apply_scale_32's constants for up to kChannelChunk channels, computed once per call and kept
-// on the stack (kernels allocate nothing).
-constexpr int64_t kChannelChunk = 256;
-struct ChannelScales {
-  int32_t multiplier[kChannelChunk];
-  int32_t shift[kChannelChunk];          // clamped to [1, 62], as apply_scale_32
-  int32_t shift_past_32[kChannelChunk];  // shift - 32, for the wide-shift loop
-  int64_t round[kChannelChunk];          // 2^(shift-1)
-  int64_t round_extra[kChannelChunk];    // 2^30 with double_round and shift > 31, else 0; signed as the value
-  // round +/- round_extra (for values >= 0 / < 0) in the order the AVX2 loop loads them: per 8
-  // channels, the even ones then the odd ones; 0 past the last channel, up to a multiple of 8.
-  alignas(32) int64_t round_nonnegative_eo[kChannelChunk];
-  alignas(32) int64_t round_negative_eo[kChannelChunk];
-  bool wide = true;                      // every shift >= 32
-};
-
-void fill_scales(const RescaleAttr& a, int64_t c0, int64_t count, ChannelScales& s) {
+void detail::fill_scales(const RescaleAttr& a, int64_t c0, int64_t count, ChannelScales& s) {
   const bool double_round = a.rounding_mode == RoundingMode::DoubleRound;
   s.wide = true;
+  s.eo_block = compute::has(compute::Isa::Avx512bw) ? 16 : 8;
   for (int64_t i = 0; i < count; ++i) {
     const size_t c = size_t(c0 + i);
     const int shift = std::clamp(int(a.shift[c]), 1, 62);
@@ -95,15 +81,23 @@ void fill_scales(const RescaleAttr& a, int64_t c0, int64_t count, ChannelScales&
     s.round_extra[i] = double_round && shift > 31 ? int64_t(1) << 30 : 0;
     s.wide = s.wide && shift >= 32;
   }
-  for (int64_t i = 0; i < (count + 7) / 8 * 8; ++i) {
-    const int64_t slot = i / 8 * 8 + (i % 2 == 0 ? (i % 8) / 2 : 4 + (i % 8) / 2);
+  const int64_t block = s.eo_block, padded = (count + block - 1) / block * block;
+  for (int64_t i = 0; i < padded; ++i) {
+    const int64_t in_block = i % block;
+    const int64_t slot = i - in_block + (in_block % 2 == 0 ? in_block / 2 : block / 2 + in_block / 2);
     s.round_nonnegative_eo[slot] = i < count ? s.round[i] + s.round_extra[i] : 0;
     s.round_negative_eo[slot] = i < count ? s.round[i] - s.round_extra[i] : 0;
   }
-  for (int64_t i = count; i < (count + 7) / 8 * 8; ++i) {  // lanes the AVX2 loop computes and drops
+  for (int64_t i = count; i < padded; ++i) {  // lanes the vector loops compute and drop
     s.multiplier[i] = 0;
     s.shift_past_32[i] = 0;
   }
+}
+
+namespace {
+
+RescaleRange range_of(const TensorRef& input, const RescaleAttr& a, const TensorRef& output) {
+  return rescale_range(input.dtype, output.dtype, a);
 }
 
 // Elements [0, count) of a run: element j uses parameter set j (kPerChannel), else set 0 (a
@@ -210,28 +204,95 @@ __attribute__((target("avx2"))) void rescale_run_wide_avx2(const int32_t* in, TO
     std::memcpy(out + j, out8, size_t(count - j) * sizeof(TOut));
   }
 }
+
+// rescale_run_wide_avx2 on 16 lanes, over `rows` rows of `count` values `stride` apart (one
+// row per pixel, per channel): the same steps, the sign picked by mask, the row's last partial
+// step by masked loads and stores. Reads the constants in blocks of 16 (eo_block 16).
+template <typename TOut>
+VKRT_TARGET_AVX512 void store_narrowed_x16(TOut* out, __mmask16 k, __m512i r) {
+  if constexpr (sizeof(TOut) == 4) {
+    _mm512_mask_storeu_epi32(out, k, r);
+  } else if constexpr (sizeof(TOut) == 2) {  // values already clamped to TOut: saturation is exact
+    _mm512_mask_cvtsepi32_storeu_epi16(out, k, r);
+  } else {
+    _mm512_mask_cvtsepi32_storeu_epi8(out, k, r);
+  }
+}
+
+template <bool kPerChannel, typename TOut>
+VKRT_TARGET_AVX512 void rescale_rows_wide_avx512(const int32_t* in, TOut* out, int64_t rows, int64_t count,
+                                                 int64_t stride, const ChannelScales& s, const RescaleRange& range) {
+  const __m512i in_zp = _mm512_set1_epi32(int32_t(range.in_zp)), out_zp = _mm512_set1_epi32(int32_t(range.out_zp));
+  const __m512i low = _mm512_set1_epi32(int32_t(range.lo - range.out_zp));
+  const __m512i high = _mm512_set1_epi32(int32_t(range.hi - range.out_zp));
+  const __m512i zero = _mm512_setzero_si512();
+  const int64_t full = count / 16 * 16;
+  const __mmask16 tail = __mmask16((1u << (count - full)) - 1);
+  auto step = [&](const int32_t* in16, int64_t c, TOut* out16, __mmask16 k) VKRT_TARGET_AVX512 {
+    __m512i m, shift, rp_even, rp_odd, rn_even, rn_odd;
+    if constexpr (kPerChannel) {
+      m = _mm512_loadu_si512(&s.multiplier[c]);
+      shift = _mm512_loadu_si512(&s.shift_past_32[c]);
+      rp_even = _mm512_load_si512(&s.round_nonnegative_eo[c]);
+      rp_odd = _mm512_load_si512(&s.round_nonnegative_eo[c + 8]);
+      rn_even = _mm512_load_si512(&s.round_negative_eo[c]);
+      rn_odd = _mm512_load_si512(&s.round_negative_eo[c + 8]);
+    } else {
+      m = _mm512_set1_epi32(s.multiplier[0]);
+      shift = _mm512_set1_epi32(s.shift_past_32[0]);
+      rp_even = rp_odd = _mm512_set1_epi64(s.round[0] + s.round_extra[0]);
+      rn_even = rn_odd = _mm512_set1_epi64(s.round[0] - s.round_extra[0]);
+    }
+    const __m512i v = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(k, in16), in_zp);
+    const __m512i p_even = _mm512_mul_epi32(v, m);
+    const __m512i p_odd = _mm512_mul_epi32(_mm512_srli_epi64(v, 32), _mm512_srli_epi64(m, 32));
+    const __mmask8 negative_even = _mm512_cmplt_epi64_mask(_mm512_slli_epi64(v, 32), zero);
+    const __mmask8 negative_odd = _mm512_cmplt_epi64_mask(v, zero);
+    const __m512i sum_even = _mm512_add_epi64(p_even, _mm512_mask_blend_epi64(negative_even, rp_even, rn_even));
+    const __m512i sum_odd = _mm512_add_epi64(p_odd, _mm512_mask_blend_epi64(negative_odd, rp_odd, rn_odd));
+    const __m512i high_words = _mm512_mask_blend_epi32(__mmask16(0xAAAA), _mm512_srli_epi64(sum_even, 32), sum_odd);
+    const __m512i r = _mm512_srav_epi32(high_words, shift);
+    store_narrowed_x16(out16, k, _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(r, low), high), out_zp));
+  };
+  for (int64_t row = 0; row < rows; ++row) {
+    const int32_t* in_row = in + row * stride;
+    TOut* out_row = out + row * stride;
+    for (int64_t j = 0; j < full; j += 16) step(in_row + j, j, out_row + j, __mmask16(0xFFFF));
+    if (tail) step(in_row + full, full, out_row + full, tail);
+  }
+}
 #endif
 
+// Rows [0, rows) of `count` values `stride` apart: value j of a row uses parameter set j
+// (kPerChannel), else set 0.
 template <bool kPerChannel, typename TIn, typename TOut>
-void rescale_run(const TIn* in, TOut* out, int64_t count, const ChannelScales& s, const RescaleRange& range,
-                 bool input_unsigned) {
+void rescale_rows(const TIn* in, TOut* out, int64_t rows, int64_t count, int64_t stride, const ChannelScales& s,
+                  const RescaleRange& range, bool input_unsigned) {
   if constexpr (sizeof(TIn) <= 4) {
     if (s.wide && !input_unsigned) {
 #if defined(__x86_64__)
       if constexpr (std::is_same_v<TIn, int32_t>) {
-        if (compute::has(compute::Isa::Avx2)) return rescale_run_wide_avx2<kPerChannel>(in, out, count, s, range);
+        if (s.eo_block == 16) return rescale_rows_wide_avx512<kPerChannel>(in, out, rows, count, stride, s, range);
+        if (compute::has(compute::Isa::Avx2)) {
+          for (int64_t row = 0; row < rows; ++row)
+            rescale_run_wide_avx2<kPerChannel>(in + row * stride, out + row * stride, count, s, range);
+          return;
+        }
       }
 #endif
-      return rescale_run_wide<kPerChannel>(in, out, count, s, range);
+      for (int64_t row = 0; row < rows; ++row)
+        rescale_run_wide<kPerChannel>(in + row * stride, out + row * stride, count, s, range);
+      return;
     }
   }
-  rescale_run_general<kPerChannel>(in, out, count, s, range, input_unsigned);
+  for (int64_t row = 0; row < rows; ++row)
+    rescale_run_general<kPerChannel>(in + row * stride, out + row * stride, count, s, range, input_unsigned);
 }
 
 // Elements per work item with one parameter set (per-tensor), for splitting over threads.
 constexpr int64_t kSliceElements = 4096;
 // Below this many elements a RESCALE runs on the calling thread.
-constexpr double kParallelMinElements = 1 << 18;
+constexpr double kParallelMinElements = 1 << 14;
 
 // scale32 (every int8 and int32 network), the hot case: apply_scale_32 with its per-channel
 // constants computed once, and one clamp per element. Bit-identical to arith::apply_scale_32
@@ -255,7 +316,7 @@ void rescale32_impl(const TensorRef& input, const RescaleAttr& a, const TensorRe
       ChannelScales s;
       fill_scales(a, 0, 1, s);
       const int64_t first = begin * kSliceElements, last = std::min(total, end * kSliceElements);
-      rescale_run<false>(in + first, out + first, last - first, s, range, a.input_unsigned);
+      rescale_rows<false>(in + first, out + first, 1, last - first, 0, s, range, a.input_unsigned);
     });
     return;
   }
@@ -263,12 +324,9 @@ void rescale32_impl(const TensorRef& input, const RescaleAttr& a, const TensorRe
   split_over_threads(parallel, pixels, double(total), kParallelMinElements, [&](int64_t begin, int64_t end) {
     ChannelScales s;
     for (int64_t c0 = 0; c0 < channels; c0 += kChannelChunk) {
-      const int64_t count = std::min(kChannelChunk, channels - c0);
+      const int64_t count = std::min(kChannelChunk, channels - c0), first = begin * channels + c0;
       fill_scales(a, c0, count, s);
-      for (int64_t pixel = begin; pixel < end; ++pixel) {
-        const int64_t first = pixel * channels + c0;
-        rescale_run<true>(in + first, out + first, count, s, range, a.input_unsigned);
-      }
+      rescale_rows<true>(in + first, out + first, end - begin, count, channels, s, range, a.input_unsigned);
     }
   });
 }
@@ -311,7 +369,37 @@ struct RescaleCall {
 };
 
 template <typename TIn, typename TOut>
+void rescale_impl(const RescaleCall& call);
+
+// An 8-bit input with one parameter set takes one of 256 values: its outputs are computed once,
+// by the loops below on the 256 bytes, and looked up (the inputs of every quantized ADD, SUB
+// and MUL in a TOSA int8 graph, whose left shift by ~20 the general loop does at ~1 ns a value).
+constexpr int64_t kTableMinElements = 1024;
+
+template <typename TOut>
+void rescale_by_table(const RescaleCall& call) {
+  alignas(64) int8_t bytes[256];
+  alignas(64) TOut table[256];
+  for (int k = 0; k < 256; ++k) bytes[k] = int8_t(uint8_t(k));
+  const int64_t shape[1] = {256};
+  const TensorRef byte_ref{call.input.dtype, shape, bytes}, table_ref{call.output.dtype, shape, table};
+  rescale_impl<int8_t, TOut>(RescaleCall{byte_ref, call.attrs, table_ref, nullptr, call.reference});
+  const uint8_t* in = call.input.as<const uint8_t>();
+  TOut* out = call.output.as<TOut>();
+  const int64_t total = call.input.num_elements();
+  const int64_t slices = (total + kSliceElements - 1) / kSliceElements;
+  split_over_threads(call.parallel, slices, double(total), kParallelMinElements, [&](int64_t begin, int64_t end) {
+    const int64_t last = std::min(total, end * kSliceElements);
+    for (int64_t j = begin * kSliceElements; j < last; ++j) out[j] = table[in[j]];
+  });
+}
+
+template <typename TIn, typename TOut>
 void rescale_impl(const RescaleCall& call) {
+  if constexpr (std::is_same_v<TIn, int8_t>) {
+    if (!call.attrs.per_channel && !call.reference && call.input.num_elements() >= kTableMinElements)
+      return rescale_by_table<TOut>(call);
+  }
   if (call.attrs.scale32 && !call.reference)
     return rescale32_impl<TIn, TOut>(call.input, call.attrs, call.output, call.parallel);
   rescale_reference_impl<TIn, TOut>(call.input, call.attrs, call.output);
@@ -387,6 +475,43 @@ Status check_rescale(const TensorRef& input, const RescaleAttr& a, const TensorR
 Status rescale(const TensorRef& input, const RescaleAttr& attrs, const TensorRef& output, const Parallel* parallel) {
   VKRT_RETURN_IF_ERROR(check_rescale(input, attrs, output));
   rescale_dispatch(RescaleCall{input, attrs, output, parallel, /*reference=*/false});
+  return Status::ok();
+}
+
+RescaleRows::RescaleRows(const RescaleAttr& attrs, DType out_dtype, const ClampAttr* clamp, int64_t channels)
+    : attrs_(attrs), clamp_(clamp) {
+  if (!attrs.scale32 || (attrs.per_channel && channels > kChannelChunk)) return;
+  range_ = rescale_range(DType::Int32, out_dtype, attrs);
+  if (clamp != nullptr) {
+    // clamp(clamp(x, lo, hi), a, b) = clamp(x, max(lo, a), min(hi, b)) where the two intersect. An
+    // unsigned output's bytes are clamped as signed values: not a narrowing of its range.
+    const int64_t lo = std::max(range_.lo, clamp->min_int), hi = std::min(range_.hi, clamp->max_int);
+    if (attrs.output_unsigned || lo > hi) return;
+    range_.lo = lo, range_.hi = hi;
+  }
+  fill_scales(attrs, 0, attrs.per_channel ? channels : 1, scales_);
+  fast_ = true;
+}
+
+Status RescaleRows::run(const TensorRef& sums, const TensorRef& out) const {
+  if (!fast_) {
+    VKRT_RETURN_IF_ERROR(rescale(sums, attrs_, out));
+    return clamp_ != nullptr ? clamp(out, *clamp_, out) : Status::ok();
+  }
+  const int32_t* in = sums.as<const int32_t>();
+  const int64_t total = sums.num_elements(), channels = sums.rank() > 0 ? sums.dim(sums.rank() - 1) : 1;
+  if (total == 0) return Status::ok();
+  auto run_as = [&](auto* to) {
+    if (attrs_.per_channel)
+      rescale_rows<true>(in, to, total / channels, channels, channels, scales_, range_, false);
+    else
+      rescale_rows<false>(in, to, 1, total, 0, scales_, range_, false);
+  };
+  switch (out.dtype) {
+    case DType::Int8: run_as(out.as<int8_t>()); break;
+    case DType::Int16: run_as(out.as<int16_t>()); break;
+    default: run_as(out.as<int32_t>()); break;
+  }
   return Status::ok();
 }
 

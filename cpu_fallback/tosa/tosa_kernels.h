@@ -13,7 +13,7 @@
 //   * `<op>(...)`: the compute function. It runs the same checks first (they are cheap and never
 //     allocate on success), so a call with bad arguments returns the error instead of reading out
 //     of bounds. No kernel allocates heap memory. The heavy ones (CONV2D, DEPTHWISE_CONV2D,
-//     RESCALE) take an optional Parallel to split their work over threads; the int8 CONV2D
+//     RESCALE, the elementwise binary ops) take an optional Parallel to split their work over threads; the int8 CONV2D
 //     also takes scratch memory and weights packed ahead (ConvResources), without which it
 //     runs the reference loops.
 // Semantics follow shared/docs/tosa.md (section numbers cited at each op). Where TOSA only
@@ -185,7 +185,7 @@ struct BinaryAttrs {
 Status check_elementwise_binary(BinaryOp op, const TensorRef& input1, const TensorRef& input2,
                                 const BinaryAttrs& attrs, const TensorRef& output);
 Status elementwise_binary(BinaryOp op, const TensorRef& input1, const TensorRef& input2,
-                          const BinaryAttrs& attrs, const TensorRef& output);
+                          const BinaryAttrs& attrs, const TensorRef& output, const Parallel* parallel = nullptr);
 
 // MUL: Int8xInt8 -> Int32, Int16xInt16 -> Int32, Int32xInt32 -> Int32 (with shift, §9), Fp32.
 Status check_mul(const TensorRef& input1, const TensorRef& input2, const MulAttr& attrs,

@@ -1,5 +1,8 @@
 // Elementwise binary/unary ops, MUL with shift, comparisons, SELECT, NEGATE, CLAMP (tosa.md §9, §12).
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <random>
 
 #include "tosa_test_util.h"
 
@@ -30,6 +33,46 @@ TEST(TosaBinary, AddSubBroadcastBothWays) {
   auto o1 = i32({1});
   EXPECT_TOSA_OK(elementwise_binary(BinaryOp::Add, big, one, {}, o1));
   EXPECT_EQ(o1.data[0], INT32_MIN);
+}
+
+// Operands of the output's shape take a flat loop, split over threads above 16384 elements: the
+// values are the ones written out here (wrapping sums), at every length around a vector's width.
+TEST(TosaBinary, SameShapeIntegerOpsOnThreads) {
+  std::mt19937 rng(3);
+  Parallel three;
+  three.threads = 3;
+  int tasks = 0;
+  three.run = [&](int count, const std::function<void(int)>& task) {
+    tasks += count;
+    for (int i = count - 1; i >= 0; --i) task(i);
+  };
+  auto fill = [&rng](auto& v, int64_t lo, int64_t hi) {
+    std::uniform_int_distribution<int64_t> d(lo, hi);
+    for (auto& x : v) x = decltype(+x)(d(rng));
+  };
+  for (int64_t n : {1, 7, 31, 33, 200000}) {
+    auto a = i32({n}), b = i32({n}), out = i32({n});
+    fill(a.data, INT32_MIN, INT32_MAX);
+    fill(b.data, INT32_MIN, INT32_MAX);
+    a.data[0] = INT32_MAX, b.data[0] = 1;
+    for (BinaryOp op : {BinaryOp::Add, BinaryOp::Sub, BinaryOp::Maximum, BinaryOp::Minimum}) {
+      EXPECT_TOSA_OK(elementwise_binary(op, a, b, {}, out, &three));
+      for (size_t i = 0; i < size_t(n); ++i) {
+        const int64_t x = a.data[i], y = b.data[i];
+        const int64_t want = op == BinaryOp::Add   ? int64_t(int32_t(uint32_t(x) + uint32_t(y)))
+                             : op == BinaryOp::Sub ? int64_t(int32_t(uint32_t(x) - uint32_t(y)))
+                             : op == BinaryOp::Maximum ? std::max(x, y)
+                                                       : std::min(x, y);
+        ASSERT_EQ(out.data[i], want) << binary_op_name(op) << " element " << i << " of " << n;
+      }
+    }
+    auto c = i8({n}), d = i8({n}), o8 = i8({n});
+    fill(c.data, -128, 127);
+    fill(d.data, -128, 127);
+    EXPECT_TOSA_OK(elementwise_binary(BinaryOp::Maximum, c, d, {}, o8, &three));
+    for (size_t i = 0; i < size_t(n); ++i) ASSERT_EQ(o8.data[i], std::max(c.data[i], d.data[i]));
+  }
+  EXPECT_EQ(tasks, 3 * 5);  // the four int32 ops and the int8 MAXIMUM of the largest length
 }
 
 TEST(TosaBinary, BroadcastErrors) {

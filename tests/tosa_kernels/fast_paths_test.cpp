@@ -137,11 +137,25 @@ TEST(TosaFastPaths, SumsPastInt32WrapLikeTheReference) {
   EXPECT_EQ(out.data[0], (taps - 1) * 65025);
 }
 
+// A Parallel whose tasks run on real threads, plus a count of the tasks it was given.
+struct CountingThreads {
+  std::atomic<int> tasks{0};
+  Parallel parallel;
+  explicit CountingThreads(int threads) {
+    parallel.threads = threads;
+    parallel.run = [this](int count, const std::function<void(int)>& task) {
+      tasks += count;
+      std::vector<std::thread> pool;
+      for (int i = count - 1; i >= 0; --i) pool.emplace_back(task, i);  // started last band first
+      for (auto& t : pool) t.join();
+    };
+  }
+};
+
 // RESCALE scale32 against apply_scale_32 per element. Shifts all >= 32 take the 32-bit-lane
 // loop, a mix takes the general one; both per-channel and per-tensor, both roundings.
 template <typename TIn, typename TOut>
-void check_rescale32(DType in_type, DType out_type, std::mt19937& rng, int64_t channels = 11) {
-  const int64_t pixels = 37;
+void check_rescale32(DType in_type, DType out_type, std::mt19937& rng, int64_t channels = 11, int64_t pixels = 37) {
   Tensor<TIn> in(in_type, {pixels, channels});
   std::uniform_int_distribution<int64_t> value(std::numeric_limits<TIn>::min(), std::numeric_limits<TIn>::max());
   for (auto& v : in.data) v = TIn(value(rng));
@@ -180,7 +194,7 @@ void check_rescale32(DType in_type, DType out_type, std::mt19937& rng, int64_t c
       }
 }
 
-TEST(TosaFastPaths, Rescale32MatchesApplyScale32) {
+void check_rescale32_every_type() {
   std::mt19937 rng(99);
   check_rescale32<int8_t, int8_t>(DType::Int8, DType::Int8, rng);
   check_rescale32<int8_t, int32_t>(DType::Int8, DType::Int32, rng);
@@ -191,6 +205,57 @@ TEST(TosaFastPaths, Rescale32MatchesApplyScale32) {
   check_rescale32<int32_t, int32_t>(DType::Int32, DType::Int32, rng);
   // More channels than one stack chunk of constants holds (256), not a multiple of it.
   check_rescale32<int32_t, int8_t>(DType::Int32, DType::Int8, rng, 300);
+  // 1100 int8 values per tensor: looked up in a table of the 256 bytes' results.
+  check_rescale32<int8_t, int8_t>(DType::Int8, DType::Int8, rng, 11, 100);
+  check_rescale32<int8_t, int16_t>(DType::Int8, DType::Int16, rng, 11, 100);
+  check_rescale32<int8_t, int32_t>(DType::Int8, DType::Int32, rng, 11, 100);
+  // Whole vectors of channels: 16 (one AVX-512 step per pixel), 40 (two and a half).
+  check_rescale32<int32_t, int8_t>(DType::Int32, DType::Int8, rng, 16);
+  check_rescale32<int32_t, int16_t>(DType::Int32, DType::Int16, rng, 40);
+}
+
+TEST(TosaFastPaths, Rescale32MatchesApplyScale32) {
+  for (compute::Isa isa : compute::available_isas()) {
+    SCOPED_TRACE(compute::isa_name(isa));
+    compute::ScopedIsa pin(isa);
+    check_rescale32_every_type();
+  }
+}
+
+// The int8 table path with every other parameter: unsigned input or output, scale16, and split
+// over threads: the same bytes as the per-element reference formula.
+TEST(TosaFastPaths, RescaleInt8TableMatchesReference) {
+  std::mt19937 rng(17);
+  CountingThreads three(3);
+  auto in = i8({3, 40000});  // above the threads' threshold; every byte value several times
+  for (size_t i = 0; i < in.data.size(); ++i) in.data[i] = int8_t(uint8_t(i * 7 + i / 256));
+  std::uniform_int_distribution<int32_t> multiplier(0, INT32_MAX), multiplier16(0, INT16_MAX);
+  std::uniform_int_distribution<int> shift(2, 45);
+  int cases = 0;
+  for (bool scale32 : {true, false})
+    for (bool input_unsigned : {false, true})
+      for (DType out_type : {DType::Int8, DType::Int16, DType::Int32}) {
+        RescaleAttr a;
+        a.scale32 = scale32;
+        a.rounding_mode = scale32 ? RoundingMode::DoubleRound : RoundingMode::SingleRound;
+        a.input_unsigned = input_unsigned;
+        a.input_zp = input_unsigned ? 131 : -7;
+        a.output_zp = out_type == DType::Int8 ? 5 : 0;
+        const std::vector<int32_t> m = {scale32 ? multiplier(rng) : multiplier16(rng)}, sh = {shift(rng)};
+        a.multiplier = m;
+        a.shift.assign(sh.begin(), sh.end());
+        auto check = [&](auto fast, auto reference) {
+          ASSERT_TOSA_OK(rescale(in, a, fast, &three.parallel));
+          detail::rescale_reference(in, a, reference);
+          EXPECT_EQ(fast.data, reference.data) << "scale32 " << scale32 << " unsigned " << input_unsigned << " out "
+                                               << dtype_name(out_type);
+        };
+        if (out_type == DType::Int8) check(i8(in.shape), i8(in.shape));
+        if (out_type == DType::Int16) check(i16(in.shape), i16(in.shape));
+        if (out_type == DType::Int32) check(i32(in.shape), i32(in.shape));
+        ++cases;
+      }
+  EXPECT_EQ(three.tasks, 3 * cases);
 }
 
 // Unsigned inputs and outputs (uint8 <-> int8, uint16) go through the hoisted general loop: the
@@ -221,21 +286,6 @@ TEST(TosaFastPaths, RescaleUnsignedMatchesReference) {
     EXPECT_EQ(fast.data, reference.data) << (input_unsigned ? "uint8 -> int8" : "int8 -> uint8");
   }
 }
-
-// A Parallel whose tasks run on real threads, plus a count of the tasks it was given.
-struct CountingThreads {
-  std::atomic<int> tasks{0};
-  Parallel parallel;
-  explicit CountingThreads(int threads) {
-    parallel.threads = threads;
-    parallel.run = [this](int count, const std::function<void(int)>& task) {
-      tasks += count;
-      std::vector<std::thread> pool;
-      for (int i = count - 1; i >= 0; --i) pool.emplace_back(task, i);  // started last band first
-      for (auto& t : pool) t.join();
-    };
-  }
-};
 
 // Large enough to be split (above the kernels' thresholds), with an uneven row count (OH 27).
 TEST(TosaFastPaths, SplitOverThreadsGivesTheSameBytes) {
@@ -335,7 +385,7 @@ TEST(TosaFastPaths, Conv2dRescaleClampFusedEqualsTheOpsInTurn) {
     r.output_zp = -5;
     for (int64_t k = 0; k < (per_channel ? c.oc : 1); ++k) {
       r.multiplier.push_back(1 << 30 | int32_t(rng() % (1u << 29)));
-      r.shift.push_back(int8_t(36 + k % 4));
+      r.shift.push_back(int8_t(c.oc == 150 && k == 6 ? 30 : 36 + k % 4));  // 150 channels: one shift below 32, the general loop
     }
     ClampAttr clamp_attr;
     clamp_attr.min_int = -100, clamp_attr.max_int = 90;
@@ -343,7 +393,7 @@ TEST(TosaFastPaths, Conv2dRescaleClampFusedEqualsTheOpsInTurn) {
     auto sums = i32({c.n, oh, ow, c.oc});
     auto want_rescaled = i8({c.n, oh, ow, c.oc}), want_clamped = i8({c.n, oh, ow, c.oc});
     detail::conv2d_reference(in, w, bias, a, sums);
-    ASSERT_TOSA_OK(rescale(sums, r, want_rescaled));
+    detail::rescale_reference(sums, r, want_rescaled);
     ASSERT_TOSA_OK(clamp(want_rescaled, clamp_attr, want_clamped));
     for (compute::Isa isa : compute::available_isas()) {
       compute::ScopedIsa pin(isa);
@@ -405,7 +455,7 @@ TEST(TosaFastPaths, DepthwiseRescaleClampFusedEqualsTheOpsInTurn) {
     auto sums = i32({c.n, oh, ow, c.ic});
     auto want_rescaled = i8({c.n, oh, ow, c.ic}), want_clamped = i8({c.n, oh, ow, c.ic});
     detail::depthwise_conv2d_reference(in, w, bias, a, sums);
-    ASSERT_TOSA_OK(rescale(sums, r, want_rescaled));
+    detail::rescale_reference(sums, r, want_rescaled);
     ASSERT_TOSA_OK(clamp(want_rescaled, clamp_attr, want_clamped));
     for (compute::Isa isa : compute::available_isas()) {
       compute::ScopedIsa pin(isa);

@@ -222,7 +222,7 @@ Status CpuExecutor::check_ops_with_shapes() {
     for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = checked_ref(op.inputs[k]);
     std::vector<tosa::TensorRef> outs;
     for (TensorId t : op.outputs) outs.push_back(checked_ref(t));
-    Status s = call_kernel(op.kind, *plans_[i], KernelArgs{std::span(in_refs_.data(), op.inputs.size()), outs, true});
+    Status s = call_kernel(op.kind, *plans_[i], KernelArgs{std::span(in_refs_.data(), op.inputs.size()), outs, true, nullptr, {}});
     if (!s.is_ok()) {
       return make_error(s.code(), "op ", i, " (", op_name(op.kind), " ", op.debug_name, "): ", s.message());
     }

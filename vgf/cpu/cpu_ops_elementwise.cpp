@@ -21,8 +21,8 @@ Status plan_binary(const Graph&, const Op& op, PlannedOp& plan) {
 
 template <BinaryOp B>
 Status run_binary(const PlannedOp& p, const KernelArgs& a) {
-  return check_or_compute(a, tosa::check_elementwise_binary, tosa::elementwise_binary, B, a.in[0], a.in[1],
-                          p.binary, a.out[0]);
+  if (a.check_only) return tosa::check_elementwise_binary(B, a.in[0], a.in[1], p.binary, a.out[0]);
+  return tosa::elementwise_binary(B, a.in[0], a.in[1], p.binary, a.out[0], a.parallel);
 }
 
 template <UnaryOp U>
