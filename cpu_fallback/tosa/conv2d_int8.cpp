@@ -199,7 +199,7 @@ bool conv2d_rescale_int8_bands(const TensorRef& input, const TensorRef& weight, 
   const size_t out_element = dtype_size(output.dtype);
   const bool broadcast_bias = f.g.bias == nullptr && bias.dim(0) == 1;
   return run_band_workers(f.workers, parallel, [&](int t) {
-    const RescaleRows epilogue(rescale_attrs, output.dtype, clamp_attrs, channels);  // constants once per call
+    RescaleRows epilogue(rescale_attrs, output.dtype, clamp_attrs, channels);  // constants once per call
     uint8_t* mine = base + f.packed_bytes + size_t(t) * f.worker_bytes;
     int32_t* band_sums = reinterpret_cast<int32_t*>(mine);
     compute::Exec exec;  // one thread per band: the bands are the parallelism

@@ -119,7 +119,7 @@ bool depthwise_rescale_int8_bands(const TensorRef& input, const TensorRef& weigh
   const size_t out_element = dtype_size(output.dtype);
   const bool bias_per_channel = bias.dim(0) == channels;
   return run_band_workers(d.workers, parallel, [&](int t) {
-    const RescaleRows epilogue(rescale_attrs, output.dtype, clamp_attrs, channels);  // constants once per call
+    RescaleRows epilogue(rescale_attrs, output.dtype, clamp_attrs, channels);  // constants once per call
     uint8_t* mine = base + size_t(t) * d.worker_bytes;
     compute::DepthwiseS8Output to;
     to.s32 = reinterpret_cast<int32_t*>(mine);

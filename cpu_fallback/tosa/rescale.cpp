@@ -81,10 +81,11 @@ void detail::fill_scales(const RescaleAttr& a, int64_t c0, int64_t count, Channe
     s.round_extra[i] = double_round && shift > 31 ? int64_t(1) << 30 : 0;
     s.wide = s.wide && shift >= 32;
   }
-  const int64_t block = s.eo_block, padded = (count + block - 1) / block * block;
+  // (block is a power of two: masks, not divisions; this runs once per call and channel chunk)
+  const int64_t block = s.eo_block, padded = (count + block - 1) & ~(block - 1);
   for (int64_t i = 0; i < padded; ++i) {
-    const int64_t in_block = i % block;
-    const int64_t slot = i - in_block + (in_block % 2 == 0 ? in_block / 2 : block / 2 + in_block / 2);
+    const int64_t in_block = i & (block - 1);
+    const int64_t slot = (i - in_block) + (in_block >> 1) + ((in_block & 1) ? block / 2 : 0);
     s.round_nonnegative_eo[slot] = i < count ? s.round[i] + s.round_extra[i] : 0;
     s.round_negative_eo[slot] = i < count ? s.round[i] - s.round_extra[i] : 0;
   }
@@ -479,8 +480,8 @@ Status rescale(const TensorRef& input, const RescaleAttr& attrs, const TensorRef
 }
 
 RescaleRows::RescaleRows(const RescaleAttr& attrs, DType out_dtype, const ClampAttr* clamp, int64_t channels)
-    : attrs_(attrs), clamp_(clamp) {
-  if (!attrs.scale32 || (attrs.per_channel && channels > kChannelChunk)) return;
+    : attrs_(attrs), clamp_(clamp), channels_(attrs.per_channel ? channels : 1) {
+  if (!attrs.scale32) return;
   range_ = rescale_range(DType::Int32, out_dtype, attrs);
   if (clamp != nullptr) {
     // clamp(clamp(x, lo, hi), a, b) = clamp(x, max(lo, a), min(hi, b)) where the two intersect. An
@@ -489,23 +490,27 @@ RescaleRows::RescaleRows(const RescaleAttr& attrs, DType out_dtype, const ClampA
     if (attrs.output_unsigned || lo > hi) return;
     range_.lo = lo, range_.hi = hi;
   }
-  fill_scales(attrs, 0, attrs.per_channel ? channels : 1, scales_);
   fast_ = true;
+  if (channels_ <= kChannelChunk) fill_scales(attrs, 0, channels_, scales_);
 }
 
-Status RescaleRows::run(const TensorRef& sums, const TensorRef& out) const {
+Status RescaleRows::run(const TensorRef& sums, const TensorRef& out) {
   if (!fast_) {
     VKRT_RETURN_IF_ERROR(rescale(sums, attrs_, out));
     return clamp_ != nullptr ? clamp(out, *clamp_, out) : Status::ok();
   }
   const int32_t* in = sums.as<const int32_t>();
-  const int64_t total = sums.num_elements(), channels = sums.rank() > 0 ? sums.dim(sums.rank() - 1) : 1;
+  const int64_t total = sums.num_elements();
   if (total == 0) return Status::ok();
   auto run_as = [&](auto* to) {
-    if (attrs_.per_channel)
-      rescale_rows<true>(in, to, total / channels, channels, channels, scales_, range_, false);
-    else
-      rescale_rows<false>(in, to, 1, total, 0, scales_, range_, false);
+    if (!attrs_.per_channel) return rescale_rows<false>(in, to, 1, total, 0, scales_, range_, false);
+    const int64_t rows = total / channels_;
+    if (channels_ <= kChannelChunk) return rescale_rows<true>(in, to, rows, channels_, channels_, scales_, range_, false);
+    for (int64_t c0 = 0; c0 < channels_; c0 += kChannelChunk) {  // more channels: constants a chunk at a time
+      const int64_t count = std::min(kChannelChunk, channels_ - c0);
+      fill_scales(attrs_, c0, count, scales_);
+      rescale_rows<true>(in + c0, to + c0, rows, count, channels_, scales_, range_, false);
+    }
   };
   switch (out.dtype) {
     case DType::Int8: run_as(out.as<int8_t>()); break;

@@ -38,20 +38,21 @@ struct ChannelScales {
 void fill_scales(const RescaleAttr& a, int64_t c0, int64_t count, ChannelScales& s);
 
 // RESCALE (scale32) of int32 sums [rows, channels] into int8, int16 or int32 rows, then CLAMP
-// when given: the constants are filled once (at most kChannelChunk channels) and the CLAMP is
-// the output range's narrowing, so each band is one pass. Operands the fast form does not take
-// (scale16, more channels, a CLAMP on unsigned values or disjoint from the range) run rescale()
-// then clamp() per band, with the same values.
+// when given, in one pass per band: the CLAMP is the output range's narrowing, and the constants
+// are filled once (up to kChannelChunk channels; more are filled a chunk at a time per band).
+// Operands the fast form does not take (scale16, a CLAMP on unsigned values or disjoint from the
+// range) run rescale() then clamp() per band, with the same values.
 class RescaleRows {
  public:
   // For operands check_rescale and check_clamp accepted; `channels` is the sums' last dimension.
   RescaleRows(const RescaleAttr& attrs, DType out_dtype, const ClampAttr* clamp, int64_t channels);
   // Rescales (and clamps) `sums` [rows, channels] into `out` of the same shape.
-  Status run(const TensorRef& sums, const TensorRef& out) const;
+  Status run(const TensorRef& sums, const TensorRef& out);
 
  private:
   const RescaleAttr& attrs_;
   const ClampAttr* clamp_;
+  int64_t channels_;  // parameter sets: the channels per channel, else 1
   bool fast_ = false;
   RescaleRange range_{};
   ChannelScales scales_;
