@@ -93,6 +93,7 @@ void detail::fill_scales(const RescaleAttr& a, int64_t c0, int64_t count, Channe
     s.multiplier[i] = 0;
     s.shift_past_32[i] = 0;
   }
+  s.multiplier[padded] = 0;  // read (and dropped) by the odd lanes' load of the last block
 }
 
 namespace {
@@ -145,9 +146,13 @@ void rescale_run_general(const TIn* in, TOut* out, int64_t count, const ChannelS
 // rescale_run_wide for int32 inputs (every convolution's requantization) in AVX2 intrinsics, 8
 // values per step, which GCC's vectorisation of the loop above does 3x slower (int64 lanes, 4 at
 // a time, repacked). vpmuldq forms the 64-bit products of the even lanes and, after a 32-bit
-// shift, of the odd ones; the rounding term is chosen by the value's sign (the sign bit of each
-// 64-bit lane, moved there for even lanes); the high words are blended back into 8 lanes and
-// shifted by s - 32 each (vpsravd). A last partial step runs on a copy padded to 8 values.
+// shift, of the odd ones (the odd multipliers are the constants loaded one element on); the high
+// words are blended back into 8 lanes and shifted by s - 32 each (vpsravd). A last partial step
+// runs on a copy padded to 8 values. Two facts save work per step:
+//  - an int32 input's zero point is 0 (check_rescale), so the value is the input;
+//  - the rounding term is chosen by the product's sign, not the value's: they agree for a
+//    multiplier > 0 (check_rescale allows none below 0), and for a multiplier of 0 both terms
+//    give 0, as 0 <= 2^(s-1) -/+ 2^30 < 2^s for s >= 32.
 template <typename TOut>
 __attribute__((target("avx2"))) void store_narrowed(TOut* out, __m256i r) {
   const __m128i lo = _mm256_castsi256_si128(r), hi = _mm256_extracti128_si256(r, 1);
@@ -164,32 +169,32 @@ __attribute__((target("avx2"))) void store_narrowed(TOut* out, __m256i r) {
 template <bool kPerChannel, typename TOut>
 __attribute__((target("avx2"))) void rescale_run_wide_avx2(const int32_t* in, TOut* out, int64_t count,
                                                             const ChannelScales& s, const RescaleRange& range) {
-  const __m256i in_zp = _mm256_set1_epi32(int32_t(range.in_zp)), out_zp = _mm256_set1_epi32(int32_t(range.out_zp));
+  const __m256i out_zp = _mm256_set1_epi32(int32_t(range.out_zp));
   const __m256i low = _mm256_set1_epi32(int32_t(range.lo - range.out_zp));
   const __m256i high = _mm256_set1_epi32(int32_t(range.hi - range.out_zp));
   auto step = [&](const int32_t* in8, int64_t c, TOut* out8) __attribute__((target("avx2"))) {
-    __m256i m, shift, rp_even, rp_odd, rn_even, rn_odd;
+    __m256i m, m_odd, shift, rp_even, rp_odd, rn_even, rn_odd;
     if constexpr (kPerChannel) {
       m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&s.multiplier[c]));
+      m_odd = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&s.multiplier[c + 1]));
       shift = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&s.shift_past_32[c]));
       rp_even = _mm256_load_si256(reinterpret_cast<const __m256i*>(&s.round_nonnegative_eo[c]));
       rp_odd = _mm256_load_si256(reinterpret_cast<const __m256i*>(&s.round_nonnegative_eo[c + 4]));
       rn_even = _mm256_load_si256(reinterpret_cast<const __m256i*>(&s.round_negative_eo[c]));
       rn_odd = _mm256_load_si256(reinterpret_cast<const __m256i*>(&s.round_negative_eo[c + 4]));
     } else {
-      m = _mm256_set1_epi32(s.multiplier[0]);
+      m = m_odd = _mm256_set1_epi32(s.multiplier[0]);
       shift = _mm256_set1_epi32(s.shift_past_32[0]);
       rp_even = rp_odd = _mm256_set1_epi64x(s.round[0] + s.round_extra[0]);
       rn_even = rn_odd = _mm256_set1_epi64x(s.round[0] - s.round_extra[0]);
     }
-    const __m256i v = _mm256_sub_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in8)), in_zp);
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in8));
     const __m256i p_even = _mm256_mul_epi32(v, m);
-    const __m256i p_odd = _mm256_mul_epi32(_mm256_srli_epi64(v, 32), _mm256_srli_epi64(m, 32));
-    const __m256d sign_even = _mm256_castsi256_pd(_mm256_slli_epi64(v, 32)), sign_odd = _mm256_castsi256_pd(v);
-    const __m256i r_even = _mm256_castpd_si256(
-        _mm256_blendv_pd(_mm256_castsi256_pd(rp_even), _mm256_castsi256_pd(rn_even), sign_even));
-    const __m256i r_odd = _mm256_castpd_si256(
-        _mm256_blendv_pd(_mm256_castsi256_pd(rp_odd), _mm256_castsi256_pd(rn_odd), sign_odd));
+    const __m256i p_odd = _mm256_mul_epi32(_mm256_srli_epi64(v, 32), m_odd);
+    const __m256i r_even = _mm256_castpd_si256(_mm256_blendv_pd(
+        _mm256_castsi256_pd(rp_even), _mm256_castsi256_pd(rn_even), _mm256_castsi256_pd(p_even)));
+    const __m256i r_odd = _mm256_castpd_si256(_mm256_blendv_pd(
+        _mm256_castsi256_pd(rp_odd), _mm256_castsi256_pd(rn_odd), _mm256_castsi256_pd(p_odd)));
     const __m256i sum_even = _mm256_add_epi64(p_even, r_even), sum_odd = _mm256_add_epi64(p_odd, r_odd);
     const __m256i high_words = _mm256_blend_epi32(_mm256_srli_epi64(sum_even, 32), sum_odd, 0xAA);
     const __m256i r = _mm256_srav_epi32(high_words, shift);
@@ -223,34 +228,35 @@ VKRT_TARGET_AVX512 void store_narrowed_x16(TOut* out, __mmask16 k, __m512i r) {
 template <bool kPerChannel, typename TOut>
 VKRT_TARGET_AVX512 void rescale_rows_wide_avx512(const int32_t* in, TOut* out, int64_t rows, int64_t count,
                                                  int64_t stride, const ChannelScales& s, const RescaleRange& range) {
-  const __m512i in_zp = _mm512_set1_epi32(int32_t(range.in_zp)), out_zp = _mm512_set1_epi32(int32_t(range.out_zp));
+  const __m512i out_zp = _mm512_set1_epi32(int32_t(range.out_zp));
   const __m512i low = _mm512_set1_epi32(int32_t(range.lo - range.out_zp));
   const __m512i high = _mm512_set1_epi32(int32_t(range.hi - range.out_zp));
   const __m512i zero = _mm512_setzero_si512();
   const int64_t full = count / 16 * 16;
   const __mmask16 tail = __mmask16((1u << (count - full)) - 1);
   auto step = [&](const int32_t* in16, int64_t c, TOut* out16, __mmask16 k) VKRT_TARGET_AVX512 {
-    __m512i m, shift, rp_even, rp_odd, rn_even, rn_odd;
+    __m512i m, m_odd, shift, rp_even, rp_odd, rn_even, rn_odd;
     if constexpr (kPerChannel) {
       m = _mm512_loadu_si512(&s.multiplier[c]);
+      m_odd = _mm512_loadu_si512(&s.multiplier[c + 1]);
       shift = _mm512_loadu_si512(&s.shift_past_32[c]);
       rp_even = _mm512_load_si512(&s.round_nonnegative_eo[c]);
       rp_odd = _mm512_load_si512(&s.round_nonnegative_eo[c + 8]);
       rn_even = _mm512_load_si512(&s.round_negative_eo[c]);
       rn_odd = _mm512_load_si512(&s.round_negative_eo[c + 8]);
     } else {
-      m = _mm512_set1_epi32(s.multiplier[0]);
+      m = m_odd = _mm512_set1_epi32(s.multiplier[0]);
       shift = _mm512_set1_epi32(s.shift_past_32[0]);
       rp_even = rp_odd = _mm512_set1_epi64(s.round[0] + s.round_extra[0]);
       rn_even = rn_odd = _mm512_set1_epi64(s.round[0] - s.round_extra[0]);
     }
-    const __m512i v = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(k, in16), in_zp);
+    const __m512i v = _mm512_maskz_loadu_epi32(k, in16);
     const __m512i p_even = _mm512_mul_epi32(v, m);
-    const __m512i p_odd = _mm512_mul_epi32(_mm512_srli_epi64(v, 32), _mm512_srli_epi64(m, 32));
-    const __mmask8 negative_even = _mm512_cmplt_epi64_mask(_mm512_slli_epi64(v, 32), zero);
-    const __mmask8 negative_odd = _mm512_cmplt_epi64_mask(v, zero);
-    const __m512i sum_even = _mm512_add_epi64(p_even, _mm512_mask_blend_epi64(negative_even, rp_even, rn_even));
-    const __m512i sum_odd = _mm512_add_epi64(p_odd, _mm512_mask_blend_epi64(negative_odd, rp_odd, rn_odd));
+    const __m512i p_odd = _mm512_mul_epi32(_mm512_srli_epi64(v, 32), m_odd);
+    const __m512i sum_even =
+        _mm512_add_epi64(p_even, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(p_even, zero), rp_even, rn_even));
+    const __m512i sum_odd =
+        _mm512_add_epi64(p_odd, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(p_odd, zero), rp_odd, rn_odd));
     const __m512i high_words = _mm512_mask_blend_epi32(__mmask16(0xAAAA), _mm512_srli_epi64(sum_even, 32), sum_odd);
     const __m512i r = _mm512_srav_epi32(high_words, shift);
     store_narrowed_x16(out16, k, _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(r, low), high), out_zp));

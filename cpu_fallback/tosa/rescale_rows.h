@@ -20,7 +20,9 @@ RescaleRange rescale_range(DType in, DType out, const RescaleAttr& a);
 // on the stack (kernels allocate nothing).
 inline constexpr int64_t kChannelChunk = 256;
 struct ChannelScales {
-  int32_t multiplier[kChannelChunk];
+  // One element more than the chunk: the vector loops load the odd lanes' multipliers from
+  // multiplier + 1 (so every even lane of that load holds the next odd one).
+  int32_t multiplier[kChannelChunk + 16];
   int32_t shift[kChannelChunk];          // clamped to [1, 62], as apply_scale_32
   int32_t shift_past_32[kChannelChunk];  // shift - 32, for the wide-shift loops
   int64_t round[kChannelChunk];          // 2^(shift-1)
