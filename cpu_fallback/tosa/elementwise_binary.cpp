@@ -51,11 +51,6 @@ float float_extremum(float a, float b, bool want_max, NanMode mode) {
   return want_max ? (a > b ? a : b) : (a < b ? a : b);
 }
 
-// Below this many elements a same-shape binary op runs on the calling thread; slices of
-// kSliceElements are the work items above it.
-constexpr double kParallelMinElements = 1 << 14;
-constexpr int64_t kSliceElements = 4096;
-
 // ADD, SUB, MAXIMUM and MINIMUM of two integer tensors of the output's shape (a residual add's
 // int32 sums): one flat loop the compiler vectorises, in place of the broadcast walk's per-element
 // index arithmetic, with the same values (the sum wraps, as below).
@@ -76,10 +71,7 @@ void same_shape(const TensorRef& in1, const TensorRef& in2, const TensorRef& out
   const T* a = in1.as<const T>();
   const T* b = in2.as<const T>();
   T* o = out.as<T>();
-  const int64_t total = out.num_elements();
-  const int64_t slices = (total + kSliceElements - 1) / kSliceElements;
-  split_over_threads(parallel, slices, double(total), kParallelMinElements, [&](int64_t begin, int64_t end) {
-    const int64_t first = begin * kSliceElements, last = std::min(total, end * kSliceElements);
+  split_elements(parallel, out.num_elements(), [&](int64_t first, int64_t last) {
     same_shape_run<T, kOp>(a + first, b + first, o + first, last - first);
   });
 }

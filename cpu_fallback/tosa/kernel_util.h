@@ -174,4 +174,19 @@ void split_over_threads(const Parallel* parallel, int64_t items, double work, do
   });
 }
 
+// Elementwise ops (RESCALE, the same-shape binary ops) split their elements in contiguous
+// slices, one band of slices per thread, from kElementwiseParallelMin elements: consecutive ops
+// then give each thread the part of the tensor it wrote.
+inline constexpr int64_t kSliceElements = 4096;
+inline constexpr double kElementwiseParallelMin = 1 << 14;
+
+// Calls elements(first, last) to cover elements [0, total), split as above.
+template <typename Elements>
+void split_elements(const Parallel* parallel, int64_t total, const Elements& elements) {
+  const int64_t slices = (total + kSliceElements - 1) / kSliceElements;
+  split_over_threads(parallel, slices, double(total), kElementwiseParallelMin, [&](int64_t begin, int64_t end) {
+    elements(begin * kSliceElements, std::min(total, end * kSliceElements));
+  });
+}
+
 }  // namespace vkrt::tosa::detail

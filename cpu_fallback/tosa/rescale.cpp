@@ -296,10 +296,6 @@ void rescale_rows(const TIn* in, TOut* out, int64_t rows, int64_t count, int64_t
     rescale_run_general<kPerChannel>(in + row * stride, out + row * stride, count, s, range, input_unsigned);
 }
 
-// Elements per work item with one parameter set (per-tensor), for splitting over threads.
-constexpr int64_t kSliceElements = 4096;
-// Below this many elements a RESCALE runs on the calling thread.
-constexpr double kParallelMinElements = 1 << 14;
 
 // scale32 (every int8 and int32 network), the hot case: apply_scale_32 with its per-channel
 // constants computed once, and one clamp per element. Bit-identical to arith::apply_scale_32
@@ -318,17 +314,15 @@ void rescale32_impl(const TensorRef& input, const RescaleAttr& a, const TensorRe
   const int64_t total = input.num_elements();
   if (total == 0) return;
   if (!a.per_channel) {
-    const int64_t slices = (total + kSliceElements - 1) / kSliceElements;
-    split_over_threads(parallel, slices, double(total), kParallelMinElements, [&](int64_t begin, int64_t end) {
+    split_elements(parallel, total, [&](int64_t first, int64_t last) {
       ChannelScales s;
       fill_scales(a, 0, 1, s);
-      const int64_t first = begin * kSliceElements, last = std::min(total, end * kSliceElements);
       rescale_rows<false>(in + first, out + first, 1, last - first, 0, s, range, a.input_unsigned);
     });
     return;
   }
   const int64_t channels = int64_t(a.multiplier.size()), pixels = total / channels;
-  split_over_threads(parallel, pixels, double(total), kParallelMinElements, [&](int64_t begin, int64_t end) {
+  split_over_threads(parallel, pixels, double(total), kElementwiseParallelMin, [&](int64_t begin, int64_t end) {
     ChannelScales s;
     for (int64_t c0 = 0; c0 < channels; c0 += kChannelChunk) {
       const int64_t count = std::min(kChannelChunk, channels - c0), first = begin * channels + c0;
@@ -393,11 +387,8 @@ void rescale_by_table(const RescaleCall& call) {
   rescale_impl<int8_t, TOut>(RescaleCall{byte_ref, call.attrs, table_ref, nullptr, call.reference});
   const uint8_t* in = call.input.as<const uint8_t>();
   TOut* out = call.output.as<TOut>();
-  const int64_t total = call.input.num_elements();
-  const int64_t slices = (total + kSliceElements - 1) / kSliceElements;
-  split_over_threads(call.parallel, slices, double(total), kParallelMinElements, [&](int64_t begin, int64_t end) {
-    const int64_t last = std::min(total, end * kSliceElements);
-    for (int64_t j = begin * kSliceElements; j < last; ++j) out[j] = table[in[j]];
+  split_elements(call.parallel, call.input.num_elements(), [&](int64_t first, int64_t last) {
+    for (int64_t j = first; j < last; ++j) out[j] = table[in[j]];
   });
 }
 
