@@ -140,9 +140,9 @@ struct FusedBands {
   Im2col im2col;
   int64_t band = 0, bands = 0;
   int workers = 1;
-  size_t packed_bytes = 0, sums_bytes = 0, worker_bytes = 0;
+  size_t packed_bytes = 0, rescale_bytes = 0, sums_bytes = 0, worker_bytes = 0;
 
-  size_t scratch_bytes() const { return packed_bytes + size_t(workers) * worker_bytes; }
+  size_t scratch_bytes() const { return packed_bytes + rescale_bytes + size_t(workers) * worker_bytes; }
 };
 
 // About 64 KiB of int32 sums per band (L2-resident while it is rescaled), 16 to 1024 pixels.
@@ -162,6 +162,7 @@ FusedBands fused_bands(const TensorRef& input, const TensorRef& weight, const Te
   if (packed_weights == nullptr) f.packed_bytes = compute::align_up(compute::gemm_s8_packed_b_bytes(f.g));
   compute::GemmS8 one_band = f.g;  // sized with the caller's packed B; without one, generously
   one_band.m = f.band;
+  f.rescale_bytes = compute::align_up(rescale_rows_bytes(f.g.n));
   f.sums_bytes = compute::align_up(size_t(f.band) * size_t(f.g.n) * sizeof(int32_t));
   f.worker_bytes = f.sums_bytes + compute::align_up(compute::gemm_s8_scratch_bytes(one_band, 1));
   return f;
@@ -198,9 +199,11 @@ bool conv2d_rescale_int8_bands(const TensorRef& input, const TensorRef& weight, 
   const int64_t channels = f.g.n;
   const size_t out_element = dtype_size(output.dtype);
   const bool broadcast_bias = f.g.bias == nullptr && bias.dim(0) == 1;
+  // The epilogue's constants, filled once here and read by every worker.
+  const RescaleRows epilogue(rescale_attrs, output.dtype, clamp_attrs, channels,
+                             std::span(base + f.packed_bytes, f.rescale_bytes));
   return run_band_workers(f.workers, parallel, [&](int t) {
-    RescaleRows epilogue(rescale_attrs, output.dtype, clamp_attrs, channels);  // constants once per call
-    uint8_t* mine = base + f.packed_bytes + size_t(t) * f.worker_bytes;
+    uint8_t* mine = base + f.packed_bytes + f.rescale_bytes + size_t(t) * f.worker_bytes;
     int32_t* band_sums = reinterpret_cast<int32_t*>(mine);
     compute::Exec exec;  // one thread per band: the bands are the parallelism
     exec.scratch = std::span(mine + f.sums_bytes, f.worker_bytes - f.sums_bytes);

@@ -63,9 +63,9 @@ struct DepthwiseBands {
   compute::DepthwiseS8Params p;  // the whole layer
   int64_t rows = 0, bands_per_image = 0, bands = 0;
   int workers = 1;
-  size_t sums_bytes = 0, worker_bytes = 0;
+  size_t rescale_bytes = 0, sums_bytes = 0, worker_bytes = 0;
 
-  size_t scratch_bytes() const { return size_t(workers) * worker_bytes + 64; }
+  size_t scratch_bytes() const { return rescale_bytes + size_t(workers) * worker_bytes + 64; }
 
   // Band b's engine parameters and input pointer.
   compute::DepthwiseS8Params band(int64_t b, const int8_t* input, const int8_t** band_input, int64_t* first_row) const {
@@ -100,6 +100,7 @@ DepthwiseBands depthwise_bands(const compute::DepthwiseS8Params& p, int threads)
   compute::DepthwiseS8Params one_band = p;
   one_band.batches = 1;
   one_band.out_h = int32_t(d.rows);
+  d.rescale_bytes = compute::align_up(rescale_rows_bytes(p.out_ch()));
   d.sums_bytes = compute::align_up(size_t(d.rows) * size_t(row_elements) * sizeof(int32_t));
   d.worker_bytes = d.sums_bytes + compute::align_up(compute::depthwise_s8_scratch_bytes(one_band, true, 1));
   return d;
@@ -118,9 +119,10 @@ bool depthwise_rescale_int8_bands(const TensorRef& input, const TensorRef& weigh
   const int64_t channels = p.out_ch(), row_elements = int64_t(p.out_w) * channels;
   const size_t out_element = dtype_size(output.dtype);
   const bool bias_per_channel = bias.dim(0) == channels;
+  // The epilogue's constants, filled once here and read by every worker.
+  const RescaleRows epilogue(rescale_attrs, output.dtype, clamp_attrs, channels, std::span(base, d.rescale_bytes));
   return run_band_workers(d.workers, parallel, [&](int t) {
-    RescaleRows epilogue(rescale_attrs, output.dtype, clamp_attrs, channels);  // constants once per call
-    uint8_t* mine = base + size_t(t) * d.worker_bytes;
+    uint8_t* mine = base + d.rescale_bytes + size_t(t) * d.worker_bytes;
     compute::DepthwiseS8Output to;
     to.s32 = reinterpret_cast<int32_t*>(mine);
     compute::Exec exec;  // one thread per band: the bands are the parallelism

@@ -476,9 +476,15 @@ Status rescale(const TensorRef& input, const RescaleAttr& attrs, const TensorRef
   return Status::ok();
 }
 
-RescaleRows::RescaleRows(const RescaleAttr& attrs, DType out_dtype, const ClampAttr* clamp, int64_t channels)
+size_t detail::rescale_rows_bytes(int64_t channels) {
+  const int64_t chunks = (std::max<int64_t>(channels, 1) + kChannelChunk - 1) / kChannelChunk;
+  return size_t(chunks) * sizeof(ChannelScales) + alignof(ChannelScales);
+}
+
+RescaleRows::RescaleRows(const RescaleAttr& attrs, DType out_dtype, const ClampAttr* clamp, int64_t channels,
+                         std::span<uint8_t> memory)
     : attrs_(attrs), clamp_(clamp), channels_(attrs.per_channel ? channels : 1) {
-  if (!attrs.scale32) return;
+  if (!attrs.scale32 || memory.size() < rescale_rows_bytes(channels_)) return;
   range_ = rescale_range(DType::Int32, out_dtype, attrs);
   if (clamp != nullptr) {
     // clamp(clamp(x, lo, hi), a, b) = clamp(x, max(lo, a), min(hi, b)) where the two intersect. An
@@ -487,11 +493,15 @@ RescaleRows::RescaleRows(const RescaleAttr& attrs, DType out_dtype, const ClampA
     if (attrs.output_unsigned || lo > hi) return;
     range_.lo = lo, range_.hi = hi;
   }
+  const uintptr_t at = reinterpret_cast<uintptr_t>(memory.data());
+  auto* chunks = reinterpret_cast<ChannelScales*>((at + alignof(ChannelScales) - 1) & ~(alignof(ChannelScales) - 1));
+  for (int64_t c0 = 0, i = 0; c0 < channels_; c0 += kChannelChunk, ++i)
+    fill_scales(attrs, c0, std::min(kChannelChunk, channels_ - c0), chunks[i]);
+  chunks_ = chunks;
   fast_ = true;
-  if (channels_ <= kChannelChunk) fill_scales(attrs, 0, channels_, scales_);
 }
 
-Status RescaleRows::run(const TensorRef& sums, const TensorRef& out) {
+Status RescaleRows::run(const TensorRef& sums, const TensorRef& out) const {
   if (!fast_) {
     VKRT_RETURN_IF_ERROR(rescale(sums, attrs_, out));
     return clamp_ != nullptr ? clamp(out, *clamp_, out) : Status::ok();
@@ -500,14 +510,11 @@ Status RescaleRows::run(const TensorRef& sums, const TensorRef& out) {
   const int64_t total = sums.num_elements();
   if (total == 0) return Status::ok();
   auto run_as = [&](auto* to) {
-    if (!attrs_.per_channel) return rescale_rows<false>(in, to, 1, total, 0, scales_, range_, false);
+    if (!attrs_.per_channel) return rescale_rows<false>(in, to, 1, total, 0, chunks_[0], range_, false);
     const int64_t rows = total / channels_;
-    if (channels_ <= kChannelChunk) return rescale_rows<true>(in, to, rows, channels_, channels_, scales_, range_, false);
-    for (int64_t c0 = 0; c0 < channels_; c0 += kChannelChunk) {  // more channels: constants a chunk at a time
-      const int64_t count = std::min(kChannelChunk, channels_ - c0);
-      fill_scales(attrs_, c0, count, scales_);
-      rescale_rows<true>(in + c0, to + c0, rows, count, channels_, scales_, range_, false);
-    }
+    for (int64_t c0 = 0, i = 0; c0 < channels_; c0 += kChannelChunk, ++i)
+      rescale_rows<true>(in + c0, to + c0, rows, std::min(kChannelChunk, channels_ - c0), channels_, chunks_[i],
+                         range_, false);
   };
   switch (out.dtype) {
     case DType::Int8: run_as(out.as<int8_t>()); break;

@@ -3,7 +3,9 @@
 // clamps band after band of int32 sums with constants prepared once per call.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "cpu_fallback/tosa/tosa_kernels.h"
 
@@ -41,15 +43,19 @@ void fill_scales(const RescaleAttr& a, int64_t c0, int64_t count, ChannelScales&
 
 // RESCALE (scale32) of int32 sums [rows, channels] into int8, int16 or int32 rows, then CLAMP
 // when given, in one pass per band: the CLAMP is the output range's narrowing, and the constants
-// are filled once (up to kChannelChunk channels; more are filled a chunk at a time per band).
-// Operands the fast form does not take (scale16, a CLAMP on unsigned values or disjoint from the
-// range) run rescale() then clamp() per band, with the same values.
+// of every channel are filled once per call, into caller memory (rescale_rows_bytes; the fused
+// chains' scratch), then only read, by any number of threads. Operands the fast form does not
+// take (scale16, a CLAMP on unsigned values or disjoint from the range, memory short) run
+// rescale() then clamp() per band, with the same values.
+size_t rescale_rows_bytes(int64_t channels);
+
 class RescaleRows {
  public:
   // For operands check_rescale and check_clamp accepted; `channels` is the sums' last dimension.
-  RescaleRows(const RescaleAttr& attrs, DType out_dtype, const ClampAttr* clamp, int64_t channels);
+  RescaleRows(const RescaleAttr& attrs, DType out_dtype, const ClampAttr* clamp, int64_t channels,
+              std::span<uint8_t> memory);
   // Rescales (and clamps) `sums` [rows, channels] into `out` of the same shape.
-  Status run(const TensorRef& sums, const TensorRef& out);
+  Status run(const TensorRef& sums, const TensorRef& out) const;
 
  private:
   const RescaleAttr& attrs_;
@@ -57,7 +63,7 @@ class RescaleRows {
   int64_t channels_;  // parameter sets: the channels per channel, else 1
   bool fast_ = false;
   RescaleRange range_{};
-  ChannelScales scales_;
+  const ChannelScales* chunks_ = nullptr;  // chunk i: channels [i·kChannelChunk, ...)
 };
 
 }  // namespace vkrt::tosa::detail
