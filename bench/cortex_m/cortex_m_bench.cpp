@@ -333,6 +333,7 @@ const char* path_of(Kind kind) {
     case Kind::kConv:
     case Kind::kFullyConnected:
       if (vnni) return "vnni gemm";
+      if (compute::has(Isa::Avx512bw)) return "avx512bw gemm";
       if (compute::has(Isa::Avx2)) return "avx2 gemm";
       if (compute::has(Isa::Dotprod)) return "sdot gemm";
       if (compute::has(Isa::Neon)) return "neon gemm";

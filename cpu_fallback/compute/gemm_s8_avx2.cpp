@@ -10,11 +10,17 @@
 //
 // Register tile: 4 rows × 16 columns = 8 accumulators, 2 B vectors and one A broadcast of the
 // 16 ymm registers.
+//
+// AVX-512BW without VNNI (Skylake-SP and its kind) takes the same arithmetic, packing and B
+// layout on zmm: one VPMOVSXBW widens a panel's depth pair for all 16 columns and one VPMADDWD
+// covers 16 columns, so a tile is 8 rows × 32 columns (two panels) in 16 accumulators, each A
+// broadcast used twice: half the instructions per multiply-add of the AVX2 tile.
 #include "compute/gemm_s8_tiled.h"
 
 #if defined(__x86_64__)
 #include "compute/isa.h"
 #include "compute/simd_avx2.h"
+#include "compute/simd_avx512.h"
 
 namespace vkrt::compute::detail {
 namespace {
@@ -105,14 +111,66 @@ struct Avx2Path {
   }
 };
 
+// The AVX-512BW output stage: store_columns above on one zmm of 16 columns.
+VKRT_TARGET_AVX512 inline void store_columns_x16(const GemmS8& g, const TiledPanels& b, __m512i acc, int32_t row_term,
+                                                 int64_t row, int32_t col) {
+  const int cols = std::min<int32_t>(16, g.n - col);
+  acc = _mm512_add_epi32(_mm512_add_epi32(acc, _mm512_loadu_si512(b.colterm + col)), _mm512_set1_epi32(row_term));
+  if (g.c32) {
+    const __mmask16 m = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1u);
+    _mm512_mask_storeu_epi32(g.c32 + row * g.c_stride + col, m, acc);
+    return;
+  }
+  acc = simd::requantize_x16(acc, _mm512_loadu_si512(b.mult + col), simd::split_shift(_mm512_loadu_si512(b.shift + col)));
+  simd::store_s8x16(g.c + row * g.c_stride + col, acc, _mm512_set1_epi32(g.out.output_offset),
+                    _mm512_set1_epi32(g.out.activation_min), _mm512_set1_epi32(g.out.activation_max), cols);
+}
+
+struct Avx512bwPath : Avx2Path {
+  static constexpr int kTileRows = 8;
+  static constexpr int kPanelsPerTile = 2;  // 8 rows x 32 columns: 16 accumulators, each A broadcast used twice
+  // R rows × P 16-column panels from `panel`.
+  template <int R, int P>
+  VKRT_TARGET_AVX512 static void tile_panels(const GemmS8& g, const TiledPanels& b, const int16_t* a_pack, int32_t kp,
+                                             const int32_t* row_terms, int64_t row0, int rows, int32_t panel) {
+    __m512i acc[R][P];
+    for (int r = 0; r < R; ++r)
+      for (int q = 0; q < P; ++q) acc[r][q] = _mm512_setzero_si512();
+    const int8_t* bp = b.data + size_t(panel) * 16 * kp;
+    const size_t panel_stride = size_t(16) * kp;
+    for (int32_t kk = 0; kk < kp; kk += 2, bp += 32) {
+      __m512i bv[P];
+      for (int q = 0; q < P; ++q)
+        bv[q] = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(bp + q * panel_stride)));
+      for (int r = 0; r < R; ++r) {
+        int32_t pair;
+        std::memcpy(&pair, a_pack + size_t(r) * kp + kk, sizeof(pair));
+        const __m512i a = _mm512_set1_epi32(pair);
+        for (int q = 0; q < P; ++q) acc[r][q] = _mm512_add_epi32(acc[r][q], _mm512_madd_epi16(a, bv[q]));
+      }
+    }
+    for (int q = 0; q < P; ++q)
+      for (int r = 0; r < rows; ++r) store_columns_x16(g, b, acc[r][q], row_terms[r], row0 + r, (panel + q) * 16);
+  }
+  template <int R>
+  static void tile(const GemmS8& g, const TiledPanels& b, const int16_t* a_pack, int32_t kp, const int32_t* row_terms,
+                   int64_t row0, int rows, int32_t panel, int panels) {
+    if (panels == 2)
+      tile_panels<R, 2>(g, b, a_pack, kp, row_terms, row0, rows, panel);
+    else
+      tile_panels<R, 1>(g, b, a_pack, kp, row_terms, row0, rows, panel);
+  }
+};
+
 constexpr TiledGemmPath kAvx2 = tiled_gemm_path_of<Avx2Path>();
+constexpr TiledGemmPath kAvx512bw = tiled_gemm_path_of<Avx512bwPath>();
 
 }  // namespace
 
 const TiledGemmPath* tiled_gemm_path() {
   // VNNI has its own paths in gemm_s8.cpp.
   if (compute::has(compute::Isa::Avx512vnni) || !compute::has(compute::Isa::Avx2)) return nullptr;
-  return &kAvx2;
+  return compute::has(compute::Isa::Avx512bw) ? &kAvx512bw : &kAvx2;
 }
 
 }  // namespace vkrt::compute::detail

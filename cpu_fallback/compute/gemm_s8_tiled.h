@@ -1,5 +1,5 @@
 // Private to the gemm_s8 paths: the driver shared by the tiled paths below AVX-512 VNNI (AVX2,
-// NEON, NEON dotprod). Each path supplies its B panel layout, its A packing and its register
+// AVX-512BW, NEON, NEON dotprod). Each path supplies its B panel layout, its A packing and its register
 // tile; the driver does the rest the same way for all of them: B packed once ahead (a loaded
 // method) or per call into the scratch, rows of A packed a block at a time, the work shared out
 // by row tiles or, when there are few rows, by B panels.
@@ -44,7 +44,7 @@ struct TiledPanels {
 // What a path supplies (see gemm_s8_avx2.cpp, gemm_s8_neon.cpp):
 //   using AElem = int16_t or int8_t;           packed A element
 //   static constexpr int kDepthGroup;          D: B panels are [kp/D][16 columns][D depths], int8
-//   static constexpr int kTileRows;            rows of one register tile (4)
+//   static constexpr int kTileRows;            rows of one register tile (4; 8 on AVX-512BW)
 //   static constexpr GemmS8Layout kLayout;
 //   static constexpr bool kColumnSums;         whether column_term needs Σ_k B[j][k]
 //   static bool usable(const GemmS8&);         whether its arithmetic is exact for g's offsets
@@ -53,6 +53,8 @@ struct TiledPanels {
 //   static void pack_a_row(const GemmS8&, const int8_t* src, int32_t kp, AElem* dst);
 //   template <int R> static void tile(const GemmS8&, const TiledPanels&, const AElem* a, int32_t kp,
 //                                     const int32_t* row_terms, int64_t row0, int rows, int32_t panel);
+//   optionally static constexpr int kPanelsPerTile (> 1): the tile then covers panels
+//                                     [panel, panel + panels) and takes `int panels` last.
 template <class Path>
 struct TiledGemm {
   using AElem = typename Path::AElem;
@@ -117,24 +119,37 @@ struct TiledGemm {
     }
   }
 
+  // Panels one tile covers: Path::kPanelsPerTile where the path has it (its tile then takes the
+  // count, the last tile of a range having fewer), else 1.
+  static constexpr int panels_per_tile() {
+    if constexpr (requires { Path::kPanelsPerTile; }) return Path::kPanelsPerTile;
+    return 1;
+  }
+
   static void multiply_block(const GemmS8& g, const TiledPanels& b, int32_t kp, const AElem* a_pack,
                              const int32_t* row_terms, int64_t r0, int rows, int32_t p0, int32_t p1) {
-    constexpr int T = Path::kTileRows;
-    for (int32_t p = p0; p < p1; ++p)
+    constexpr int T = Path::kTileRows, P = panels_per_tile();
+    for (int32_t p = p0; p < p1; p += P)
       for (int r = 0; r < rows; r += T) {
         const int n = std::min(T, rows - r);
         const AElem* a = a_pack + size_t(r) * kp;
-        if (n == T) {
-          Path::template tile<T>(g, b, a, kp, row_terms + r, r0 + r, T, p);
-        } else {
-          // A short last tile: whole tiles of fewer rows (T is 4 in every path).
-          switch (n) {
-            case 1: Path::template tile<1>(g, b, a, kp, row_terms + r, r0 + r, 1, p); break;
-            case 2: Path::template tile<2>(g, b, a, kp, row_terms + r, r0 + r, 2, p); break;
-            default: Path::template tile<3>(g, b, a, kp, row_terms + r, r0 + r, 3, p); break;
-          }
-        }
+        // A short last tile is a whole tile of fewer rows.
+        tile_of<T>(n, g, b, a, kp, row_terms + r, r0 + r, p, std::min<int32_t>(P, p1 - p));
       }
+  }
+
+  // Path::tile<n> for 1 <= n <= N.
+  template <int N>
+  static void tile_of(int n, const GemmS8& g, const TiledPanels& b, const AElem* a, int32_t kp,
+                      const int32_t* row_terms, int64_t row0, int32_t panel, int panels) {
+    if (n == N) {
+      if constexpr (panels_per_tile() > 1)
+        Path::template tile<N>(g, b, a, kp, row_terms, row0, N, panel, panels);
+      else
+        Path::template tile<N>(g, b, a, kp, row_terms, row0, N, panel);
+      return;
+    }
+    if constexpr (N > 1) tile_of<N - 1>(n, g, b, a, kp, row_terms, row0, panel, panels);
   }
 
   static size_t packed_b_bytes(const GemmS8& g) {
