@@ -1,7 +1,9 @@
 // tosa_bench: GMAC/s (CONV2D, DEPTHWISE_CONV2D) and Gelem/s (RESCALE) of the TOSA CPU kernels
 // on int8 MobileNetV2 224x224 layer shapes: the kernels as the VGF CPU executor calls them
 // (conv2d(), depthwise_conv2d(), rescale(): the vectorised int8 paths) against the reference
-// loops (detail::conv2d_reference, ...) in the same run, then a summary with the ratio.
+// loops (detail::conv2d_reference, ...) in the same run, then a summary with the ratio. The
+// "fused" column is the convolution with its per-channel RESCALE to int8 and a ReLU6 CLAMP as
+// one call (conv2d_rescale, depthwise_conv2d_rescale), as the executor runs MobileNetV2.
 //
 //   build/bench/tosa/tosa_bench                      # all layers
 //   build/bench/tosa/tosa_bench --benchmark_repetitions=3   # on a busy machine: best of 3
@@ -119,6 +121,40 @@ struct LayerData {
     return ConvResources{scratch, packed_weights};
   }
 
+  // The fused chain's operands: a per-channel RESCALE (shifts 36-39) to int8 and a ReLU6-like
+  // CLAMP, and the scratch for one thread, as the executor gives it.
+  std::vector<int32_t> fused_multiplier, fused_shift;
+  RescaleAttr fused_rescale;
+  ClampAttr relu6;
+  std::vector<uint8_t> fused_scratch;
+  void run_fused(const Layer& l) {
+    const TensorRef sums = acc_ref(out_shape);
+    if (fused_scratch.empty()) {
+      std::mt19937 rng(2);
+      std::uniform_int_distribution<int32_t> m(1 << 30, INT32_MAX);
+      for (int64_t c = 0; c < l.oc; ++c) fused_multiplier.push_back(m(rng)), fused_shift.push_back(36 + int32_t(c % 4));
+      fused_rescale.multiplier = fused_multiplier;
+      fused_rescale.shift.assign(fused_shift.begin(), fused_shift.end());
+      fused_rescale.scale32 = true;
+      fused_rescale.rounding_mode = RoundingMode::DoubleRound;
+      fused_rescale.per_channel = true;
+      fused_rescale.output_zp = -128;
+      relu6.min_int = -128, relu6.max_int = 40;
+      out8.resize(acc.size());
+      if (l.kind == Kind::kConv) (void)conv_resources();  // packs the weights
+      fused_scratch.resize(1 + (l.kind == Kind::kConv
+                                    ? conv2d_rescale_scratch_bytes(in_ref(), w_ref(), b_ref(), attrs, sums, 1, packed_weights)
+                                    : depthwise_conv2d_rescale_scratch_bytes(in_ref(), w_ref(), b_ref(), attrs, sums, 1)));
+    }
+    const TensorRef out_ref{DType::Int8, out_shape, out8.data()};
+    if (l.kind == Kind::kConv)
+      check(conv2d_rescale(in_ref(), w_ref(), b_ref(), attrs, sums, fused_rescale, out_ref, &relu6, out_ref, nullptr,
+                           ConvResources{fused_scratch, packed_weights}));
+    else
+      check(depthwise_conv2d_rescale(in_ref(), w_ref(), b_ref(), attrs, sums, fused_rescale, out_ref, &relu6, out_ref,
+                                     nullptr, fused_scratch));
+  }
+
   // DEPTHWISE_CONV2D's scratch for one thread, as the executor gives it.
   std::span<uint8_t> depthwise_scratch() {
     if (scratch.empty())
@@ -157,10 +193,15 @@ struct LayerData {
   }
 };
 
-void bench_layer(benchmark::State& state, const Layer* layer, bool reference) {
+enum class Mode { kKernel, kReference, kFused };
+
+void bench_layer(benchmark::State& state, const Layer* layer, Mode mode) {
   LayerData data(*layer);
   for (auto _ : state) {
-    data.run(*layer, reference);
+    if (mode == Mode::kFused)
+      data.run_fused(*layer);
+    else
+      data.run(*layer, mode == Mode::kReference);
     benchmark::ClobberMemory();
   }
   state.counters["G/s"] = benchmark::Counter(layer->work() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
@@ -190,8 +231,11 @@ class CollectingReporter : public benchmark::ConsoleReporter {
 int main(int argc, char** argv) {
   using namespace vkrt::tosa;
   for (const Layer& l : kLayers) {
-    benchmark::RegisterBenchmark((std::string(l.name) + "/kernel").c_str(), bench_layer, &l, false)->UseRealTime();
-    benchmark::RegisterBenchmark((std::string(l.name) + "/reference").c_str(), bench_layer, &l, true)->UseRealTime();
+    benchmark::RegisterBenchmark((std::string(l.name) + "/kernel").c_str(), bench_layer, &l, Mode::kKernel)->UseRealTime();
+    if (l.kind != Kind::kRescale)
+      benchmark::RegisterBenchmark((std::string(l.name) + "/fused").c_str(), bench_layer, &l, Mode::kFused)->UseRealTime();
+    benchmark::RegisterBenchmark((std::string(l.name) + "/reference").c_str(), bench_layer, &l, Mode::kReference)
+        ->UseRealTime();
   }
   benchmark::Initialize(&argc, argv);
   CollectingReporter reporter;
@@ -199,12 +243,14 @@ int main(int argc, char** argv) {
   std::printf("\nSummary (GMAC/s for convolutions, Gelem/s for RESCALE; best repetition, one thread). CPU: %s; "
               "ISA level %s (pin with VKRT_CPU_ISA); CONV2D on the compute core's GEMM, weights packed ahead\n",
               vkrt::compute::cpu_model_name().c_str(), vkrt::compute::isa_name(vkrt::compute::active_isa()));
-  std::printf("%-30s %10s %10s %10s %8s\n", "layer", "M work", "kernel", "reference", "ratio");
+  std::printf("fused: the convolution with RESCALE to int8 and CLAMP in one call, GMAC/s of the convolution\n");
+  std::printf("%-30s %10s %10s %10s %10s %8s\n", "layer", "M work", "kernel", "fused", "reference", "ratio");
   for (const Layer& l : kLayers) {
     const double k = reporter.rates[std::string(l.name) + "/kernel"];
+    const double f = reporter.rates[std::string(l.name) + "/fused"];
     const double r = reporter.rates[std::string(l.name) + "/reference"];
-    if (k == 0 && r == 0) continue;
-    std::printf("%-30s %10.2f %10.3f %10.3f %8.1f\n", l.name, l.work() / 1e6, k, r, r > 0 ? k / r : 0.0);
+    if (k == 0 && f == 0 && r == 0) continue;
+    std::printf("%-30s %10.2f %10.3f %10.3f %10.3f %8.1f\n", l.name, l.work() / 1e6, k, f, r, r > 0 ? k / r : 0.0);
   }
   benchmark::Shutdown();
   return 0;
