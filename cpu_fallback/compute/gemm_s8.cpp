@@ -169,17 +169,9 @@ struct BPanels {
 // from the column terms.
 VKRT_TARGET_AVX512 inline void store_columns(const GemmS8& g, const BPanels& b, __m512i acc, int32_t row_sum,
                                              int64_t row, int32_t col, bool colterm_in_acc = false) {
-  const int cols = std::min<int32_t>(16, g.n - col);
   __m512i v = colterm_in_acc ? acc : _mm512_add_epi32(acc, _mm512_loadu_si512(b.colterm + col));
   if (g.b_offset != 0) v = _mm512_add_epi32(v, _mm512_set1_epi32(wrap_mul(g.b_offset, row_sum)));
-  if (g.c32) {
-    const __mmask16 m = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1u);
-    _mm512_mask_storeu_epi32(g.c32 + row * g.c_stride + col, m, v);
-    return;
-  }
-  v = simd::requantize_x16(v, _mm512_loadu_si512(b.mult + col), simd::split_shift(_mm512_loadu_si512(b.shift + col)));
-  simd::store_s8x16(g.c + row * g.c_stride + col, v, _mm512_set1_epi32(g.out.output_offset),
-                    _mm512_set1_epi32(g.out.activation_min), _mm512_set1_epi32(g.out.activation_max), cols);
+  detail::store_c_x16(g, v, b.mult, b.shift, row, col);
 }
 
 // 8 rows x (16·P) columns over packed A rows (kp bytes each, unsigned) and P B panels.

@@ -20,7 +20,6 @@
 #if defined(__x86_64__)
 #include "compute/isa.h"
 #include "compute/simd_avx2.h"
-#include "compute/simd_avx512.h"
 
 namespace vkrt::compute::detail {
 namespace {
@@ -114,16 +113,8 @@ struct Avx2Path {
 // The AVX-512BW output stage: store_columns above on one zmm of 16 columns.
 VKRT_TARGET_AVX512 inline void store_columns_x16(const GemmS8& g, const TiledPanels& b, __m512i acc, int32_t row_term,
                                                  int64_t row, int32_t col) {
-  const int cols = std::min<int32_t>(16, g.n - col);
   acc = _mm512_add_epi32(_mm512_add_epi32(acc, _mm512_loadu_si512(b.colterm + col)), _mm512_set1_epi32(row_term));
-  if (g.c32) {
-    const __mmask16 m = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1u);
-    _mm512_mask_storeu_epi32(g.c32 + row * g.c_stride + col, m, acc);
-    return;
-  }
-  acc = simd::requantize_x16(acc, _mm512_loadu_si512(b.mult + col), simd::split_shift(_mm512_loadu_si512(b.shift + col)));
-  simd::store_s8x16(g.c + row * g.c_stride + col, acc, _mm512_set1_epi32(g.out.output_offset),
-                    _mm512_set1_epi32(g.out.activation_min), _mm512_set1_epi32(g.out.activation_max), cols);
+  store_c_x16(g, acc, b.mult, b.shift, row, col);
 }
 
 struct Avx512bwPath : Avx2Path {

@@ -13,6 +13,7 @@
 
 #include "arith/fixed_point.h"
 #include "compute/gemm_s8.h"
+#include "compute/simd_avx512.h"
 
 namespace vkrt::compute::detail {
 
@@ -251,5 +252,23 @@ constexpr TiledGemmPath tiled_gemm_path_of() {
                        [](const GemmS8& g, std::span<uint8_t> m) { return TiledGemm<Path>::pack_b(g, m, Path::kLayout); },
                        &TiledGemm<Path>::scratch_bytes, &TiledGemm<Path>::run};
 }
+
+#if defined(__x86_64__)
+// The AVX-512 paths' (VNNI, AVX-512BW) last step for 16 columns of one row of C, the accumulators
+// `v` carrying every term: stored as they are (an int32 C), or requantized with the columns'
+// multipliers and shifts, offset, clamped and stored as int8 (cols <= 16 of them).
+VKRT_TARGET_AVX512 inline void store_c_x16(const GemmS8& g, __m512i v, const int32_t* mult, const int32_t* shift,
+                                          int64_t row, int32_t col) {
+  const int cols = std::min<int32_t>(16, g.n - col);
+  if (g.c32) {
+    const __mmask16 m = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1u);
+    _mm512_mask_storeu_epi32(g.c32 + row * g.c_stride + col, m, v);
+    return;
+  }
+  v = simd::requantize_x16(v, _mm512_loadu_si512(mult + col), simd::split_shift(_mm512_loadu_si512(shift + col)));
+  simd::store_s8x16(g.c + row * g.c_stride + col, v, _mm512_set1_epi32(g.out.output_offset),
+                    _mm512_set1_epi32(g.out.activation_min), _mm512_set1_epi32(g.out.activation_max), cols);
+}
+#endif
 
 }  // namespace vkrt::compute::detail
