@@ -38,10 +38,16 @@ VKRT_TARGET_AVX2 inline void store_columns(const GemmS8& g, const TiledPanels& b
   lo = _mm256_add_epi32(_mm256_add_epi32(lo, load8(b.colterm + col)), term);
   hi = _mm256_add_epi32(_mm256_add_epi32(hi, load8(b.colterm + col + 8)), term);
   if (g.c32) {
+    int32_t* out = g.c32 + row * g.c_stride + col;
+    if (cols == 16) {  // the common case: two stores, not a library memcpy per tile row
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), lo);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), hi);
+      return;
+    }
     alignas(32) int32_t sums[16];
     _mm256_store_si256(reinterpret_cast<__m256i*>(sums), lo);
     _mm256_store_si256(reinterpret_cast<__m256i*>(sums + 8), hi);
-    std::memcpy(g.c32 + row * g.c_stride + col, sums, size_t(cols) * sizeof(int32_t));
+    std::memcpy(out, sums, size_t(cols) * sizeof(int32_t));
     return;
   }
   lo = simd::requantize_x8(lo, load8(b.mult + col), load8(b.shift + col));
