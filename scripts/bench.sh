@@ -10,6 +10,8 @@ samples=$build/samples
 bench=$build/bench/vkrt_bench/vkrt_bench
 out=docs/benchmarks.md
 mkdir -p docs/bench
+# The GPU host's section (written from scripts/gpu-kit.sh's output) is kept: from its marker on.
+gpu_section=$(sed -n '/^<!-- gpu-kit/,$p' "$out" 2>/dev/null || true)
 "$build/examples/make_sample_programs" "$samples" >/dev/null
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
@@ -47,4 +49,5 @@ for pte in "$samples"/*.pte; do
   } >> "$out"
   rm -f "docs/bench/$name.png.json"
 done
+[ -n "$gpu_section" ] && printf '%s\n' "$gpu_section" >> "$out"
 echo "wrote $out and docs/bench/*.png" >&2

@@ -36,15 +36,17 @@ pack() {
     >"$kit/tests.txt"
   local programs
   mapfile -t programs < <(cat "$kit/tests.txt"; ls "$build"/bench/vulkan/*_bench \
-    "$build"/executor_runner/executor_runner "$build"/examples/make_sample_programs)
+    "$build"/bench/vkrt_bench/vkrt_bench "$build"/executor_runner/executor_runner "$build"/examples/make_sample_programs)
   for p in "${programs[@]}"; do strip -o "$kit/bin/$(basename "$p")" "$p"; done
   sed -i 's#.*/##' "$kit/tests.txt"
   cp -r ../shared/conformance/pte ../shared/conformance/vgf "$kit/conformance/" 2>/dev/null ||
     echo "gpu-kit: ../shared/conformance missing: the conformance tests will skip" >&2
   # What the programs are linked against (ldd: libc, libm, libstdc++, libgcc_s, libbenchmark),
-  # the validation layer, and the loader with glvnd.
+  # the validation layer, flatc (the ETDump tests decode with it), and the X11 libraries the NVIDIA
+  # Vulkan driver (libGLX_nvidia) loads: the host's need a newer glibc than the packed one.
   (cd "$kit/debs" && apt-get download -oAPT::Architecture=amd64 libc6 libstdc++6 libgcc-s1 \
-    libbenchmark1debian vulkan-validationlayers 2>&1 | grep -v '^W:' || true)
+    libbenchmark1debian vulkan-validationlayers flatbuffers-compiler libflatbuffers2 \
+    libx11-6 libx11-data libx11-xcb1 libxext6 libxcb1 libxau6 libxdmcp6 libbsd0 libmd0 2>&1 | grep -v '^W:' || true)
   cp .gl/*.deb "$kit/debs/"
   git rev-parse HEAD >"$kit/commit"
   tar -C "$kit" -cJf "$kit/bin.tar.xz" bin && rm -rf "$kit/bin"
@@ -88,6 +90,10 @@ run() {
   unpack
   export VKRT_CONFORMANCE_DIR=$kit/conformance VKRT_VULKAN_DEVICE=${VKRT_VULKAN_DEVICE:-NVIDIA}
   export VKRT_VULKAN_CACHE_DIR=$work/cache
+  # The tests that start executor_runner start the packed one, under the packed loader.
+  export VKRT_TEST_EXECUTOR_RUNNER="$work/run $work/bin/executor_runner"
+  #    and flatc, which decodes the ETDump files they write with the schema in this checkout.
+  export VKRT_TEST_FLATC="$work/run $work/root/usr/bin/flatc" VKRT_TEST_SCHEMA_DIR=$PWD/runtime/schema
   local summary=$out/summary.txt t r
   {
     echo "commit $(cat "$kit/commit"), $(date -u)"
@@ -103,9 +109,10 @@ run() {
     echo "validated dot: $t: $r $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$out/validated.log.$t" | tr '\n' ' ')" >>"$summary"
   done
   echo "-- validated pass done at ${SECONDS}s" >>"$summary"
-  # 2. The same with the default policy (cooperative matrices where the device lists them), no layer.
+  # 2. The same with the default policy (cooperative matrices where the device lists them), no layer
+  #    (the tests turn it on unless VKRT_VULKAN_VALIDATION says otherwise).
   for t in $(cat "$kit/tests.txt"); do
-    timeout 150 "$work/run" "$work/bin/$t" --gtest_brief=1 >"$out/auto.log.$t" 2>&1 && r=ok || r="FAILED (rc $?)"
+    VKRT_VULKAN_VALIDATION=0 timeout 150 "$work/run" "$work/bin/$t" --gtest_brief=1 >"$out/auto.log.$t" 2>&1 && r=ok || r="FAILED (rc $?)"
     echo "auto: $t: $r $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$out/auto.log.$t" | tr '\n' ' ')" >>"$summary"
   done
   grep -h "device:" "$out"/auto.log.vulkan_variants_test >>"$summary" || true
@@ -164,8 +171,18 @@ run() {
   for f in runner_gpu runner_cpu runner_cpu_threads; do
     grep -h "Executions:" "$out/$f.log" | sed "s/^/$f: /" >>"$summary" || true
   done
-  # Logs: at most 8 files come back from a device run, so the per-test ones are bundled.
-  (cd "$out" && tar -czf logs.tar.gz ./*.log* && rm -f ./*.log.*)  # *.log.<test>, *.log.txt
+  echo "-- executor_runner done at ${SECONDS}s" >>"$summary"
+  # 5. vkrt_bench over every VGF sample (docs/benchmarks.md's GPU tables): the Vulkan device
+  #    against the CPU executor on one thread, in one table per sample, and the same as JSON.
+  local name
+  for sample in "$work"/samples/*_vgf.pte; do
+    name=$(basename "$sample" .pte)
+    timeout 90 "$work/run" "$work/bin/vkrt_bench" "$sample" --runs 30 --no_progress >"$out/vkrt_bench_$name.txt" \
+      2>"$out/vkrt_bench_$name.log" || echo "vkrt_bench $name rc $?" >>"$summary"
+  done
+  echo "-- vkrt_bench done at ${SECONDS}s" >>"$summary"
+  # At most 8 files come back from a device run, so everything but the summary is bundled.
+  (cd "$out" && tar -czf logs.tar.gz ./*.log* ./vkrt_bench_* && rm -f ./*.log* ./vkrt_bench_*)
   cat "$summary"
 }
 

@@ -26,11 +26,15 @@ inline Etdump read_etdump_file(const std::string& path) {
 
 #if defined(VKRT_FLATC) && defined(VKRT_SCHEMA_DIR)
 // Decodes an ETDump file with flatc and the transcribed schema (runtime/schema/etdump.fbs), not
-// with vkrt's code; returns the JSON text, "" (and a test failure) when flatc fails.
+// with vkrt's code; returns the JSON text, "" (and a test failure) when flatc fails. The build's
+// flatc and schema folder, or VKRT_TEST_FLATC and VKRT_TEST_SCHEMA_DIR where set (scripts/gpu-kit.sh
+// carries both to a GPU host, where the build's paths do not exist).
 inline std::string flatc_json(const std::string& etdp) {
   const std::string dir = ::testing::TempDir();
-  const std::string cmd = std::string(VKRT_FLATC) + " --json --raw-binary --size-prefixed --strict-json -I " +
-                          VKRT_SCHEMA_DIR + " -o " + dir + " " + VKRT_SCHEMA_DIR + "/etdump.fbs -- " + etdp;
+  const std::string flatc_command = tool_command(VKRT_FLATC, "VKRT_TEST_FLATC");
+  const std::string schema_dir = tool_command(VKRT_SCHEMA_DIR, "VKRT_TEST_SCHEMA_DIR");
+  const std::string cmd = flatc_command + " --json --raw-binary --size-prefixed --strict-json -I " + schema_dir +
+                          " -o " + dir + " " + schema_dir + "/etdump.fbs -- " + etdp;
   const CommandResult flatc = run_command(cmd);
   EXPECT_EQ(flatc.exit_code, 0) << cmd << ": " << flatc.out;
   std::string base = etdp.substr(etdp.find_last_of('/') + 1);

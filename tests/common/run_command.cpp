@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace vkrt::testing {
 
@@ -24,6 +25,11 @@ bool vulkan_unavailable(const std::string& out) {
     if (out.find(sign) != std::string::npos) return true;
   }
   return false;
+}
+
+std::string tool_command(const char* built, const char* override_variable) {
+  const char* command = std::getenv(override_variable);
+  return command != nullptr && *command != '\0' ? command : built;
 }
 
 }  // namespace vkrt::testing

@@ -17,4 +17,10 @@ CommandResult run_command(const std::string& command_line, bool with_stderr = tr
 // device, or a build without the Vulkan executor (VKRT_WITH_VULKAN=OFF, the aarch64 build).
 bool vulkan_unavailable(const std::string& tool_output);
 
+// The command line that starts a tool the tests use (`built`: its path from CMake), or a folder
+// they read: the environment variable `override_variable` where set, so that scripts/gpu-kit.sh
+// can start the packed binary under its own dynamic loader on a GPU host, where the build's path
+// does not exist.
+std::string tool_command(const char* built, const char* override_variable);
+
 }  // namespace vkrt::testing

@@ -218,6 +218,9 @@ TEST(VgfPte, BackendOptionsAreCheckedAtInit) {
 }
 
 #ifdef VKRT_EXECUTOR_RUNNER
+// executor_runner as the build made it, or as VKRT_TEST_EXECUTOR_RUNNER names it (scripts/gpu-kit.sh).
+const std::string kRunner = testing::tool_command(VKRT_EXECUTOR_RUNNER, "VKRT_TEST_EXECUTOR_RUNNER");
+
 // The same program as a file through executor_runner, as a user runs it, on the CPU executor
 // and on the Vulkan executor when a device exists (lavapipe in CI): both must give exactly the
 // bytes of the reference network.
@@ -232,7 +235,7 @@ TEST(VgfPte, ExecutorRunnerCpuAndVulkanMatchReference) {
   std::vector<float> expected = reference(input);
   for (const char* executor : {"cpu", "vulkan"}) {
     const std::string out = dir + "vkrt_vgf_int8_out_" + executor;
-    const testing::CommandResult run = testing::run_command(std::string(VKRT_EXECUTOR_RUNNER) + " " + pte + " --inputs " +
+    const testing::CommandResult run = testing::run_command(kRunner + " " + pte + " --inputs " +
                                                             in + " --output_file " + out + " --vgf_executor " + executor +
                                                             " --profile");
     const std::string& log = run.out;
@@ -271,12 +274,12 @@ TEST(VgfPte, NoVulkanDeviceRunsOnTheCpuWithANotice) {
   ASSERT_TRUE(write_bytes_to_file(pte, *bytes).is_ok());
   const std::string no_driver = "VK_ICD_FILENAMES=/nonexistent/icd.json VK_DRIVER_FILES=/nonexistent/icd.json ";
   int code = -1;
-  std::string demanded = run_command(no_driver + VKRT_EXECUTOR_RUNNER + " " + pte + " --vgf_executor vulkan", &code);
+  std::string demanded = run_command(no_driver + kRunner + " " + pte + " --vgf_executor vulkan", &code);
   if (demanded.find("no Vulkan driver") == std::string::npos &&
       demanded.find("Vulkan loader (libvulkan.so.1) not found") == std::string::npos)
     GTEST_SKIP() << "executor_runner has no Vulkan executor: " << demanded;
   EXPECT_EQ(code, 1) << demanded;
-  std::string automatic = run_command(no_driver + VKRT_EXECUTOR_RUNNER + " " + pte, &code);
+  std::string automatic = run_command(no_driver + kRunner + " " + pte, &code);
   EXPECT_EQ(code, 0) << automatic;
   // One line names the executor that ran the segment, and why auto chose it.
   EXPECT_NE(automatic.find("vkrt: VgfBackend segment 'graph_segment_0' (GRAPH): cpu (no usable Vulkan device: "),
@@ -294,7 +297,7 @@ TEST(VgfPte, AutoPrefersTheCpuExecutorOverACpuVulkanDevice) {
   const std::string pte = ::testing::TempDir() + "vkrt_vgf_int8_auto.pte";
   ASSERT_TRUE(write_bytes_to_file(pte, *bytes).is_ok());
   int code = -1;
-  const std::string runner = std::string(VKRT_EXECUTOR_RUNNER) + " " + pte + " --print_output none";
+  const std::string runner = kRunner + " " + pte + " --print_output none";
   const std::string on_vulkan = run_command(runner + " --vgf_executor vulkan", &code);
   const std::string marker = "vkrt: VgfBackend segment 'graph_segment_0' (GRAPH): vulkan on ";
   const size_t at = on_vulkan.find(marker);
@@ -302,7 +305,9 @@ TEST(VgfPte, AutoPrefersTheCpuExecutorOverACpuVulkanDevice) {
   const std::string device = on_vulkan.substr(at + marker.size(), on_vulkan.find('\n', at) - at - marker.size());
   const bool cpu_device = device.find("llvmpipe") != std::string::npos;
 
-  const std::string automatic = run_command(runner, &code);
+  // VKRT_VULKAN_DEVICE names a device as --device does (the GPU kit's rehearsal on lavapipe sets
+  // it), so the automatic choice runs without it.
+  const std::string automatic = run_command("env -u VKRT_VULKAN_DEVICE " + runner, &code);
   EXPECT_EQ(code, 0) << automatic;
   if (cpu_device) {
     EXPECT_NE(automatic.find("vkrt: VgfBackend segment 'graph_segment_0' (GRAPH): cpu (the Vulkan device, " + device +
@@ -326,7 +331,7 @@ TEST(VgfPte, ExecutorRunnerComparesWithTheCpuExecutor) {
   const std::string pte = ::testing::TempDir() + "vkrt_vgf_int8_compare.pte";
   ASSERT_TRUE(write_bytes_to_file(pte, *bytes).is_ok());
   int code = -1;
-  const std::string command = std::string(VKRT_EXECUTOR_RUNNER) + " " + pte +
+  const std::string command = kRunner + " " + pte +
                               " --compare_with_cpu --bundleio_rtol 0 --bundleio_atol 0 --print_output none";
   // On Vulkan where a device exists (auto would choose the CPU executor on lavapipe).
   std::string log = run_command(command + " --vgf_executor vulkan", &code);
@@ -356,7 +361,7 @@ TEST(VgfPte, EtdumpOnEachExecutor) {
   for (const char* executor : {"cpu", "vulkan"}) {
     const std::string etdp = ::testing::TempDir() + "vkrt_vgf_int8_" + executor + ".etdp";
     int code = -1;
-    std::string log = run_command(std::string(VKRT_EXECUTOR_RUNNER) + " " + pte + " --vgf_executor " + executor +
+    std::string log = run_command(kRunner + " " + pte + " --vgf_executor " + executor +
                                       " --etdump_path " + etdp + " --print_output none",
                                   &code);
     if (std::string(executor) == "vulkan" && code != 0 && testing::vulkan_unavailable(log)) {
