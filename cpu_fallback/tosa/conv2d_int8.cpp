@@ -237,7 +237,9 @@ using namespace detail;
 size_t conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                             const ConvAttr& attrs, const TensorRef& output, int threads, const void* packed_weights) {
   // Operands the kernel would refuse need nothing (and their sizes may not even be consistent).
-  if (!gemm_applies(input, weight) || !check_conv2d(input, weight, bias, attrs, output).is_ok()) return 0;
+  if (!check_conv2d(input, weight, bias, attrs, output).is_ok()) return 0;
+  if (input.dtype == DType::Fp32) return conv2d_fp32_scratch_bytes(input, weight, output, attrs, packed_weights);
+  if (!gemm_applies(input, weight)) return 0;
   Im2col im2col;
   compute::GemmS8 g = conv_gemm(input, weight, bias, attrs, output, &im2col);
   g.packed_b = static_cast<const compute::GemmS8PackedB*>(packed_weights);
@@ -245,6 +247,7 @@ size_t conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, con
 }
 
 size_t conv2d_packed_weights_bytes(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs) {
+  if (weight.dtype == DType::Fp32) return conv2d_fp32_packed_weights_bytes(weight);
   if (weight.dtype != DType::Int8 || weight.rank() != 4 || bias.rank() != 1 ||
       !gemm_applies(TensorRef{DType::Int8, {}, nullptr}, weight))
     return 0;
@@ -253,6 +256,7 @@ size_t conv2d_packed_weights_bytes(const TensorRef& weight, const TensorRef& bia
 
 const void* conv2d_pack_weights(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
                                 std::span<uint8_t> memory) {
+  if (weight.dtype == DType::Fp32) return conv2d_fp32_pack_weights(weight, memory);
   if (conv2d_packed_weights_bytes(weight, bias, attrs) == 0) return nullptr;
   return compute::gemm_s8_pack_b(WeightsOnly(weight, bias, attrs).g, memory);
 }
@@ -260,6 +264,7 @@ const void* conv2d_pack_weights(const TensorRef& weight, const TensorRef& bias, 
 size_t conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                    const ConvAttr& attrs, const TensorRef& sums, int threads,
                                    const void* packed_weights) {
+  if (input.dtype != DType::Int8) return 0;  // the bands are int8's
   const size_t unfused = conv2d_scratch_bytes(input, weight, bias, attrs, sums, threads, packed_weights);
   if (unfused == 0) return 0;  // not the int8 GEMM, or operands conv2d refuses
   return std::max(unfused, fused_bands(input, weight, bias, attrs, sums, threads, packed_weights).scratch_bytes() + 64);

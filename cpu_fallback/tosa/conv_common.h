@@ -101,6 +101,21 @@ bool depthwise_conv2d_int8_engine(const TensorRef& input, const TensorRef& weigh
                                   const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel,
                                   std::span<uint8_t> scratch);
 
+// The fp32 CONV2D on the compute core's fp32 GEMM and the fp32 DEPTHWISE_CONV2D
+// (conv2d_fp32.cpp): false, writing nothing, where they do not apply (another dtype) or, for
+// CONV2D, the scratch is short of conv2d_fp32_scratch_bytes. Operands are checked by the caller.
+// CONV2D takes its weights transposed once ahead where they are constants
+// (conv2d_fp32_pack_weights, conv2d_fp32_packed_weights_bytes of memory: 0 for another dtype),
+// else transposes them into the scratch on every call.
+bool conv2d_fp32_gemm(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                      const TensorRef& output, const Parallel* parallel, const ConvResources& resources);
+size_t conv2d_fp32_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& output,
+                                 const ConvAttr& attrs, const void* packed_weights);
+size_t conv2d_fp32_packed_weights_bytes(const TensorRef& weight);
+const void* conv2d_fp32_pack_weights(const TensorRef& weight, std::span<uint8_t> memory);
+bool depthwise_conv2d_fp32(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                           const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel);
+
 // A compute-core call's Exec for `parallel` (may be null: the calling thread) and `scratch`.
 class ComputeExec {
  public:

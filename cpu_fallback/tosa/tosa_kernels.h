@@ -69,13 +69,13 @@ Status check_conv2d(const TensorRef& input, const TensorRef& weight, const Tenso
 Status conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
               const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel = nullptr,
               const ConvResources& resources = {});
-// Scratch conv2d needs on `threads` threads (0: none: not an int8 convolution, or operands
+// Scratch conv2d needs on `threads` threads (0: none: an int16 convolution, or operands
 // check_conv2d refuses). The operands are checked as conv2d checks them; their data is not read.
 size_t conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                             const ConvAttr& attrs, const TensorRef& output, int threads,
                             const void* packed_weights = nullptr);
-// Bytes conv2d_pack_weights needs (0: nothing to pack: not int8, or the active ISA level has no
-// packed form), and the packing into `memory`, which the caller keeps while it is used; null
+// Bytes conv2d_pack_weights needs (0: nothing to pack: int16, or int8 at an ISA level with no
+// packed form; fp32 weights are transposed for the fp32 GEMM), and the packing into `memory`, which the caller keeps while it is used; null
 // when there is nothing to pack or it does not fit. Weight and bias as checked by check_conv2d.
 size_t conv2d_packed_weights_bytes(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs);
 const void* conv2d_pack_weights(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,

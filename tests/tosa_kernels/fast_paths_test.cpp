@@ -22,12 +22,6 @@
 namespace vkrt::tosa::test {
 namespace {
 
-#define ASSERT_TOSA_OK(expr)                          \
-  do {                                                \
-    ::vkrt::Status s_ = (expr);                       \
-    ASSERT_TRUE(s_.is_ok()) << s_.message();          \
-  } while (0)
-
 struct ConvCase {
   int64_t n, ih, iw, ic, oc, kh, kw;
   int64_t pad_t, pad_b, pad_l, pad_r, stride_y, stride_x, dil_y, dil_x;
@@ -136,21 +130,6 @@ TEST(TosaFastPaths, SumsPastInt32WrapLikeTheReference) {
   ASSERT_TOSA_OK(conv2d_every_path(in2, w2, bias, a, out));
   EXPECT_EQ(out.data[0], (taps - 1) * 65025);
 }
-
-// A Parallel whose tasks run on real threads, plus a count of the tasks it was given.
-struct CountingThreads {
-  std::atomic<int> tasks{0};
-  Parallel parallel;
-  explicit CountingThreads(int threads) {
-    parallel.threads = threads;
-    parallel.run = [this](int count, const std::function<void(int)>& task) {
-      tasks += count;
-      std::vector<std::thread> pool;
-      for (int i = count - 1; i >= 0; --i) pool.emplace_back(task, i);  // started last band first
-      for (auto& t : pool) t.join();
-    };
-  }
-};
 
 // RESCALE scale32 against apply_scale_32 per element. Shifts all >= 32 take the 32-bit-lane
 // loop, a mix takes the general one; both per-channel and per-tensor, both roundings.

@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "compute/isa.h"
@@ -51,6 +53,12 @@ inline Tensor<uint8_t> boolean(std::vector<int64_t> s, std::vector<uint8_t> v = 
   do {                                                \
     ::vkrt::Status s_ = (expr);                       \
     EXPECT_TRUE(s_.is_ok()) << s_.message();          \
+  } while (0)
+
+#define ASSERT_TOSA_OK(expr)                          \
+  do {                                                \
+    ::vkrt::Status s_ = (expr);                       \
+    ASSERT_TRUE(s_.is_ok()) << s_.message();          \
   } while (0)
 
 // CONV2D through every path: the reference loops (no scratch), then, for int8, the compute
@@ -111,5 +119,20 @@ inline Status depthwise_conv2d_every_path(const TensorRef& input, const TensorRe
   std::memcpy(output.data, reference.data(), bytes);
   return s;
 }
+
+// A Parallel whose tasks run on real threads, plus a count of the tasks it was given.
+struct CountingThreads {
+  std::atomic<int> tasks{0};
+  Parallel parallel;
+  explicit CountingThreads(int threads) {
+    parallel.threads = threads;
+    parallel.run = [this](int count, const std::function<void(int)>& task) {
+      tasks += count;
+      std::vector<std::thread> pool;
+      for (int i = count - 1; i >= 0; --i) pool.emplace_back(task, i);  // started last band first
+      for (auto& t : pool) t.join();
+    };
+  }
+};
 
 }  // namespace vkrt::tosa::test

@@ -5,7 +5,7 @@ namespace vkrt::vgf::cpu {
 namespace {
 
 // Every kernel here takes the IR's attribute struct as it is (vocabulary.h). CONV2D's plan
-// also packs constant int8 weights for the GEMM, once.
+// also packs constant int8 and fp32 weights for the GEMM, once.
 
 // A constant operand as the kernels see it, or false when it is not a constant whose bytes
 // match its shape.
@@ -24,9 +24,11 @@ bool constant_ref(const Graph& graph, TensorId t, tosa::DType dtype, int rank, t
 
 Status plan_conv2d(const Graph& graph, const Op& op, PlannedOp& p) {
   tosa::TensorRef weight, bias;
-  if (!constant_ref(graph, op.inputs[1], tosa::DType::Int8, 4, &weight) ||
-      !constant_ref(graph, op.inputs[2], tosa::DType::Int32, 1, &bias))
-    return Status::ok();  // not int8 or not constants: packed per call, in the scratch
+  const bool int8 = constant_ref(graph, op.inputs[1], tosa::DType::Int8, 4, &weight) &&
+                    constant_ref(graph, op.inputs[2], tosa::DType::Int32, 1, &bias);
+  const bool fp32 = !int8 && constant_ref(graph, op.inputs[1], tosa::DType::Fp32, 4, &weight) &&
+                    constant_ref(graph, op.inputs[2], tosa::DType::Fp32, 1, &bias);
+  if (!int8 && !fp32) return Status::ok();  // not constants (or int16): packed per call, in the scratch
   const auto& attr = std::get<ConvAttr>(op.attr);
   p.packed_weights_memory.resize(tosa::conv2d_packed_weights_bytes(weight, bias, attr));
   if (!p.packed_weights_memory.empty())
