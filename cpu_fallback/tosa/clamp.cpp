@@ -40,16 +40,11 @@ Status clamp(const TensorRef& input, const ClampAttr& attrs, const TensorRef& ou
     const float* in = input.as<const float>();
     float* out = output.as<float>();
     const float lo = float(attrs.min_fp), hi = float(attrs.max_fp);
-    // Branch-free, so that the loops vectorise. std::max(x, lo) and std::min(., hi) return
-    // their first operand when it is NaN, so PROPAGATE keeps the NaN by itself; IGNORE returns
-    // min_val for it (tosa.md §12).
+    // Two loops, so that the one without IGNORE has no select at all.
     if (attrs.nan_mode == NanMode::Ignore) {
-      for (int64_t i = 0; i < n; ++i) {
-        const float x = in[i];
-        out[i] = x != x ? lo : std::min(std::max(x, lo), hi);
-      }
+      for (int64_t i = 0; i < n; ++i) out[i] = clamp_f32(in[i], lo, hi, true);
     } else {
-      for (int64_t i = 0; i < n; ++i) out[i] = std::min(std::max(in[i], lo), hi);
+      for (int64_t i = 0; i < n; ++i) out[i] = clamp_f32(in[i], lo, hi, false);
     }
     return Status::ok();
   }

@@ -234,4 +234,24 @@ Status depthwise_conv2d(const TensorRef& input, const TensorRef& weight, const T
   return Status::ok();
 }
 
+Status conv2d_clamp(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                    const TensorRef& sums, const ClampAttr& clamp_attrs, const TensorRef& clamped,
+                    const Parallel* parallel, const ConvResources& resources) {
+  VKRT_RETURN_IF_ERROR(check_conv2d(input, weight, bias, attrs, sums));
+  VKRT_RETURN_IF_ERROR(check_clamp(sums, clamp_attrs, clamped));
+  if (conv2d_fp32_gemm(input, weight, bias, attrs, clamped, parallel, resources, &clamp_attrs)) return Status::ok();
+  VKRT_RETURN_IF_ERROR(conv2d(input, weight, bias, attrs, sums, parallel, resources));
+  return clamp(sums, clamp_attrs, clamped);
+}
+
+Status depthwise_conv2d_clamp(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                              const ConvAttr& attrs, const TensorRef& sums, const ClampAttr& clamp_attrs,
+                              const TensorRef& clamped, const Parallel* parallel, std::span<uint8_t> scratch) {
+  VKRT_RETURN_IF_ERROR(check_depthwise_conv2d(input, weight, bias, attrs, sums));
+  VKRT_RETURN_IF_ERROR(check_clamp(sums, clamp_attrs, clamped));
+  if (depthwise_conv2d_fp32(input, weight, bias, attrs, clamped, parallel, &clamp_attrs)) return Status::ok();
+  VKRT_RETURN_IF_ERROR(depthwise_conv2d(input, weight, bias, attrs, sums, parallel, scratch));
+  return clamp(sums, clamp_attrs, clamped);
+}
+
 }  // namespace vkrt::tosa

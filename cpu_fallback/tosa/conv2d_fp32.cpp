@@ -11,6 +11,9 @@
 // reference with separate multiplies and adds: the two differ by float rounding only (the tests
 // bound it as gemm_f32's tests do).
 //
+// Both can end with a CLAMP of their output (the chain the VGF CPU executor fuses), applied to
+// each band of output pixels as it is finished, while it is in cache.
+//
 // DEPTHWISE_CONV2D accumulates each output pixel's channels side by side, tap after tap in the
 // reference's order (padding taps skipped), so the channel loop vectorises at the ISA level's
 // width; each output is the reference's sequence of float operations (this file is compiled
@@ -26,10 +29,6 @@
 
 namespace vkrt::tosa::detail {
 namespace {
-
-// Output pixels whose im2col rows one GEMM call takes: 256 KiB of A at 27 taps (a 3x3 RGB stem),
-// fewer for deeper windows, never fewer than 16 (one GEMM tile's rows).
-int64_t band_pixels(int64_t taps) { return std::max<int64_t>(16, (int64_t(256) << 10) / (taps * 4)); }
 
 struct Fp32Conv {
   int64_t N, IH, IW, IC, OH, OW, OC, KH, KW, taps;
@@ -79,9 +78,39 @@ void im2col(const Fp32Conv& c, const ConvAttr& a, const float* in, int64_t first
   }
 }
 
-size_t im2col_bytes(const Fp32Conv& c) {
-  return c.direct ? 0 : size_t(std::min(band_pixels(c.taps), c.N * c.OH * c.OW) * c.taps) * sizeof(float);
+// Output pixels one GEMM call takes: about 256 KiB of A rows and C rows together, so that the
+// epilogue finds the sums in cache; never fewer than 16 (a GEMM tile's rows).
+int64_t band_pixels(const Fp32Conv& c) {
+  const int64_t pixels = c.N * c.OH * c.OW;
+  return std::min(pixels, std::max<int64_t>(16, (int64_t(256) << 10) / ((c.taps + c.OC) * 4)));
 }
+
+size_t im2col_bytes(const Fp32Conv& c) { return c.direct ? 0 : size_t(band_pixels(c) * c.taps) * sizeof(float); }
+
+// What follows the sums, on finished rows of output pixels: the bias, then the CLAMP the VGF CPU
+// executor fused into the convolution (conv2d_clamp), if any, while the rows are in cache.
+struct Epilogue {
+  const float* bias;
+  bool per_channel;
+  const ClampAttr* clamp;
+
+  void add_bias(float* rows, int64_t pixels, int64_t channels) const {
+    for (int64_t p = 0; p < pixels; ++p, rows += channels) {
+      if (per_channel)
+        for (int64_t c = 0; c < channels; ++c) rows[c] += bias[c];
+      else
+        for (int64_t c = 0; c < channels; ++c) rows[c] += bias[0];
+    }
+  }
+  void apply_clamp(float* values, int64_t count) const {
+    if (clamp == nullptr) return;
+    const float lo = float(clamp->min_fp), hi = float(clamp->max_fp);
+    if (clamp->nan_mode == NanMode::Ignore)
+      for (int64_t i = 0; i < count; ++i) values[i] = clamp_f32(values[i], lo, hi, true);
+    else
+      for (int64_t i = 0; i < count; ++i) values[i] = clamp_f32(values[i], lo, hi, false);
+  }
+};
 
 // One output pixel of a depthwise convolution with one output per channel (M = 1, every
 // MobileNet): block by block of channels, the sums over the pixel's `taps` (input pixel, weights
@@ -177,18 +206,28 @@ const void* conv2d_fp32_pack_weights(const TensorRef& weight, std::span<uint8_t>
   return memory.data();
 }
 
+// Threads split the bands between them, each with its own im2col rows, where there are several
+// bands; a convolution of one band (a 7x7 layer) gives the threads to the GEMM instead.
+int band_workers(const Fp32Conv& c, int threads) {
+  const int64_t bands = (c.N * c.OH * c.OW + band_pixels(c) - 1) / band_pixels(c);
+  return int(std::max<int64_t>(1, std::min<int64_t>(threads, bands)));
+}
+
 size_t conv2d_fp32_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& output,
-                                 const ConvAttr& attrs, const void* packed_weights) {
+                                 const ConvAttr& attrs, int threads, const void* packed_weights) {
   const Fp32Conv c = describe(input, weight, output, attrs);
   // Aligned to 64 bytes after the weights, and at least one byte: 0 means "no fast path".
   const size_t b = packed_weights ? 0 : (weights_bytes(weight) + 63) / 64 * 64;
-  return std::max<size_t>(1, b + im2col_bytes(c));
+  return std::max<size_t>(1, b + im2col_bytes(c) * size_t(band_workers(c, threads)));
 }
 
 bool conv2d_fp32_gemm(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
-                      const TensorRef& output, const Parallel* parallel, const ConvResources& resources) {
+                      const TensorRef& output, const Parallel* parallel, const ConvResources& resources,
+                      const ClampAttr* clamp) {
   if (!fp32_operands(input, weight)) return false;
-  if (resources.scratch.size() < conv2d_fp32_scratch_bytes(input, weight, output, attrs, resources.packed_weights))
+  const int threads = parallel && parallel->run ? std::max(1, parallel->threads) : 1;
+  if (resources.scratch.size() <
+      conv2d_fp32_scratch_bytes(input, weight, output, attrs, threads, resources.packed_weights))
     return false;
   const Fp32Conv c = describe(input, weight, output, attrs);
   uint8_t* scratch = resources.scratch.data();
@@ -200,40 +239,43 @@ bool conv2d_fp32_gemm(const TensorRef& input, const TensorRef& weight, const Ten
   }
   const float* in = input.as<const float>();
   float* out = output.as<float>();
-  ComputeExec exec(parallel, {});
-  compute::GemmF32 g;
-  g.n = c.OC, g.k = c.taps, g.b = b, g.ldb = c.OC, g.ldc = c.OC, g.lda = c.taps;
-  const int64_t pixels = c.N * c.OH * c.OW;
-  const int64_t band = c.direct ? pixels : std::min(band_pixels(c.taps), pixels);
-  float* rows = reinterpret_cast<float*>(scratch);
-  for (int64_t first = 0; first < pixels; first += band) {
-    g.m = std::min(band, pixels - first);
+  const Epilogue epilogue{bias.as<const float>(), bias.dim(0) == c.OC, clamp};
+  const int64_t pixels = c.N * c.OH * c.OW, band = band_pixels(c);
+  const int64_t bands = (pixels + band - 1) / band;
+  // Band `index` of output pixels: its GEMM, then the epilogue while the sums are in cache.
+  auto run_band = [&](int64_t index, float* rows, const compute::Exec& exec) {
+    compute::GemmF32 g;
+    const int64_t first = index * band;
+    g.m = std::min(band, pixels - first), g.n = c.OC, g.k = c.taps;
     if (c.direct) {
       g.a = in + first * c.IC;
     } else {
       im2col(c, attrs, in, first, g.m, rows);
       g.a = rows;
     }
-    g.c = out + first * c.OC;
-    compute::gemm_f32(g, exec.exec);
+    g.lda = c.taps, g.b = b, g.ldb = c.OC, g.c = out + first * c.OC, g.ldc = c.OC;
+    compute::gemm_f32(g, exec);
+    // The bias last, as the reference loops add it to the finished sum; then the CLAMP.
+    epilogue.add_bias(g.c, g.m, c.OC);
+    epilogue.apply_clamp(g.c, g.m * c.OC);
+  };
+  float* rows = reinterpret_cast<float*>(scratch);
+  const int workers = band_workers(c, threads);
+  if (workers <= 1) {
+    ComputeExec exec(parallel, {});
+    for (int64_t i = 0; i < bands; ++i) run_band(i, rows, exec.exec);
+    return true;
   }
-  // The bias last, as the reference loops add it to the finished sum.
-  const float* bias_data = bias.as<const float>();
-  const bool per_channel = bias.dim(0) == c.OC;
-  split_over_threads(parallel, pixels, double(pixels * c.OC), kElementwiseParallelMin, [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p) {
-      float* o = out + p * c.OC;
-      if (per_channel)
-        for (int64_t oc = 0; oc < c.OC; ++oc) o[oc] += bias_data[oc];
-      else
-        for (int64_t oc = 0; oc < c.OC; ++oc) o[oc] += bias_data[0];
-    }
+  const int64_t rows_per_worker = int64_t(im2col_bytes(c) / sizeof(float));
+  return run_band_workers(workers, parallel, [&](int t) {
+    for (int64_t i = t; i < bands; i += workers) run_band(i, rows + t * rows_per_worker, compute::Exec{});
+    return Status::ok();
   });
-  return true;
 }
 
 bool depthwise_conv2d_fp32(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                           const ConvAttr& a, const TensorRef& output, const Parallel* parallel) {
+                           const ConvAttr& a, const TensorRef& output, const Parallel* parallel,
+                           const ClampAttr* clamp) {
   if (!fp32_operands(input, weight)) return false;
   const float* in = input.as<const float>();
   const float* w = weight.as<const float>();
@@ -243,6 +285,7 @@ bool depthwise_conv2d_fp32(const TensorRef& input, const TensorRef& weight, cons
   const int64_t KH = weight.dim(0), KW = weight.dim(1), M = weight.dim(3);
   const int64_t OH = output.dim(1), OW = output.dim(2), OC = C * M;
   const bool per_channel = bias.dim(0) == OC;
+  const Epilogue epilogue{bias_data, per_channel, clamp};
   // One band of output rows per thread. With one output per channel (M = 1) and a window of at
   // most tap_capacity taps, depthwise_pixel for the ISA level; otherwise each pixel's sums build
   // up in the output itself.
@@ -277,9 +320,10 @@ bool depthwise_conv2d_fp32(const TensorRef& input, const TensorRef& weight, cons
             for (int64_t ch = 0; ch < C; ++ch)
               for (int64_t m = 0; m < M; ++m) o[ch * M + m] += i[ch] * k[ch * M + m];
           });
-          for (int64_t oc = 0; oc < OC; ++oc) o[oc] += bias_data[per_channel ? oc : 0];
+          epilogue.add_bias(o, 1, OC);
         }
       }
+      epilogue.apply_clamp(out + r * OW * OC, OW * OC);  // the row just written, in cache
     }
   });
   return true;

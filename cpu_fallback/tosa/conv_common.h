@@ -107,14 +107,17 @@ bool depthwise_conv2d_int8_engine(const TensorRef& input, const TensorRef& weigh
 // CONV2D takes its weights transposed once ahead where they are constants
 // (conv2d_fp32_pack_weights, conv2d_fp32_packed_weights_bytes of memory: 0 for another dtype),
 // else transposes them into the scratch on every call.
+// `clamp` (not null): a CLAMP of the output applied as each band is finished (conv2d_clamp).
 bool conv2d_fp32_gemm(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
-                      const TensorRef& output, const Parallel* parallel, const ConvResources& resources);
+                      const TensorRef& output, const Parallel* parallel, const ConvResources& resources,
+                      const ClampAttr* clamp = nullptr);
 size_t conv2d_fp32_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& output,
-                                 const ConvAttr& attrs, const void* packed_weights);
+                                 const ConvAttr& attrs, int threads, const void* packed_weights);
 size_t conv2d_fp32_packed_weights_bytes(const TensorRef& weight);
 const void* conv2d_fp32_pack_weights(const TensorRef& weight, std::span<uint8_t> memory);
 bool depthwise_conv2d_fp32(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                           const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel);
+                           const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel,
+                           const ClampAttr* clamp = nullptr);
 
 // A compute-core call's Exec for `parallel` (may be null: the calling thread) and `scratch`.
 class ComputeExec {

@@ -152,6 +152,14 @@ bool dispatch_by_size(DType t, F&& f) {
   }
 }
 
+// fp32 CLAMP of one value (tosa.md §12): std::max(x, lo) and std::min(., hi) return their first
+// operand when it is NaN, so NaN propagates by itself; `nan_ignore` (nan_mode IGNORE) returns
+// `lo` for it. Branch-free, so that loops over it vectorise.
+inline float clamp_f32(float x, float lo, float hi, bool nan_ignore) {
+  const float c = std::min(std::max(x, lo), hi);
+  return nan_ignore && x != x ? lo : c;
+}
+
 // Calls bands(begin, end) to cover items [0, items): at once on the calling thread, or as one
 // contiguous band per thread of `parallel` where it has several and `work` (in any unit)
 // reaches `min_parallel_work` (a dispatch to the pool costs tens of microseconds).

@@ -121,6 +121,19 @@ Status depthwise_conv2d_rescale(const TensorRef& input, const TensorRef& weight,
 size_t depthwise_conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                               const ConvAttr& attrs, const TensorRef& sums, int threads);
 
+// CONV2D or DEPTHWISE_CONV2D, then CLAMP of its output `sums` into `clamped`: the fp32 chain the
+// VGF CPU executor fuses where nothing else reads `sums` (a ReLU6 after a float convolution).
+// Each op is checked as alone. On the fp32 fast paths each band of output pixels is clamped as
+// it is finished, into `clamped`, and `sums` is not written; otherwise (another dtype, CONV2D
+// without conv2d_scratch_bytes of scratch) the two kernels run in turn. `clamped` may be `sums`.
+Status conv2d_clamp(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                    const TensorRef& sums, const ClampAttr& clamp_attrs, const TensorRef& clamped,
+                    const Parallel* parallel = nullptr, const ConvResources& resources = {});
+Status depthwise_conv2d_clamp(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                              const ConvAttr& attrs, const TensorRef& sums, const ClampAttr& clamp_attrs,
+                              const TensorRef& clamped, const Parallel* parallel = nullptr,
+                              std::span<uint8_t> scratch = {});
+
 // CONV3D: input [N,ID,IH,IW,IC], weight [OC,KD,KH,KW,IC], bias [OC] or [1] -> [N,OD,OH,OW,OC];
 // all six pads and three strides/dilations of ConvAttr.
 Status check_conv3d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,

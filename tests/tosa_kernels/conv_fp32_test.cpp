@@ -1,6 +1,7 @@
 // fp32 CONV2D on the compute core's fp32 GEMM and fp32 DEPTHWISE_CONV2D (conv2d_fp32.cpp)
 // against sums in double: each output within the float rounding of a chain of taps + 1 steps,
 // |err| <= γ·(Σ|x·w| + |bias|) with γ = n·u/(1 − n·u), u = 2^-24, n = taps + 1.
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -185,6 +186,52 @@ TEST(TosaDepthwiseFp32, MatchesDoubleSumsWithinRounding) {
       // The 30x30x144 case is past the threading threshold: the fast path ran on the threads.
       if (threads > 1 && win.c == 144) {
         EXPECT_GT(pool.tasks.load(), 0);
+      }
+    }
+  }
+}
+
+// conv2d_clamp and depthwise_conv2d_clamp (the fp32 chains the CPU executor fuses): the same bytes
+// as the convolution and then CLAMP, with `sums` left unwritten on the fast paths; both NaN modes;
+// and CONV2D without scratch, where the two kernels run in turn and `sums` is written.
+TEST(TosaConvClampFp32, SameAsTheKernelsInTurn) {
+  std::mt19937 rng(5);
+  const Window win{1, 15, 13, 24, 3, 3, 2, 1, 1};
+  const int64_t oh = output_size(win.ih, win.kh, win), ow = output_size(win.iw, win.kw, win);
+  auto in = random_f32({1, win.ih, win.iw, win.c}, rng);
+  in.data[5] = std::nanf("");  // a NaN reaches some outputs: the NaN modes differ there
+  const ConvAttr a = attrs_of(win);
+  for (NanMode nan_mode : {NanMode::Propagate, NanMode::Ignore}) {
+    ClampAttr relu6;
+    relu6.min_fp = 0.0, relu6.max_fp = 6.0, relu6.nan_mode = nan_mode;
+    for (bool depthwise : {false, true}) {
+      const int64_t oc = depthwise ? win.c : 40;
+      auto w = depthwise ? random_f32({win.kh, win.kw, win.c, 1}, rng) : random_f32({oc, win.kh, win.kw, win.c}, rng);
+      auto b = random_f32({oc}, rng);
+      auto sums = f32({1, oh, ow, oc}), want = f32({1, oh, ow, oc}), got = f32({1, oh, ow, oc});
+      for (bool with_scratch : {true, false}) {
+        if (depthwise && !with_scratch) continue;  // the fp32 depthwise takes no scratch
+        std::vector<uint8_t> scratch(with_scratch ? conv2d_scratch_bytes(in, w, b, a, sums, 1) : 0);
+        if (depthwise) {
+          ASSERT_TOSA_OK(depthwise_conv2d(in, w, b, a, sums));
+        } else {
+          ASSERT_TOSA_OK(conv2d(in, w, b, a, sums, nullptr, ConvResources{scratch, nullptr}));
+        }
+        ASSERT_TOSA_OK(clamp(sums, relu6, want));
+        std::fill(sums.data.begin(), sums.data.end(), -1.0f);
+        if (depthwise) {
+          ASSERT_TOSA_OK(depthwise_conv2d_clamp(in, w, b, a, sums, relu6, got));
+        } else {
+          ASSERT_TOSA_OK(conv2d_clamp(in, w, b, a, sums, relu6, got, nullptr, ConvResources{scratch, nullptr}));
+        }
+        const std::string where = std::string(depthwise ? "DEPTHWISE_CONV2D" : "CONV2D") + "+CLAMP, nan_mode " +
+                                  (nan_mode == NanMode::Ignore ? "IGNORE" : "PROPAGATE") +
+                                  (with_scratch ? "" : ", no scratch");
+        EXPECT_EQ(std::memcmp(got.data.data(), want.data.data(), got.data.size() * sizeof(float)), 0) << where;
+        const bool sums_written = std::any_of(sums.data.begin(), sums.data.end(), [](float v) { return v != -1.0f; });
+        EXPECT_EQ(sums_written, !with_scratch) << where;
+        EXPECT_TRUE(std::any_of(got.data.begin(), got.data.end(), [](float v) { return v == 6.0f; })) << where;
+        EXPECT_TRUE(std::any_of(got.data.begin(), got.data.end(), [](float v) { return v == 0.0f; })) << where;
       }
     }
   }

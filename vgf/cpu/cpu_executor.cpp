@@ -38,7 +38,8 @@ class CpuExecutor final : public GraphExecutor {
   // Sizes the scratch for the ops' current shapes and `threads` (allocates only when it grows).
   Status size_scratch(int threads);
   Status run_ops(const tosa::Parallel* parallel);
-  // Finds the (DEPTHWISE_)CONV2D → RESCALE (→ CLAMP) chains run as one kernel (cpu::ConvRescaleChain).
+  // Finds the (DEPTHWISE_)CONV2D → RESCALE (→ CLAMP) and fp32 (DEPTHWISE_)CONV2D → CLAMP chains run
+  // as one kernel (cpu::ConvRescaleChain).
   void plan_fusions(bool enabled);
   // The chain that op i (a fused CONV2D) heads, its operands bound for this run.
   cpu::ConvRescaleChain chain_of(size_t i);
@@ -67,6 +68,7 @@ class CpuExecutor final : public GraphExecutor {
   static constexpr size_t kNoOp = SIZE_MAX;
   struct Fusion {
     size_t rescale = kNoOp, clamp = kNoOp;
+    bool fused() const { return rescale != kNoOp || clamp != kNoOp; }
   };
   std::vector<Fusion> fusions_;
   std::vector<bool> fused_away_;
@@ -142,8 +144,9 @@ Status CpuExecutor::prepare(const Graph& graph, const ExecutorOptions& options) 
 }
 
 // A CONV2D's or DEPTHWISE_CONV2D's int32 output is read only by a RESCALE, whose output may be
-// read only by a CLAMP: the chain runs as one kernel that never writes the int32 tensor. Graph outputs are
-// never fused away (their bytes must be written).
+// read only by a CLAMP: the chain runs as one kernel that never writes the int32 tensor. An fp32
+// convolution's output read only by a CLAMP runs with it the same way. Graph outputs are never
+// fused away (their bytes must be written).
 void CpuExecutor::plan_fusions(bool enabled) {
   const Graph& g = *graph_;
   std::vector<int> readers(g.tensors.size(), 0);
@@ -163,6 +166,13 @@ void CpuExecutor::plan_fusions(bool enabled) {
     if ((kind != OpKind::CONV2D && kind != OpKind::DEPTHWISE_CONV2D) || g.ops[i].inputs.size() < 3 ||
         g.ops[i].outputs.size() != 1)
       continue;
+    if (g.tensors[g.ops[i].outputs[0]].dtype == tosa::DType::Fp32) {
+      const size_t clamp = sole_reader(g.ops[i].outputs[0], OpKind::CLAMP);
+      if (clamp == kNoOp) continue;
+      fusions_[i].clamp = clamp;
+      fused_away_[clamp] = true;
+      continue;
+    }
     const size_t rescale = sole_reader(g.ops[i].outputs[0], OpKind::RESCALE);
     if (rescale == kNoOp) continue;
     fusions_[i].rescale = rescale;
@@ -183,8 +193,10 @@ cpu::ConvRescaleChain CpuExecutor::chain_of(size_t i) {
   c.conv = plans_[i].get();
   c.conv_in = std::span(in_refs_.data(), 3);
   c.sums = ref(conv.outputs[0]);
-  c.rescale = plans_[f.rescale].get();
-  c.rescaled = ref(graph_->ops[f.rescale].outputs[0]);
+  if (f.rescale != kNoOp) {
+    c.rescale = plans_[f.rescale].get();
+    c.rescaled = ref(graph_->ops[f.rescale].outputs[0]);
+  }
   if (f.clamp != kNoOp) {
     c.clamp = plans_[f.clamp].get();
     c.clamped = ref(graph_->ops[f.clamp].outputs[0]);
@@ -321,7 +333,7 @@ Status CpuExecutor::size_scratch(int threads) {
   tosa::TensorRef outs[2];
   for (size_t i = 0; i < graph_->ops.size(); ++i) {
     if (fused_away_[i]) continue;
-    const size_t bytes = fusions_[i].rescale != kNoOp
+    const size_t bytes = fusions_[i].fused()
                              ? cpu::conv2d_rescale_scratch(chain_of(i), threads)
                              : cpu::kernel_scratch_bytes(graph_->ops[i].kind, *plans_[i], args_of(i, outs, nullptr), threads);
     need = std::max(need, bytes);
@@ -339,7 +351,7 @@ Status CpuExecutor::run_ops(const tosa::Parallel* parallel) {
     const Op& op = graph_->ops[i];
     if (fused_away_[i]) continue;  // run by the CONV2D before it
     const uint64_t start = profile_ ? trace_now_ns() : 0;
-    Status s = fusions_[i].rescale != kNoOp
+    Status s = fusions_[i].fused()
                    ? cpu::run_conv2d_rescale(chain_of(i), parallel, std::span(scratch_.get(), scratch_bytes_))
                    : call_kernel(op.kind, *plans_[i], args_of(i, outs, parallel));
     if (profile_) op_ns_[i] = {start, trace_now_ns()};

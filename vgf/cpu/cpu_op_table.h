@@ -86,14 +86,15 @@ size_t kernel_scratch_bytes(OpKind kind, const PlannedOp& plan, const KernelArgs
 
 // A CONV2D or DEPTHWISE_CONV2D whose output only a RESCALE reads, and optionally that RESCALE's
 // output only a CLAMP: the executor runs the chain as one kernel (tosa::conv2d_rescale or
-// tosa::depthwise_conv2d_rescale, cpu_ops_conv_pool.cpp) in place of the three. `conv_in` are the
-// convolution's operands; `sums`, `rescaled` and `clamped` the three ops' outputs.
+// tosa::depthwise_conv2d_rescale, cpu_ops_conv_pool.cpp) in place of the three. An fp32 one whose
+// output only a CLAMP reads runs as tosa::conv2d_clamp or tosa::depthwise_conv2d_clamp (no
+// RESCALE). `conv_in` are the convolution's operands; `sums`, `rescaled` and `clamped` the ops' outputs.
 struct ConvRescaleChain {
   OpKind kind = OpKind::CONV2D;  // or DEPTHWISE_CONV2D
   const PlannedOp* conv = nullptr;
   std::span<const tosa::TensorRef> conv_in;
   tosa::TensorRef sums;
-  const PlannedOp* rescale = nullptr;
+  const PlannedOp* rescale = nullptr;  // null: an fp32 convolution and its CLAMP
   tosa::TensorRef rescaled;
   const PlannedOp* clamp = nullptr;  // null: no CLAMP in the chain
   tosa::TensorRef clamped;

@@ -109,6 +109,14 @@ std::span<const CpuOpImpl> conv_pool_ops() { return kOps; }
 
 Status run_conv2d_rescale(const ConvRescaleChain& c, const tosa::Parallel* parallel, std::span<uint8_t> scratch) {
   const auto& conv = c.conv->ir_attr<ConvAttr>();
+  if (c.rescale == nullptr) {  // an fp32 convolution and its CLAMP
+    const auto& clamp = c.clamp->ir_attr<ClampAttr>();
+    if (c.kind == OpKind::DEPTHWISE_CONV2D)
+      return tosa::depthwise_conv2d_clamp(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, clamp, c.clamped,
+                                          parallel, scratch);
+    return tosa::conv2d_clamp(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, clamp, c.clamped, parallel,
+                              tosa::ConvResources{scratch, c.conv->packed_weights});
+  }
   const auto& rescale = c.rescale->ir_attr<RescaleAttr>();
   const ClampAttr* clamp = c.clamp ? &c.clamp->ir_attr<ClampAttr>() : nullptr;
   if (c.kind == OpKind::DEPTHWISE_CONV2D)
@@ -120,6 +128,11 @@ Status run_conv2d_rescale(const ConvRescaleChain& c, const tosa::Parallel* paral
 
 size_t conv2d_rescale_scratch(const ConvRescaleChain& c, int threads) {
   const auto& conv = c.conv->ir_attr<ConvAttr>();
+  if (c.rescale == nullptr)  // an fp32 convolution and its CLAMP: the convolution's own scratch
+    return c.kind == OpKind::DEPTHWISE_CONV2D
+               ? tosa::depthwise_conv2d_scratch_bytes(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, threads)
+               : tosa::conv2d_scratch_bytes(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, threads,
+                                            c.conv->packed_weights);
   if (c.kind == OpKind::DEPTHWISE_CONV2D)
     return tosa::depthwise_conv2d_rescale_scratch_bytes(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums,
                                                         threads);

@@ -545,6 +545,21 @@ TEST(VgfPte, MobileNetV2SampleSameFusedAndUnfused) {
   EXPECT_TRUE(bad.bytes.empty());
   EXPECT_NE(refused.find("VKRT_CPU_FUSION must be 0 or 1"), std::string::npos) << refused;
 }
+
+// The fp32 network's convolutions and their ReLU6 CLAMPs (CONV2D+CLAMP, DEPTHWISE_CONV2D+CLAMP):
+// fused, the same bytes as the kernels one after the other, on one thread and on three.
+TEST(VgfPte, MobileNetV2Fp32SampleSameFusedAndUnfused) {
+  auto pte = samples::mobilenet_v2_vgf_program(1, 64, samples::Precision::Fp32);
+  ASSERT_TRUE(pte.ok()) << pte.status().to_string();
+  std::string why;
+  const SampleOutput fused = run_sample(*pte, "cpu", &why, 1), fused3 = run_sample(*pte, "cpu", &why, 3);
+  ASSERT_EQ(fused.numel, 1000) << why;
+  ::setenv("VKRT_CPU_FUSION", "0", 1);
+  const SampleOutput unfused = run_sample(*pte, "cpu", &why, 1);
+  ::unsetenv("VKRT_CPU_FUSION");
+  EXPECT_EQ(unfused.bytes, fused.bytes) << why;
+  EXPECT_EQ(fused3.bytes, fused.bytes) << why;
+}
 #endif
 
 }  // namespace
