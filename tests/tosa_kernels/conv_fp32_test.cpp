@@ -50,6 +50,18 @@ void expect_within_rounding(const std::vector<float>& got, const std::vector<dou
   }
 }
 
+// Calls tap(ky, kx, y, x) for each tap of output pixel (oy, ox)'s window inside the input: TOSA
+// leaves padding taps out of the sum.
+template <typename Tap>
+void for_each_window_tap(const Window& win, int64_t oy, int64_t ox, const Tap& tap) {
+  for (int64_t ky = 0; ky < win.kh; ++ky)
+    for (int64_t kx = 0; kx < win.kw; ++kx) {
+      const int64_t y = oy * win.stride - win.pad + ky * win.dilation;
+      const int64_t x = ox * win.stride - win.pad + kx * win.dilation;
+      if (y >= 0 && y < win.ih && x >= 0 && x < win.iw) tap(ky, kx, y, x);
+    }
+}
+
 // CONV2D in double, skipping padding taps, as TOSA defines it.
 void conv2d_in_double(const Tensor<float>& in, const Tensor<float>& w, const Tensor<float>& b, const Window& win,
                       int64_t oc_count, std::vector<double>* sums, std::vector<double>* magnitudes) {
@@ -59,17 +71,13 @@ void conv2d_in_double(const Tensor<float>& in, const Tensor<float>& w, const Ten
       for (int64_t ox = 0; ox < ow; ++ox)
         for (int64_t oc = 0; oc < oc_count; ++oc) {
           double sum = 0, magnitude = 0;
-          for (int64_t ky = 0; ky < win.kh; ++ky)
-            for (int64_t kx = 0; kx < win.kw; ++kx) {
-              const int64_t y = oy * win.stride - win.pad + ky * win.dilation;
-              const int64_t x = ox * win.stride - win.pad + kx * win.dilation;
-              if (y < 0 || y >= win.ih || x < 0 || x >= win.iw) continue;
-              for (int64_t ic = 0; ic < win.c; ++ic) {
-                const double p = double(in.data[size_t(((n * win.ih + y) * win.iw + x) * win.c + ic)]) *
-                                 double(w.data[size_t(((oc * win.kh + ky) * win.kw + kx) * win.c + ic)]);
-                sum += p, magnitude += std::fabs(p);
-              }
+          for_each_window_tap(win, oy, ox, [&](int64_t ky, int64_t kx, int64_t y, int64_t x) {
+            for (int64_t ic = 0; ic < win.c; ++ic) {
+              const double p = double(in.data[size_t(((n * win.ih + y) * win.iw + x) * win.c + ic)]) *
+                               double(w.data[size_t(((oc * win.kh + ky) * win.kw + kx) * win.c + ic)]);
+              sum += p, magnitude += std::fabs(p);
             }
+          });
           const double bias = b.data[b.data.size() == 1 ? 0 : size_t(oc)];
           sums->push_back(sum + bias), magnitudes->push_back(magnitude + std::fabs(bias));
         }
@@ -164,15 +172,11 @@ TEST(TosaDepthwiseFp32, MatchesDoubleSumsWithinRounding) {
           for (int64_t c = 0; c < win.c; ++c)
             for (int64_t m = 0; m < k.m; ++m) {
               double sum = 0, mag = 0;
-              for (int64_t ky = 0; ky < win.kh; ++ky)
-                for (int64_t kx = 0; kx < win.kw; ++kx) {
-                  const int64_t y = oy * win.stride - win.pad + ky * win.dilation;
-                  const int64_t x = ox * win.stride - win.pad + kx * win.dilation;
-                  if (y < 0 || y >= win.ih || x < 0 || x >= win.iw) continue;
-                  const double p = double(in.data[size_t(((n * win.ih + y) * win.iw + x) * win.c + c)]) *
-                                   double(w.data[size_t(((ky * win.kw + kx) * win.c + c) * k.m + m)]);
-                  sum += p, mag += std::fabs(p);
-                }
+              for_each_window_tap(win, oy, ox, [&](int64_t ky, int64_t kx, int64_t y, int64_t x) {
+                const double p = double(in.data[size_t(((n * win.ih + y) * win.iw + x) * win.c + c)]) *
+                                 double(w.data[size_t(((ky * win.kw + kx) * win.c + c) * k.m + m)]);
+                sum += p, mag += std::fabs(p);
+              });
               const double bias = b.data[size_t(c * k.m + m)];
               want.push_back(sum + bias), magnitude.push_back(mag + std::fabs(bias));
             }
