@@ -277,7 +277,7 @@ int run_main(int argc, char** argv) {
                  "only one is a CPU implementation such as lavapipe (faster there) unless --device names it.\n"
                  "One line per segment on stderr says which executor and device ran it");
   app.add_option("--device", flags.device, "Vulkan device for VgfBackend: index or name substring");
-  app.add_option("--ethosu_driver", flags.ethosu_driver, "Ethos-U driver: ethosu-char | drm-accel | recording");
+  app.add_option("--ethosu_driver", flags.ethosu_driver, "Ethos-U driver: ethosu-char | drm-accel | virtual (runs the stream on the CPU) | recording");
   app.add_option("--temp_pool_bytes", flags.temp_pool_bytes, "Scratch memory for kernels and delegates")
       ->capture_default_str();
   app.add_option("--memory_budget", flags.memory_budget,

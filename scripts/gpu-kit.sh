@@ -131,8 +131,9 @@ run() {
   grep -E "^(Gemm|MobileNet|Init|shape|[0-9]+x[0-9]+x[0-9]+)" "$out/bench.log" >>"$summary" || true
   echo "-- benchmarks done at ${SECONDS}s" >>"$summary"
   #    Every 16-family cooperative-matrix layout (VKRT_VULKAN_COOPMAT) on the same GEMMs: the
-  #    default picks 16w where the GEMM fills 256 blocks of 128x128, else 16; the others are candidates.
-  for layout in 16 16w 16b 16x 16y 16z; do
+  #    default picks 16w where the GEMM fills 256 blocks of 128x128, else 16; the others
+  #    are candidates. GPUKIT_LAYOUTS names fewer ("" skips them: 3.5 of the kit's 6 minutes).
+  for layout in ${GPUKIT_LAYOUTS-16 16w 16b 16x 16y 16z}; do
     # shellcheck disable=SC2086
     VKRT_VULKAN_COOPMAT=$layout timeout 60 "$work/run" "$work/bin/vulkan_bench" $shapes --mnv2_batches= \
       --benchmark_filter=Gemm >"$out/bench_$layout.log.txt" 2>&1 || echo "bench ($layout) rc $?" >>"$summary"

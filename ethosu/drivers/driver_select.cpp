@@ -7,6 +7,7 @@
 #include "ethosu/drivers/drm_accel_driver.h"
 #include "ethosu/drivers/ethosu_char_driver.h"
 #include "ethosu/drivers/recording_driver.h"
+#include "ethosu/drivers/virtual_driver.h"
 
 namespace vkrt::ethosu {
 namespace {
@@ -26,7 +27,7 @@ Result<std::unique_ptr<Driver>> probe(const std::vector<std::pair<std::string, O
     tried += driver.status().message();
   }
   return make_error(Error::NotFound, "no Ethos-U NPU device found (tried ", tried,
-                    "). Set EthosUBackend.driver (ethosu-char, drm-accel, recording) and "
+                    "). Set EthosUBackend.driver (ethosu-char, drm-accel, virtual, recording) and "
                     "EthosUBackend.device to choose one");
 }
 
@@ -50,6 +51,7 @@ Result<std::unique_ptr<Driver>> open_driver(std::string_view driver, std::string
   if (driver == kRecordingDriverName) {
     return std::unique_ptr<Driver>(new RecordingDriver(recording_driver_state()));
   }
+  if (driver == kVirtualDriverName) return open_virtual_driver();
   if (driver == kEthosuCharDriverName) {
     if (!path.empty()) return open_ethosu_char_driver(path, sys);
     return probe(char_candidates(), sys);
@@ -68,7 +70,7 @@ Result<std::unique_ptr<Driver>> open_driver(std::string_view driver, std::string
     return probe(all, sys);
   }
   return make_error(Error::InvalidArgument, "EthosUBackend.driver: unknown driver '", driver,
-                    "' (known: auto, ethosu-char, drm-accel, recording)");
+                    "' (known: auto, ethosu-char, drm-accel, virtual, recording)");
 }
 
 }  // namespace vkrt::ethosu

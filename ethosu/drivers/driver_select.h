@@ -9,7 +9,7 @@
 
 namespace vkrt::ethosu {
 
-// driver: "", "auto", "ethosu-char", "drm-accel" or "recording"; device: a node path or "".
+// driver: "", "auto", "ethosu-char", "drm-accel", "virtual" or "recording"; device: a node path or "".
 // With no device found: NotFound listing every path tried and why it failed.
 // An unknown driver name: InvalidArgument listing the known ones.
 Result<std::unique_ptr<Driver>> open_driver(std::string_view driver, std::string_view device,

@@ -3,7 +3,8 @@
 //
 //   EthosUBackend.driver   "auto" (default: the first device found, /dev/ethosu0..3 then
 //                          /dev/accel/accel0..3), "ethosu-char" (Linux driver stack character
-//                          device), "drm-accel" (mainline DRM accel driver), "recording" (test
+//                          device), "drm-accel" (mainline DRM accel driver), "virtual" (runs
+//                          U55/U65 streams on the host CPU: the virtual NPU), "recording" (test
 //                          driver: checks what it is handed and returns preset outputs)
 //   EthosUBackend.device   device node, e.g. "/dev/ethosu1" or "/dev/accel/accel0"
 //   EthosUBackend.timeout_ns            per-inference timeout (default 60 000 000 000; < 0 = none)
