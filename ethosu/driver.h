@@ -41,6 +41,7 @@ struct DriverCapabilities {
   bool requires_separate_io = false;
   size_t sram_bytes = 0;          // on-chip SRAM the driver binds to region 2 itself (DRM sram_size)
   bool has_cycle_counter = false;
+  bool cycle_count_estimated = false;  // the virtual NPU's performance model, not a counter
   int pmu_event_slots = 0;        // PMU event counters per inference (0 = none)
   // False for drivers that accept and check everything but run nothing (the recording
   // driver): users are told that the outputs are not computed.

@@ -4,6 +4,9 @@
 #include "sample_programs.h"
 
 #include "vkrt/pte_writer.h"
+#ifdef VKRT_SAMPLES_WITH_ETHOSU
+#include "ethos_u_sample.h"
+#endif
 
 namespace vkrt::samples {
 
@@ -107,6 +110,13 @@ const std::vector<SampleFile>& all_samples() {
       {"const_methods.pte",
        "forward (= add_mul) + get_int 128, get_double 2.5, get_bool true, get_string \"vkrt\", get_tensor [1,2,3]",
        &const_methods_program},
+#ifdef VKRT_SAMPLES_WITH_ETHOSU
+      {"small_cnn_int8_ethos_u55.pte",
+       "Ethos-U INT8: int8 [1,8,8,8] -> EthosUBackend (U55-128, hand-encoded command stream: conv 3x3 + ReLU, "
+       "depthwise 3x3 + ReLU, global average pool, fully connected) -> int8 [1,1,1,10]; run it with "
+       "executor_runner --ethosu_driver virtual",
+       [] { return ethos_u_sample_program(); }},
+#endif
   };
   return samples;
 }

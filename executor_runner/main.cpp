@@ -165,8 +165,14 @@ void print_profile(const Method& method) {
     fprintf(stderr, "%-5zu %-62s %8llu %12.3f %12.2f\n", i, r.name.c_str(), static_cast<unsigned long long>(r.calls),
             r.total_ms, r.calls ? 1000.0 * r.total_ms / double(r.calls) : 0.0);
     // Steps inside a delegate (GPU dispatch timestamps on Vulkan), from the last execution.
-    for (const auto& step : r.delegate_steps)
-      fprintf(stderr, "        %-60s %8s %12.3f %12s\n", step.name.c_str(), "last", step.time_ms, "(device)");
+    // A step's metadata follows when it is text (the Ethos-U driver's "cycles=1234").
+    for (const auto& step : r.delegate_steps) {
+      std::string text(step.metadata.begin(), step.metadata.end());
+      const bool printable =
+          std::all_of(text.begin(), text.end(), [](char c) { return c >= 32 && c < 127; });
+      fprintf(stderr, "        %-60s %8s %12.3f %12s%s%s\n", step.name.c_str(), "last", step.time_ms, "(device)",
+              printable && !text.empty() ? "  " : "", printable ? text.c_str() : "");
+    }
   }
 }
 

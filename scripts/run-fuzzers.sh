@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets (every <part>/fuzz/*_fuzzer.cpp) with clang (ASan + UBSan) and runs
 # each for a bounded time, seeded with its corpus kept in the repository
 # (<part>/fuzz/corpus/<target>/) plus, where present, the shared conformance files that fit it
-# (and, for vgf_fuzzer, the graphs the Vulkan tests run).
+# (and, for vgf_fuzzer, the graphs the Vulkan tests run; for virtual_npu_fuzzer, the command
+# streams of the conformance Vela models, extracted by make_fuzz_seeds --vela-streams).
 # Usage: scripts/run-fuzzers.sh [--merge] [seconds-per-target] [target...]
 #   --merge  seeds from the repository corpus alone (conformance files must never enter the
 #            repository, not even mutated) and, after the run, writes the minimised corpus
@@ -27,7 +28,10 @@ for f in $(find runtime vgf ethosu executor_runner -path '*/fuzz/*_fuzzer.cpp' 2
   source[$(basename "$f" .cpp)]=$f
 done
 targets=${*:-$(printf '%s\n' "${!source[@]}" | sort)}
-cmake --build $build -j "$(nproc)" --target $targets
+# make_fuzz_seeds turns the conformance Vela models into virtual_npu_fuzzer inputs (below).
+extra=
+case " $(echo $targets) " in *" virtual_npu_fuzzer "*) [ $merge = 1 ] || extra=make_fuzz_seeds ;; esac
+cmake --build $build -j "$(nproc)" --target $targets $extra
 
 # vgf_fuzzer also gets a VGF file of every graph the Vulkan tests run (VKRT_TEST_WRITE_VGF, see
 # tests/vulkan/vulkan_test_util.cpp): every op the Vulkan JIT lowers, with real attributes, which
@@ -64,6 +68,9 @@ for t in $targets; do
       while IFS= read -r -d '' f; do cp "$conformance/$f" "$corpus/conformance-$(echo "$f" | tr / _)"; done
   fi
   if [ "$t" = vgf_fuzzer ]; then cp -r "$test_seeds"/. "$corpus/"; fi
+  if [ "$t" = virtual_npu_fuzzer ] && [ -n "$extra" ] && [ -d "$conformance/ethos-u/tflite" ]; then
+    "$build/runtime/fuzz/make_fuzz_seeds" --vela-streams "$conformance/ethos-u/tflite" "$corpus" || true
+  fi
   echo "== fuzz $t for ${seconds}s (seeds: $(ls "$corpus" | wc -l))"
   if ! "$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=25 -print_final_stats=1 \
        -artifact_prefix="$build/$t-" "$corpus" 2>&1 | tail -n 15; then

@@ -65,6 +65,7 @@ LoadOptions load_options(const BenchOptions& options, const std::string& executo
   o.num_threads = options.threads;
   if (!executor.empty()) o.backend_options.set("VgfBackend.executor", executor);
   if (!options.device.empty()) o.backend_options.set("VgfBackend.device", options.device);
+  if (!options.ethosu_driver.empty()) o.backend_options.set("EthosUBackend.driver", options.ethosu_driver);
   o.backend_options.set("VgfBackend.pipeline_cache_dir", cache_dir);
   return o;
 }

@@ -21,6 +21,7 @@ struct BenchOptions {
   uint32_t warmup = 5;
   int threads = 1;
   std::string device;  // VgfBackend.device
+  std::string ethosu_driver;  // EthosUBackend.driver ("" = auto: the first NPU device found)
   // Sizes for dynamic inputs, by input index (empty: the input's upper bound).
   std::vector<std::vector<int32_t>> input_sizes;
   bool progress = true;  // a progress line on stderr when the runs take long

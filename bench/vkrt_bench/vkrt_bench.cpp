@@ -72,6 +72,9 @@ int run(int argc, char** argv) {
   app.add_option("--num_threads", options.threads, "Threads for CPU kernels and the CPU executor")
       ->capture_default_str()->check(CLI::Range(1, 1024));
   app.add_option("--device", options.device, "Vulkan device: index or name substring (VgfBackend.device)");
+  app.add_option("--ethosu_driver", options.ethosu_driver,
+                 "Ethos-U driver for EthosUBackend segments: ethosu-char | drm-accel | virtual (the virtual NPU on the "
+                 "CPU) | recording; default: the first NPU device found");
   app.add_option("--placements", placements_flag,
                  "auto (vulkan and cpu when the program has VGF segments), vulkan, cpu, or vulkan,cpu")
       ->capture_default_str();

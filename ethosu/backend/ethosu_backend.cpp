@@ -36,12 +36,12 @@ class EthosUDelegate final : public DelegateHandle {
   std::array<std::pair<uint64_t, uint64_t>, 3> last_spans{};
 };
 
-// The counters the driver reported for an inference, as text ("cycles=1234 pmu17=55"), the
-// metadata of the NPU step's ETDump event: readable as it is, and trivial to parse in the
-// Inspector's delegate_metadata_parser.
-std::vector<uint8_t> counters_text(const InvokeOptions& options, const InvokeResult& r) {
+// The counters the driver reported for an inference, as text ("cycles=1234 pmu17=55"; the
+// virtual NPU's model gives "estimated_cycles=1234"), the metadata of the NPU step's ETDump event:
+// readable as it is, and trivial to parse in the Inspector's delegate_metadata_parser.
+std::vector<uint8_t> counters_text(const InvokeOptions& options, const InvokeResult& r, bool estimated) {
   std::string text;
-  if (r.cycle_count_valid) text = "cycles=" + std::to_string(r.cycle_count);
+  if (r.cycle_count_valid) text = (estimated ? "estimated_cycles=" : "cycles=") + std::to_string(r.cycle_count);
   for (int i = 0; i < r.pmu_event_count && i < int(kMaxPmuEvents); ++i)
     if (options.pmu_events[size_t(i)] != 0)  // a slot without an event counts nothing
       text += (text.empty() ? "" : " ") + std::string("pmu") + std::to_string(options.pmu_events[size_t(i)]) + "=" +
@@ -280,7 +280,7 @@ std::vector<DelegateProfileEntry> EthosUBackend::profile(const DelegateHandle& h
     const auto [start, end] = d->last_spans[i];
     steps.push_back({names[i], double(end - start) * 1e-6, start, end, {}});
   }
-  steps[1].metadata = counters_text(d->invoke_options, d->last_result);
+  steps[1].metadata = counters_text(d->invoke_options, d->last_result, d->driver->capabilities().cycle_count_estimated);
   return steps;
 }
 

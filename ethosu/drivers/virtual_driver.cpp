@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ethosu/virtual/virtual_npu.h"
+#include "ethosu/virtual/weight_cache.h"
 
 namespace vkrt::ethosu {
 namespace {
@@ -37,6 +38,7 @@ class VirtualNetwork final : public DriverNetwork {
   DriverPayload payload;  // its command_stream points into the program's cmd_data
   NpuArch arch;
   std::vector<uint8_t> shram;  // internal memory: LUTs the stream DMAs in
+  virtual_npu::WeightCache weights;  // decoded once, reused by every inference
 };
 
 // The arch a COP1 payload without OPTIMIZER_CONFIG runs as: Vela's default, the U55-128.
@@ -51,7 +53,8 @@ class VirtualDriver final : public Driver {
     caps_.arch_known = false;  // whatever U55/U65 the stream was compiled for
     caps_.accepts_cop1 = true;
     caps_.accepts_cop2 = true;
-    caps_.has_cycle_counter = true;  // an estimate
+    caps_.has_cycle_counter = true;
+    caps_.cycle_count_estimated = true;
     caps_.pmu_event_slots = 0;
     caps_.computes_outputs = true;
   }
@@ -98,13 +101,14 @@ class VirtualDriver final : public Driver {
     memory.shram = net->shram.data();
     memory.shram_size = net->shram.size();
     virtual_npu::RunCounters counters;
-    Status status = virtual_npu::run_command_stream(net->payload.command_stream, net->arch, memory, &counters);
+    Status status = virtual_npu::run_command_stream(net->payload.command_stream, net->arch, memory, &counters,
+                                                    virtual_npu::RunLimits{}, &net->weights);
     if (!status.is_ok()) return status;
     if (result != nullptr) {
       *result = InvokeResult{};
       if (options.enable_cycle_counter) {
         result->cycle_count_valid = true;
-        result->cycle_count = virtual_npu::estimate_cycles(counters, net->arch);
+        result->cycle_count = counters.estimated_cycles;
       }
     }
     return Status::ok();

@@ -4,7 +4,7 @@
 //
 // It accepts COP1 and COP2 payloads for any U55/U65 configuration (the stream says which; there is
 // no hardware to be compatible with) and refuses U85 streams. The cycle count it reports is the
-// virtual NPU's estimate (estimate_cycles), not a measurement; PMU counters are not modelled.
+// virtual NPU's estimate (virtual/performance_model.h), not a measurement; PMU counters are not modelled.
 #pragma once
 
 #include "ethosu/driver.h"

@@ -67,7 +67,8 @@ Result<VelaNpuProgram> read_vela_npu_program(const Model& model) {
 
 Result<std::vector<std::vector<uint8_t>>> run_vela_npu_program(const Model& model, const VelaNpuProgram& program,
                                                                const std::vector<std::vector<uint8_t>>& inputs,
-                                                               virtual_npu::RunCounters* counters) {
+                                                               virtual_npu::RunCounters* counters,
+                                                               virtual_npu::WeightCache* weight_cache) {
   if (inputs.size() != program.input_tensors.size())
     return make_error(Error::InvalidArgument, inputs.size(), " inputs given, the model has ", program.input_tensors.size());
   if (!program.payload.has_arch) return make_error(Error::InvalidProgram, "the command stream names no NPU configuration");
@@ -89,7 +90,8 @@ Result<std::vector<std::vector<uint8_t>>> run_vela_npu_program(const Model& mode
   memory.shram = shram.data();
   memory.shram_size = shram.size();
   VKRT_RETURN_IF_ERROR(
-      virtual_npu::run_command_stream(program.payload.command_stream, program.payload.arch, memory, counters));
+      virtual_npu::run_command_stream(program.payload.command_stream, program.payload.arch, memory, counters,
+                                      virtual_npu::RunLimits{}, weight_cache));
   std::vector<std::vector<uint8_t>> outputs;
   for (size_t i = 0; i < program.output_tensors.size(); ++i) {
     const Tensor& t = model.tensors[size_t(program.output_tensors[i])];

@@ -34,8 +34,10 @@ struct VelaNpuProgram {
 Result<VelaNpuProgram> read_vela_npu_program(const Model& model);
 
 // Runs it once: inputs[i] are the bytes of model.inputs[i]; returns the bytes of model.outputs.
+// `weight_cache` (may be null) keeps the decoded weights for the next run.
 Result<std::vector<std::vector<uint8_t>>> run_vela_npu_program(const Model& model, const VelaNpuProgram& program,
                                                                const std::vector<std::vector<uint8_t>>& inputs,
-                                                               virtual_npu::RunCounters* counters = nullptr);
+                                                               virtual_npu::RunCounters* counters = nullptr,
+                                                               virtual_npu::WeightCache* weight_cache = nullptr);
 
 }  // namespace vkrt::ethosu::tflite

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace vkrt::ethosu::virtual_npu {
 
@@ -39,61 +40,51 @@ int element_bytes_from(uint16_t precision, int size_shift) {
   }
 }
 
+// The registers that describe each feature map (the IFM2 has no depth or extent of its own; the
+// OFM's precision keeps its size one bit lower).
+struct FeatureMapRegisters {
+  const char* name;
+  Cmd0 region, height0, height1, width0, zero_point, precision;
+  Cmd1 base0, stride_x, stride_y, stride_c;
+  int size_shift;  // of the size field in the precision register
+};
+constexpr FeatureMapRegisters kIfmRegisters{
+    "IFM", Cmd0::IfmRegion, Cmd0::IfmHeight0M1, Cmd0::IfmHeight1M1, Cmd0::IfmWidth0M1, Cmd0::IfmZeroPoint,
+    Cmd0::IfmPrecision, Cmd1::IfmBase0, Cmd1::IfmStrideX, Cmd1::IfmStrideY, Cmd1::IfmStrideC, 2};
+constexpr FeatureMapRegisters kIfm2Registers{
+    "IFM2", Cmd0::Ifm2Region, Cmd0::Ifm2Height0M1, Cmd0::Ifm2Height1M1, Cmd0::Ifm2Width0M1, Cmd0::Ifm2ZeroPoint,
+    Cmd0::Ifm2Precision, Cmd1::Ifm2Base0, Cmd1::Ifm2StrideX, Cmd1::Ifm2StrideY, Cmd1::Ifm2StrideC, 2};
+constexpr FeatureMapRegisters kOfmRegisters{
+    "OFM", Cmd0::OfmRegion, Cmd0::OfmHeight0M1, Cmd0::OfmHeight1M1, Cmd0::OfmWidth0M1, Cmd0::OfmZeroPoint,
+    Cmd0::OfmPrecision, Cmd1::OfmBase0, Cmd1::OfmStrideX, Cmd1::OfmStrideY, Cmd1::OfmStrideC, 1};
+
 }  // namespace
 
 FeatureMap read_feature_map(const RegisterFile& regs, FeatureMapRole role) {
+  const FeatureMapRegisters& r = role == FeatureMapRole::Ifm    ? kIfmRegisters
+                                 : role == FeatureMapRole::Ifm2 ? kIfm2Registers
+                                                                : kOfmRegisters;
   FeatureMap m;
-  uint16_t precision = 0;
-  switch (role) {
-    case FeatureMapRole::Ifm:
-      m.name = "IFM";
-      m.region = regs.get(Cmd0::IfmRegion) & 7;
-      for (int t = 0; t < 4; ++t) m.base[t] = regs.address(Cmd1(uint16_t(Cmd1::IfmBase0) + t));
-      m.height0 = regs.get(Cmd0::IfmHeight0M1) + 1;
-      m.height1 = regs.get(Cmd0::IfmHeight1M1) + 1;
-      m.width0 = regs.get(Cmd0::IfmWidth0M1) + 1;
-      m.stride_x = int64_t(regs.address(Cmd1::IfmStrideX));
-      m.stride_y = int64_t(regs.address(Cmd1::IfmStrideY));
-      m.stride_c = int64_t(regs.address(Cmd1::IfmStrideC));
-      m.depth = regs.get(Cmd0::IfmDepthM1) + 1;
-      m.zero_point = regs.get_signed(Cmd0::IfmZeroPoint);
-      precision = regs.get(Cmd0::IfmPrecision);
-      m.element_bytes = element_bytes_from(precision, 2);
-      break;
-    case FeatureMapRole::Ifm2:
-      m.name = "IFM2";
-      m.region = regs.get(Cmd0::Ifm2Region) & 7;
-      for (int t = 0; t < 4; ++t) m.base[t] = regs.address(Cmd1(uint16_t(Cmd1::Ifm2Base0) + t));
-      m.height0 = regs.get(Cmd0::Ifm2Height0M1) + 1;
-      m.height1 = regs.get(Cmd0::Ifm2Height1M1) + 1;
-      m.width0 = regs.get(Cmd0::Ifm2Width0M1) + 1;
-      m.stride_x = int64_t(regs.address(Cmd1::Ifm2StrideX));
-      m.stride_y = int64_t(regs.address(Cmd1::Ifm2StrideY));
-      m.stride_c = int64_t(regs.address(Cmd1::Ifm2StrideC));
-      m.zero_point = regs.get_signed(Cmd0::Ifm2ZeroPoint);
-      precision = regs.get(Cmd0::Ifm2Precision);
-      m.element_bytes = element_bytes_from(precision, 2);
-      break;
-    case FeatureMapRole::Ofm:
-      m.name = "OFM";
-      m.region = regs.get(Cmd0::OfmRegion) & 7;
-      for (int t = 0; t < 4; ++t) m.base[t] = regs.address(Cmd1(uint16_t(Cmd1::OfmBase0) + t));
-      m.height0 = regs.get(Cmd0::OfmHeight0M1) + 1;
-      m.height1 = regs.get(Cmd0::OfmHeight1M1) + 1;
-      m.width0 = regs.get(Cmd0::OfmWidth0M1) + 1;
-      m.stride_x = int64_t(regs.address(Cmd1::OfmStrideX));
-      m.stride_y = int64_t(regs.address(Cmd1::OfmStrideY));
-      m.stride_c = int64_t(regs.address(Cmd1::OfmStrideC));
-      m.height = regs.get(Cmd0::OfmHeightM1) + 1;
-      m.width = regs.get(Cmd0::OfmWidthM1) + 1;
-      m.depth = regs.get(Cmd0::OfmDepthM1) + 1;
-      m.zero_point = regs.get_signed(Cmd0::OfmZeroPoint);
-      precision = regs.get(Cmd0::OfmPrecision);
-      m.element_bytes = element_bytes_from(precision, 1);
-      break;
-  }
+  m.name = r.name;
+  m.region = regs.get(r.region) & 7;
+  for (int t = 0; t < 4; ++t) m.base[t] = regs.address(Cmd1(uint16_t(r.base0) + t));
+  m.height0 = regs.get(r.height0) + 1;
+  m.height1 = regs.get(r.height1) + 1;
+  m.width0 = regs.get(r.width0) + 1;
+  m.stride_x = int64_t(regs.address(r.stride_x));
+  m.stride_y = int64_t(regs.address(r.stride_y));
+  m.stride_c = int64_t(regs.address(r.stride_c));
+  m.zero_point = regs.get_signed(r.zero_point);
+  const uint16_t precision = regs.get(r.precision);
+  m.element_bytes = element_bytes_from(precision, r.size_shift);
   m.is_signed = (precision & 1) != 0;
   m.brick16 = (precision >> 6) & 1;
+  if (role == FeatureMapRole::Ifm) m.depth = regs.get(Cmd0::IfmDepthM1) + 1;
+  if (role == FeatureMapRole::Ofm) {
+    m.height = regs.get(Cmd0::OfmHeightM1) + 1;
+    m.width = regs.get(Cmd0::OfmWidthM1) + 1;
+    m.depth = regs.get(Cmd0::OfmDepthM1) + 1;
+  }
   return m;
 }
 
@@ -107,20 +98,20 @@ Result<FeatureMapView> FeatureMapView::bind(const FeatureMap& map, const NpuMemo
                        std::max(map.height - map.height0, 0), std::max(map.height - map.height1, 0)};
   const int cols[4] = {w0, map.width - w0, w0, map.width - w0};
   const int64_t e = map.element_bytes;
-  // The last channel's offset: NHCWB16 puts channel c at (c / 16)·stride_c + (c % 16)·e.
-  const int c_last = map.depth - 1;
-  const int64_t channel_end =
-      map.brick16 ? (c_last / 16) * map.stride_c + std::min(c_last, 15) * e + e
-                  : c_last * map.stride_c + e;
+  // The largest channel offset (see element()): NHWC c·e; NHCWB16 (c / 16)·stride_c + (c % 16)·e,
+  // largest at the last channel or at the end of the brick before it.
+  const int64_t c_last = map.depth - 1;
+  int64_t channel_end = c_last * e + e;
+  if (map.brick16) {
+    channel_end = (c_last / 16) * map.stride_c + (c_last % 16) * e + e;
+    if (c_last >= 16) channel_end = std::max(channel_end, (c_last / 16 - 1) * map.stride_c + 16 * e);
+  }
+  const int64_t x_step = map.brick16 ? 16 * e : map.stride_x;
   for (int t = 0; t < 4; ++t) {
     if (rows[t] <= 0 || cols[t] <= 0) continue;
-    const int64_t extent = (rows[t] - 1) * map.stride_y + (cols[t] - 1) * map.stride_x + channel_end;
-    static const char* kTileNames[4][3] = {{"IFM tile 0", "IFM2 tile 0", "OFM tile 0"},
-                                           {"IFM tile 1", "IFM2 tile 1", "OFM tile 1"},
-                                           {"IFM tile 2", "IFM2 tile 2", "OFM tile 2"},
-                                           {"IFM tile 3", "IFM2 tile 3", "OFM tile 3"}};
-    const int role = map.name[0] == 'O' ? 2 : (map.name[3] == '2' ? 1 : 0);
-    auto p = memory.span(map.region, map.base[t], uint64_t(extent), kTileNames[t][role]);
+    const int64_t extent = (rows[t] - 1) * map.stride_y + (cols[t] - 1) * x_step + channel_end;
+    const std::string what = std::string(map.name) + " tile " + std::to_string(t);
+    auto p = memory.span(map.region, map.base[t], uint64_t(extent), what.c_str());
     if (!p.ok()) return p.status();
     view.tile_base_[t] = *p;
   }
@@ -137,9 +128,12 @@ uint8_t* FeatureMapView::element(int y, int x, int c) const {
     tile = 2;
     y -= map_.height0;
   }
-  int64_t offset = y * map_.stride_y + x * map_.stride_x;
-  offset += map_.brick16 ? (c / 16) * map_.stride_c + (c % 16) * map_.element_bytes
-                         : c * map_.stride_c;
+  // Vela's address model (get_address in its register_command_stream_generator.py): NHWC ignores
+  // STRIDE_C (channels are adjacent), NHCWB16 ignores STRIDE_X (16 channels of a brick per x).
+  const int64_t e = map_.element_bytes;
+  const int64_t offset = map_.brick16
+                             ? y * map_.stride_y + x * 16 * e + (c / 16) * map_.stride_c + (c % 16) * e
+                             : y * map_.stride_y + x * map_.stride_x + c * e;
   return tile_base_[tile] + offset;
 }
 

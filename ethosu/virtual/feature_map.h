@@ -2,9 +2,12 @@
 //
 // A feature map is up to four tiles (BASE0..3): tile 0 top-left (HEIGHT0 rows, WIDTH0 columns),
 // tile 1 top-right (HEIGHT1 rows), tile 2 bottom-left, tile 3 bottom-right. Each element lives at
-//   NHWC:    base + y·stride_y + x·stride_x + c·stride_c
-//   NHCWB16: base + y·stride_y + x·stride_x + (c / 16)·stride_c + (c % 16)·element size
-// with (y, x) relative to its tile. Every access is checked against the region's size.
+//   NHWC:    base + y·stride_y + x·stride_x + c·element size
+//   NHCWB16: base + y·stride_y + x·16·element size + (c / 16)·stride_c + (c % 16)·element size
+// with (y, x) relative to its tile, as Vela's address model has it: NHWC channels are adjacent
+// (stride_c = element size) and NHCWB16 bricks are 16 elements wide per x (stride_x = 16 elements);
+// Vela writes those values into the registers anyway. Every access is checked against the region's
+// size.
 #pragma once
 
 #include <array>

@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <vector>
 
 #include "ethosu/virtual/npu_arithmetic.h"
 #include "ethosu/virtual/operations.h"
+#include "ethosu/virtual/performance_model.h"
 #include "ethosu/virtual/weight_decoder.h"
 
 namespace vkrt::ethosu::virtual_npu {
@@ -151,16 +153,34 @@ inline int ifm_coordinate(int upscaled, int extent, const Kernel& k) {
   return stored;
 }
 
-void count_operation(const OperationContext& ctx, uint64_t elements, uint64_t macs,
-                     uint64_t ifm_bytes) {
+// The product of `factors`, or UINT64_MAX where it does not fit: a hostile stream's dimensions
+// (16 bits each) multiply past 2^64, and a wrapped count would slip under the work limit.
+uint64_t saturating_product(std::initializer_list<uint64_t> factors) {
+  unsigned __int128 p = 1;
+  for (uint64_t f : factors) {
+    p *= f;
+    if (p > UINT64_MAX) return UINT64_MAX;
+  }
+  return uint64_t(p);
+}
+
+uint64_t map_bytes(const FeatureMap& m) {
+  return uint64_t(m.height) * uint64_t(m.width) * uint64_t(m.depth) * uint64_t(m.element_bytes);
+}
+
+// Counts one operation and adds its cycle estimate (performance_model.h).
+void count_operation(const OperationContext& ctx, OperationCost cost, const FeatureMap& ofm,
+                     std::initializer_list<const FeatureMap*> inputs) {
+  for (const FeatureMap* in : inputs) cost.read_bytes[in->region] += map_bytes(*in);
+  cost.write_bytes[ofm.region] += map_bytes(ofm);
+  cost.elements = uint64_t(ofm.height) * uint64_t(ofm.width) * uint64_t(ofm.depth);
   RunCounters& c = ctx.counters;
   c.operations++;
-  c.ofm_elements += elements;
-  c.macs += macs;
-  c.ifm_bytes += ifm_bytes;
-  const uint64_t macs_per_cycle = std::max<uint32_t>(ctx.arch.macs_per_cycle, 8);
-  c.compute_cycles += macs > 0 ? (macs + macs_per_cycle - 1) / macs_per_cycle
-                               : (elements * 8 + macs_per_cycle - 1) / macs_per_cycle;
+  c.ofm_elements += cost.elements;
+  c.macs += cost.macs;
+  const OperationCycles cycles = operation_cycles(cost, ctx.arch, ctx.memory_model);
+  c.estimated_cycles += cycles.total;
+  c.estimated_npu_cycles += cycles.compute;
 }
 
 }  // namespace
@@ -184,9 +204,10 @@ Status run_convolution(const OperationContext& ctx, bool depthwise) {
   const int kw = (k.width - 1) / k.dilation_x + 1;
   const int kh = (k.height - 1) / k.dilation_y + 1;
   const int ifm_depth = depthwise ? 1 : ifm_map.depth;
-  const uint64_t macs = uint64_t(ofm_map.height) * ofm_map.width * ofm_map.depth * kh * kw * ifm_depth;
-  VKRT_RETURN_IF_ERROR(charge_work(ctx, macs + uint64_t(ofm_map.height) * ofm_map.width * ofm_map.depth,
-                                   depthwise ? "OP_DEPTHWISE" : "OP_CONV"));
+  const uint64_t ofm_elements = uint64_t(ofm_map.height) * ofm_map.width * ofm_map.depth;  // < 2^48
+  const uint64_t macs = saturating_product({ofm_elements, uint64_t(kh), uint64_t(kw), uint64_t(ifm_depth)});
+  const uint64_t work = macs > UINT64_MAX - ofm_elements ? UINT64_MAX : macs + ofm_elements;
+  VKRT_RETURN_IF_ERROR(charge_work(ctx, work, depthwise ? "OP_DEPTHWISE" : "OP_CONV"));
 
   // The weights and the per-channel scales.
   const uint64_t weight_length = regs.address(Cmd1::WeightLength);
@@ -206,8 +227,18 @@ Status run_convolution(const OperationContext& ctx, bool depthwise) {
   layout.ofm_block_depth = regs.get(Cmd0::OfmBlkDepthM1) + 1;
   layout.product = ctx.arch.product;
   layout.macs = int(ctx.arch.macs_per_cycle);
-  auto weights = decode_weight_stream(std::span<const uint8_t>(*weight_bytes, weight_length), layout);
-  if (!weights.ok()) return weights.status();
+  const std::span<const uint8_t> weight_stream(*weight_bytes, weight_length);
+  std::vector<int16_t> decoded;
+  const std::vector<int16_t>* weights = &decoded;
+  if (ctx.weight_cache != nullptr) {
+    auto cached = ctx.weight_cache->decode(weight_stream, layout);
+    if (!cached.ok()) return cached.status();
+    weights = *cached;
+  } else {
+    auto fresh = decode_weight_stream(weight_stream, layout);
+    if (!fresh.ok()) return fresh.status();
+    decoded = std::move(fresh).value();
+  }
   const uint64_t scale_length = regs.address(Cmd1::ScaleLength);
   auto scale_bytes = ctx.memory.span(regs.get(Cmd0::ScaleRegion) & 7, regs.address(Cmd1::ScaleBase),
                                      scale_length, "scale stream");
@@ -215,36 +246,38 @@ Status run_convolution(const OperationContext& ctx, bool depthwise) {
   auto scales = decode_scale_stream(std::span<const uint8_t>(*scale_bytes, scale_length),
                                     ofm_map.depth);
   if (!scales.ok()) return scales.status();
-  ctx.counters.weight_bytes += weight_length + scale_length;
 
   const int64_t ifm_zp = ifm_map.zero_point;
   const std::vector<int16_t>& w = *weights;
-  std::vector<uint8_t> valid(size_t(kh) * kw);
+  // Per output position the window is gathered once, zero point removed and 0 where a tap is padding
+  // or an inserted zero, laid out [ky][kx][channel] like each OFM channel's weights, so that every
+  // OFM channel is one dot product. (Its size is at most the weights', which the decoder bounded.)
+  const size_t taps = size_t(kh) * size_t(kw);
+  const int window_depth = depthwise ? ofm_map.depth : ifm_depth;
+  std::vector<int32_t> window(taps * size_t(window_depth));
   for (int oy = 0; oy < ofm_map.height; ++oy) {
     for (int ox = 0; ox < ofm_map.width; ++ox) {
-      // Which taps of the window fall on the IFM (the others are padding or inserted zeros).
       for (int ky = 0; ky < kh; ++ky) {
         const int iy = ifm_coordinate(oy * k.stride_y - k.pad_top + ky * k.dilation_y, ifm_map.height, k);
         for (int kx = 0; kx < kw; ++kx) {
           const int ix = ifm_coordinate(ox * k.stride_x - k.pad_left + kx * k.dilation_x, ifm_map.width, k);
-          valid[size_t(ky) * kw + kx] = iy >= 0 && ix >= 0;
+          int32_t* tap = &window[(size_t(ky) * kw + kx) * size_t(window_depth)];
+          for (int c = 0; c < window_depth; ++c) {
+            tap[c] = iy >= 0 && ix >= 0 ? int32_t(ifm->read(iy, ix, c) - ifm_zp) : 0;
+          }
         }
       }
       for (int oc = 0; oc < ofm_map.depth; ++oc) {
         const ChannelScale& cs = (*scales)[size_t(oc)];
         int64_t acc = cs.bias;
-        for (int ky = 0; ky < kh; ++ky) {
-          const int iy = ifm_coordinate(oy * k.stride_y - k.pad_top + ky * k.dilation_y, ifm_map.height, k);
-          for (int kx = 0; kx < kw; ++kx) {
-            if (!valid[size_t(ky) * kw + kx]) continue;
-            const int ix = ifm_coordinate(ox * k.stride_x - k.pad_left + kx * k.dilation_x, ifm_map.width, k);
-            const int16_t* wk = &w[((size_t(oc) * kh + ky) * kw + kx) * ifm_depth];
-            if (depthwise) {
-              acc += int64_t(wk[0]) * (ifm->read(iy, ix, oc) - ifm_zp);
-            } else {
-              for (int ic = 0; ic < ifm_depth; ++ic) acc += int64_t(wk[ic]) * (ifm->read(iy, ix, ic) - ifm_zp);
-            }
-          }
+        if (depthwise) {
+          const int16_t* wo = &w[size_t(oc) * taps];
+          for (size_t t = 0; t < taps; ++t) acc += int64_t(wo[t]) * window[t * size_t(window_depth) + size_t(oc)];
+        } else {
+          const int16_t* wo = &w[size_t(oc) * taps * size_t(ifm_depth)];
+          int64_t dot = 0;
+          for (size_t i = 0; i < window.size(); ++i) dot += int64_t(wo[i]) * window[i];
+          acc += dot;
         }
         const bool global = (regs.get(Cmd0::OfmPrecision) >> 8) & 1;
         const uint32_t scale = global ? regs.payload(Cmd1::OfmScale) : cs.scale;
@@ -253,8 +286,12 @@ Status run_convolution(const OperationContext& ctx, bool depthwise) {
       }
     }
   }
-  count_operation(ctx, uint64_t(ofm_map.height) * ofm_map.width * ofm_map.depth, macs,
-                  uint64_t(ifm_map.height) * ifm_map.width * ifm_map.depth * ifm_map.element_bytes);
+  OperationCost cost;
+  cost.macs = macs;
+  cost.depthwise = depthwise;
+  cost.read_bytes[regs.get(Cmd0::WeightRegion) & 7] += weight_length;
+  cost.read_bytes[regs.get(Cmd0::ScaleRegion) & 7] += scale_length;
+  count_operation(ctx, cost, ofm_map, {&ifm_map});
   return Status::ok();
 }
 
@@ -267,14 +304,19 @@ Status run_pooling(const OperationContext& ctx, PoolOp op) {
   const Kernel& k = *kernel;
   set_ifm_extent(ifm_map, ofm_map, k);
   if (op != PoolOp::ReduceSum) ifm_map.depth = std::max(ifm_map.depth, ofm_map.depth);
+  const uint64_t elements = uint64_t(ofm_map.height) * ofm_map.width * ofm_map.depth;
+  // Every OFM element reads a window (times the IFM's channels for REDUCE_SUM). Charged before
+  // anything else: the limit is what keeps a hostile stream's extents from running for hours.
+  VKRT_RETURN_IF_ERROR(charge_work(
+      ctx, saturating_product({elements, uint64_t(k.width), uint64_t(k.height),
+                               uint64_t(op == PoolOp::ReduceSum ? ifm_map.depth : 1)}),
+      "OP_POOL"));
   auto ifm = FeatureMapView::bind(ifm_map, ctx.memory);
   if (!ifm.ok()) return ifm.status();
   auto ofm = FeatureMapView::bind(ofm_map, ctx.memory);
   if (!ofm.ok()) return ofm.status();
   auto out = output_stage(ctx, ofm_map);
   if (!out.ok()) return out.status();
-  const uint64_t elements = uint64_t(ofm_map.height) * ofm_map.width * ofm_map.depth;
-  VKRT_RETURN_IF_ERROR(charge_work(ctx, elements * uint64_t(k.width) * k.height, "OP_POOL"));
 
   const bool global = (regs.get(Cmd0::OfmPrecision) >> 8) & 1;
   const uint32_t scale = regs.payload(Cmd1::OfmScale);
@@ -314,8 +356,7 @@ Status run_pooling(const OperationContext& ctx, PoolOp op) {
       }
     }
   }
-  count_operation(ctx, elements, 0,
-                  uint64_t(ifm_map.height) * ifm_map.width * ifm_map.depth * ifm_map.element_bytes);
+  count_operation(ctx, OperationCost{}, ofm_map, {&ifm_map});
   return Status::ok();
 }
 
@@ -442,7 +483,13 @@ Status run_elementwise(const OperationContext& ctx, ElementwiseOp op) {
       }
     }
   }
-  count_operation(ctx, elements, 0, elements * uint64_t(ifm_map.element_bytes) * (binary ? 2 : 1));
+  OperationCost cost;
+  cost.elementwise = true;
+  if (binary && !scalar) {
+    count_operation(ctx, cost, ofm_map, {&ifm_map, &ifm2_map});
+  } else {
+    count_operation(ctx, cost, ofm_map, {&ifm_map});
+  }
   return Status::ok();
 }
 

@@ -7,6 +7,8 @@
 #include "ethosu/format/driver_payload.h"
 #include "ethosu/virtual/feature_map.h"
 #include "ethosu/virtual/npu_registers.h"
+#include "ethosu/virtual/performance_model.h"
+#include "ethosu/virtual/weight_cache.h"
 #include "ethosu/virtual/virtual_npu.h"
 #include "vkrt/error.h"
 
@@ -17,6 +19,8 @@ struct OperationContext {
   const NpuMemory& memory;
   const NpuArch& arch;
   RunCounters& counters;
+  const MemoryModel& memory_model;
+  WeightCache* weight_cache;  // may be null: weights are then decoded at every operation
   uint64_t& work_left;  // RunLimits::max_work minus what ran so far
 };
 

@@ -133,7 +133,8 @@ uint32_t word_at(std::span<const uint8_t> stream, size_t index) {
 // OP_DMA_START: a 1-D copy between regions or into internal memory (LUTs). The 2-D and 3-D modes
 // (DMA0_SRC_REGION bits 9-10, strides DMA0_SKIP0/1) are not used by Vela for U55/U65 and are
 // refused by name.
-Status run_dma(const RegisterFile& regs, const NpuMemory& memory, RunCounters& counters) {
+Status run_dma(const RegisterFile& regs, const NpuMemory& memory, const NpuArch& arch,
+               const MemoryModel& memory_model, RunCounters& counters) {
   const uint16_t src_region = regs.get(Cmd0::Dma0SrcRegion);
   const uint16_t dst_region = regs.get(Cmd0::Dma0DstRegion);
   if (((src_region >> 9) & 3) != 0 || ((dst_region >> 9) & 3) != 0) {
@@ -170,16 +171,27 @@ Status run_dma(const RegisterFile& regs, const NpuMemory& memory, RunCounters& c
   std::memmove(to, from, size_t(length));
   counters.dma_transfers++;
   counters.dma_bytes += length;
+  OperationCost cost;
+  cost.is_dma = true;
+  cost.read_bytes[(src_region & 0x100) ? kMaxRegions : (src_region & 7)] = length;
+  cost.write_bytes[(dst_region & 0x100) ? kMaxRegions : (dst_region & 7)] = length;
+  const OperationCycles cycles = operation_cycles(cost, arch, memory_model);
+  counters.estimated_cycles += cycles.total;
+  counters.estimated_npu_cycles += cycles.compute;
   return Status::ok();
 }
 
 std::string describe_command(std::span<const uint8_t> stream, size_t word) {
   const uint32_t w = word_at(stream, word);
   const uint16_t op = w & kOpcodeMask;
-  const char* name = (w & kCommandKindMask) == kCmd1Flag ? cmd1_name(op) : cmd0_name(op);
+  const bool cmd1 = (w & kCommandKindMask) == kCmd1Flag;
+  const char* name = cmd1 ? cmd1_name(op) : cmd0_name(op);
   char buf[96];
-  std::snprintf(buf, sizeof buf, "command %s (0x%03x) at byte 0x%zx", name ? name : "unknown",
-                unsigned(op), word * 4);
+  if (name != nullptr) {
+    std::snprintf(buf, sizeof buf, "command %s (0x%03x) at byte 0x%zx", name, unsigned(op), word * 4);
+  } else {
+    std::snprintf(buf, sizeof buf, "%s opcode 0x%03x at byte 0x%zx", cmd1 ? "cmd1" : "cmd0", unsigned(op), word * 4);
+  }
   return buf;
 }
 
@@ -194,19 +206,13 @@ Status charge_work(const OperationContext& ctx, uint64_t work, const char* what)
   return Status::ok();
 }
 
-uint64_t estimate_cycles(const RunCounters& counters, const NpuArch& arch) {
-  (void)arch;  // the MAC count is already in compute_cycles, operation by operation
-  const uint64_t memory_cycles =
-      (counters.ifm_bytes + counters.ofm_elements + counters.weight_bytes + counters.dma_bytes) / 16;
-  return std::max(counters.compute_cycles, memory_cycles);
-}
-
 Status run_command_stream(std::span<const uint8_t> command_stream, const NpuArch& arch,
-                          NpuMemory& memory, RunCounters* counters_out, const RunLimits& limits) {
+                          NpuMemory& memory, RunCounters* counters_out, const RunLimits& limits,
+                          WeightCache* weight_cache) {
   if (arch.product == NpuProduct::U85) {
-    return make_error(Error::NotSupported,
-                      "the virtual NPU runs Ethos-U55 and Ethos-U65 command streams; this one is for ",
-                      arch.to_string(), " (no compiler for U85 streams is available to test against)");
+    return make_error(Error::NotSupported, "Ethos-U85 streams are not supported: the virtual NPU runs Ethos-U55 and ",
+                      "Ethos-U65 command streams, and this one is for ", arch.to_string(),
+                      " (no compiler for U85 streams is available to test against)");
   }
   if (command_stream.size() % 4 != 0) {
     return make_error(Error::InvalidProgram, "command stream of ", command_stream.size(),
@@ -219,7 +225,8 @@ Status run_command_stream(std::span<const uint8_t> command_stream, const NpuArch
   RegisterFile regs;
   RunCounters counters;
   uint64_t work_left = limits.max_work;
-  const OperationContext ctx{regs, memory, arch, counters, work_left};
+  const MemoryModel memory_model = default_memory_model(arch);
+  const OperationContext ctx{regs, memory, arch, counters, memory_model, weight_cache, work_left};
   const size_t words = command_stream.size() / 4;
   for (size_t i = 0; i < words;) {
     const size_t at = i;
@@ -233,18 +240,27 @@ Status run_command_stream(std::span<const uint8_t> command_stream, const NpuArch
                           ": the stream ends inside this two-word command");
       }
       if (cmd1_name(op) == nullptr) {
-        return make_error(Error::InvalidProgram, "virtual NPU: unknown ",
-                          describe_command(command_stream, at));
+        return make_error(Error::InvalidProgram, "virtual NPU: unknown ", describe_command(command_stream, at),
+                          " (not an Ethos-U55/U65 register)");
       }
       regs.cmd1_payload[op] = word_at(command_stream, i++);
       regs.cmd1_param[op] = param;
       regs.cmd1_written[op] = true;
       continue;
     }
-    if ((w & kCommandKindMask) != 0 || cmd0_name(op) == nullptr ||
-        static_cast<Cmd0>(op) == Cmd0::OpResize) {
-      return make_error(Error::InvalidProgram, "virtual NPU: unknown ",
-                        describe_command(command_stream, at));
+    if ((w & kCommandKindMask) != 0) {
+      char word_text[16];
+      std::snprintf(word_text, sizeof word_text, "0x%08x", w);
+      return make_error(Error::InvalidProgram, "virtual NPU: word ", word_text, " at byte ", at * 4,
+                        " has command kind ", (w >> 14) & 3, " (only 0, one word, and 1, two words, exist)");
+    }
+    if (cmd0_name(op) == nullptr) {
+      return make_error(Error::InvalidProgram, "virtual NPU: unknown ", describe_command(command_stream, at),
+                        " (not an Ethos-U55/U65 operation or register)");
+    }
+    if (static_cast<Cmd0>(op) == Cmd0::OpResize) {
+      return make_error(Error::InvalidProgram, "virtual NPU: ", describe_command(command_stream, at),
+                        " is an Ethos-U85 operation");
     }
     if (op >= 0x100) {
       regs.cmd0[op] = param;
@@ -278,7 +294,7 @@ Status run_command_stream(std::span<const uint8_t> command_stream, const NpuArch
         }
         break;
       case Cmd0::OpDmaStart:
-        status = run_dma(regs, memory, counters);
+        status = run_dma(regs, memory, arch, memory_model, counters);
         break;
       default:  // IRQ, waits and the PMU mask: the virtual NPU finishes everything in order.
         break;

@@ -6,8 +6,7 @@
 // checked against its region; a malformed stream ends the inference with an error naming the
 // command, its byte offset in the stream and what was wrong.
 //
-// It also counts what a simple performance model needs (MACs, elements, bytes moved) and turns that
-// into a cycle estimate (estimate_cycles).
+// It also estimates the cycles the inference takes on the hardware (performance_model.h).
 #pragma once
 
 #include <cstdint>
@@ -20,26 +19,20 @@
 
 namespace vkrt::ethosu::virtual_npu {
 
-// What ran, for the performance model and --profile.
+class WeightCache;  // weight_cache.h
+
+// What ran, and the cycle estimate of the performance model (performance_model.h), summed over
+// the operations and DMAs.
 struct RunCounters {
   uint64_t commands = 0;
   uint64_t operations = 0;      // NPU operations (not DMA)
   uint64_t dma_transfers = 0;
   uint64_t dma_bytes = 0;
-  uint64_t macs = 0;            // multiply-accumulates of CONV/DEPTHWISE (kernel elements · IFM depth)
+  uint64_t macs = 0;            // multiply-accumulates of CONV/DEPTHWISE
   uint64_t ofm_elements = 0;    // elements written by every operation
-  uint64_t ifm_bytes = 0;       // feature-map bytes read (IFM and IFM2)
-  uint64_t weight_bytes = 0;    // compressed weight and scale stream bytes read
-  // The operations' own cycle estimates, summed (see estimate_cycles).
-  uint64_t compute_cycles = 0;
+  uint64_t estimated_cycles = 0;      // total: compute or memory, whichever is longer, plus latencies
+  uint64_t estimated_npu_cycles = 0;  // the compute part alone (Vela's "NPU cycles")
 };
-
-// The estimate of a run: the larger of compute and memory time per operation, summed.
-//   compute: MACs / MACs-per-cycle for convolutions, elements / (MACs per cycle / 8) for the rest
-//            (the elementwise and pooling units handle 8 lanes a cycle per 64 MACs);
-//   memory:  bytes / 16 per cycle (a 128-bit AXI port), DMA included.
-// A first-order model, not Vela's: the comparison is in docs/ethos-u.md.
-uint64_t estimate_cycles(const RunCounters& counters, const NpuArch& arch);
 
 struct RunLimits {
   // Work allowed per inference (MACs plus elements), so that a hostile stream cannot keep the
@@ -51,9 +44,10 @@ struct RunLimits {
 // Runs `command_stream` (bare words, as DriverPayload::command_stream) for an NPU of `arch` on
 // `memory` (the region table plus internal memory for LUTs, at least arch's SHRAM size).
 // U85 streams are refused (NotSupported).
+// `weight_cache` (may be null) keeps decoded weight streams from one inference to the next.
 Status run_command_stream(std::span<const uint8_t> command_stream, const NpuArch& arch,
                           NpuMemory& memory, RunCounters* counters,
-                          const RunLimits& limits = {});
+                          const RunLimits& limits = {}, WeightCache* weight_cache = nullptr);
 
 // The internal memory (SHRAM) size of `arch` in bytes: CONFIG[15:8] KiB.
 size_t shram_bytes(const NpuArch& arch);

@@ -45,6 +45,8 @@ struct WeightStreamLayout {
   int ifm_bits = 8;         // 8 or 16 (IFM_PRECISION)
   int ofm_block_depth = 0;  // OFM_BLK_DEPTH_M1 + 1
   int core = 0;             // which core's stream this is (0, or 1 on U65-512)
+
+  bool operator==(const WeightStreamLayout&) const = default;
 };
 
 // The OFM channels core `layout.core` computes: Vela deals channel c to core c % cores (0 for a layout

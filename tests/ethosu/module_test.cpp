@@ -301,5 +301,42 @@ TEST(EthosUModule, ComputingDriverAddsNoNotice) {
   recording_driver_state().reset();
 }
 
+// The conformance program on the virtual NPU: the delegate's arithmetic, computed. Its inputs are
+// quantized with scale 1/255 and zero point -128 (a = round(255·x) in [0, 255] after the zero point),
+// its output has scale 2/255 and zero point -128, and the stream adds the two inputs (each widened to
+// 32 bits and rescaled, then summed and rescaled to the output scale): the int8 result is
+// (a + b) / 2 with halves rounded up, so the output is ⌊(a + b + 1) / 2⌋·2/255.
+TEST(EthosUModule, ConformanceProgramComputesOnTheVirtualNpu) {
+  VKRT_REQUIRE_CONFORMANCE(path, kMinimalExample);
+  LoadOptions options;
+  options.backend_options.set(kOptionDriver, "virtual");
+  auto module = Module::load(path, options);
+  ASSERT_TRUE(module.ok()) << module.status().to_string();
+  auto method = (*module)->load_method("forward");
+  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  EXPECT_TRUE((*method)->notices().empty()) << "the virtual driver computes its outputs";
+  int checked = 0;
+  for (int a = 0; a <= 255; a += 5) {
+    for (int b = 0; b <= 255; b += 7) {
+      FloatInput x(float(a) / 255.0f), y(float(b) / 255.0f);
+      ASSERT_TRUE((*method)->set_input(0, x.evalue).is_ok());
+      ASSERT_TRUE((*method)->set_input(1, y.evalue).is_ok());
+      Status s = (*method)->execute();
+      ASSERT_TRUE(s.is_ok()) << s.to_string();
+      const float got = (*method)->output(0).to_tensor().data_as<float>()[0];
+      const int expected_q = (a + b + 1) / 2;  // (q + 128) of the int8 output
+      ASSERT_NEAR(got, float(expected_q) * (2.0f / 255.0f), 1e-6) << "a=" << a << " b=" << b;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 52 * 37);
+  // Inputs outside [0, 1] saturate in the quantize step: -0.3 counts as 0, 1.7 as 1.
+  FloatInput lo(-0.3f), hi(1.7f);
+  ASSERT_TRUE((*method)->set_input(0, lo.evalue).is_ok());
+  ASSERT_TRUE((*method)->set_input(1, hi.evalue).is_ok());
+  ASSERT_TRUE((*method)->execute().is_ok());
+  EXPECT_NEAR((*method)->output(0).to_tensor().data_as<float>()[0], 128.0f * (2.0f / 255.0f), 1e-6);
+}
+
 }  // namespace
 }  // namespace vkrt::ethosu

@@ -12,28 +12,13 @@
 #include "ethosu/tflite/tflite_model.h"
 #include "ethosu/tflite/vela_tflite_runner.h"
 #include "tests/ethosu/tflite/tflite_reference.h"
+#include "tests/ethosu/virtual/vela_models.h"
 
 namespace vkrt::ethosu {
 namespace {
 
 using tflite::Model;
 
-std::string conformance_dir() {
-  const char* d = std::getenv("VKRT_CONFORMANCE_DIR");
-  return d ? std::string(d) + "/ethos-u/tflite" : std::string();
-}
-
-// The models Vela put wholly on the NPU (README: all but test_mean_int8 and test_mnist_uint8).
-const char* const kNpuModels[] = {
-    "test_abs_int8", "test_add_int8", "test_averagepooling2d_int8", "test_concat_int8",
-    "test_conv2d_int8", "test_depthwise_conv2d_int8", "test_fullconnected_int8", "test_hardswish_int8",
-    "test_leakyrelu_int8", "test_logistic_int8", "test_max_uint8", "test_maxpooling2d_int8",
-    "test_min_uint8", "test_mlp_uint8", "test_mul_int8", "test_pack_int8", "test_pad_c_int8",
-    "test_pad_int8", "test_relu6_int8", "test_relu_int8", "test_relu_n1_to_1_int8",
-    "test_reshape_int8", "test_resize_int8", "test_slice_int8", "test_softmax_int8",
-    "test_split_int8", "test_strided_slice_int8", "test_sub_int8", "test_tanh_int8",
-    "test_transpose_conv2d_int8", "test_unpack_int8"};
-const char* const kConfigs[] = {"vela-u55-128", "vela-u65-256"};
 constexpr int kSeeds = 3;
 
 struct Case {
@@ -44,7 +29,7 @@ struct Case {
 class VelaModels : public ::testing::TestWithParam<Case> {};
 
 TEST_P(VelaModels, OutputsEqualTfliteReference) {
-  const std::string dir = conformance_dir();
+  const std::string dir = testing::vela_tflite_dir();
   if (dir.empty()) GTEST_SKIP() << "VKRT_CONFORMANCE_DIR is not set: no Vela models to run";
   const Case& c = GetParam();
   auto original = tflite::load_tflite_file(dir + "/models/" + c.model + ".tflite");
@@ -94,16 +79,13 @@ TEST_P(VelaModels, OutputsEqualTfliteReference) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const char* config : kConfigs)
-    for (const char* model : kNpuModels) cases.push_back({model, config});
+  for (const char* config : testing::kVelaConfigs)
+    for (const char* model : testing::kNpuModels) cases.push_back({model, config});
   return cases;
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  std::string name = info.param.model.substr(5) + "_" + info.param.config.substr(5);
-  for (char& ch : name)
-    if (ch == '-') ch = '_';
-  return name;
+  return testing::vela_case_name(info.param.model, info.param.config);
 }
 
 INSTANTIATE_TEST_SUITE_P(Conformance, VelaModels, ::testing::ValuesIn(all_cases()), case_name);

@@ -16,6 +16,7 @@
 //   fast scratch 2 on U65) before the operation; WEIGHT_BASE then points there.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -27,6 +28,7 @@
 
 #include "common/conformance.h"
 #include "ethosu/format/driver_payload.h"
+#include "ethosu/format/weight_encoder.h"
 #include "ethosu/tflite/tflite_model.h"
 #include "ethosu/virtual/weight_decoder.h"
 
@@ -444,85 +446,13 @@ TEST(WeightDecoder, CorruptedRealStreamsGiveErrors) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Synthetic streams: a test encoder using only the codec's simplest mode (one slice per at most
-// 32768 values, no zero runs, no palette, uncompressed 9-bit sign-magnitude values).
-
-class BitWriter {
- public:
-  void put(int n, uint32_t v) {
-    for (int i = 0; i < n; ++i) {
-      if (pos_ % 8 == 0) bytes_.push_back(0);
-      if ((v >> i) & 1) bytes_.back() |= uint8_t(1u << (pos_ % 8));
-      ++pos_;
-    }
-  }
-  std::vector<uint8_t> finish_with_eos() {
-    put(3, 7);
-    while (pos_ % 8) put(1, 1);
-    while (bytes_.size() % 16) put(8, 0xFF);
-    return bytes_;
-  }
-
- private:
-  std::vector<uint8_t> bytes_;
-  size_t pos_ = 0;
-};
+// Synthetic streams, written with the library's encoder (ethosu/format/weight_encoder.h: the codec's
+// uncompressed mode and Vela's reorder, independent of the decoder's closed-form order).
 
 std::vector<uint8_t> encode_uncompressed(const std::vector<int16_t>& values) {
-  BitWriter bw;
-  for (size_t start = 0; start < values.size(); start += 32768) {
-    const size_t n = std::min<size_t>(32768, values.size() - start);
-    bw.put(3, 6);  // ZDIV: no zero runs
-    bw.put(15, uint32_t(n - 1));
-    bw.put(3, 7);  // WDIV: uncompressed
-    bw.put(1, 0);
-    bw.put(1, 1);  // NEWPAL
-    bw.put(5, 0);  // DIROFS
-    bw.put(5, 0);  // PALSIZE: none
-    bw.put(3, 7);  // PALBITS - 2: 9-bit values
-    for (size_t i = 0; i < n; ++i) {
-      const int v = values[start + i];
-      bw.put(9, uint32_t(v < 0 ? (-v << 1) | 1 : v << 1));
-    }
-  }
-  return bw.finish_with_eos();
-}
-
-// Vela's reorder (mlw_encode.c), written as plainly as possible: weights[ofm][ky][kx][ifm].
-std::vector<int16_t> vela_reorder(const std::vector<int16_t>& w, int ofm_depth, int kh, int kw, int ifm_depth,
-                                  int ofm_block_depth, bool dw, bool pk, int ifm_bits, int dx, int dy, int iu,
-                                  int ou) {
-  std::vector<int16_t> out;
-  const int ibd = pk || ifm_bits == 16 ? 16 : 32;
-  const int dh = 8 / dy, dwid = 8 / dx;
-  for (int ob = 0; ob < ofm_depth; ob += ofm_block_depth) {
-    const int cob = std::min(ofm_block_depth, ofm_depth - ob);
-    for (int ib = 0; ib < (dw ? 1 : ifm_depth); ib += ibd) {
-      const int cib = dw ? iu : (pk ? std::min(ibd, ifm_depth - ib) : ibd);
-      for (int sy = 0; sy < kh; sy += dh) {
-        const int sh = std::min(kh - sy, dh);
-        for (int sx = 0; sx < kw; sx += dwid) {
-          const int sw = std::min(kw - sx, dwid);
-          int el = sw * sh;
-          if (pk) el = (el + (ifm_bits == 16 ? 1 : 3)) / (ifm_bits == 16 ? 2 : 4) * (ifm_bits == 16 ? 2 : 4);
-          else if (dw) el = (el + 3) / 4 * 4;
-          for (int io = 0; io < (pk ? cib : 1); io += iu)
-            for (int ub = 0; ub < cob; ub += ou)
-              for (int e = 0; e < el; ++e)
-                for (int ii = 0; ii < (pk ? 1 : cib); ii += iu)
-                  for (int oz = 0; oz < ou; ++oz)
-                    for (int iz = 0; iz < (dw ? 1 : iu); ++iz) {
-                      const int kx = e % sw, ky = e / sw, ifm = ib + io + ii + iz, ofm = ob + ub + oz;
-                      const int in_ifm = dw ? 1 : ifm_depth;
-                      out.push_back(ifm < in_ifm && ofm < ofm_depth && ky < sh
-                                        ? w[((size_t(ofm) * kh + sy + ky) * kw + sx + kx) * in_ifm + (dw ? 0 : ifm)]
-                                        : int16_t(0));
-                    }
-        }
-      }
-    }
-  }
-  return out;
+  auto r = mlw_encode_uncompressed(values);
+  EXPECT_TRUE(r.ok()) << r.status().to_string();
+  return r.ok() ? *r : std::vector<uint8_t>{};
 }
 
 std::vector<int16_t> random_weights(size_t n, std::mt19937& rng) {
@@ -564,9 +494,6 @@ TEST(WeightDecoder, SyntheticLayoutsRoundTrip) {
   };
   std::mt19937 rng(11);
   for (const Case& c : cases) {
-    auto traits = accelerator_traits(c.product, c.macs);
-    ASSERT_TRUE(traits.ok());
-    const AcceleratorTraits t = *traits;
     const std::vector<int16_t> w = random_weights(size_t(c.ofm) * c.kh * c.kw * (c.dw ? 1 : c.ifm), rng);
     WeightStreamLayout l;
     l.product = c.product;
@@ -574,8 +501,9 @@ TEST(WeightDecoder, SyntheticLayoutsRoundTrip) {
     l.ofm_depth = c.ofm, l.ifm_depth = c.dw ? 1 : c.ifm, l.kernel_height = c.kh, l.kernel_width = c.kw;
     l.dilation_x = c.dx, l.dilation_y = c.dy, l.depthwise = c.dw, l.part_kernel_first = c.pk;
     l.ifm_bits = c.bits, l.ofm_block_depth = c.block;
-    const std::vector<int16_t> order = vela_reorder(w, c.ofm, c.kh, c.kw, l.ifm_depth, c.block, c.dw, c.pk, c.bits,
-                                                    c.dx, c.dy, t.ifm_ublock_depth, t.ofm_ublock_depth);
+    auto reordered = reorder_weights(w, l);
+    ASSERT_TRUE(reordered.ok()) << reordered.status().to_string();
+    const std::vector<int16_t>& order = *reordered;
     auto count = weight_stream_value_count(l);
     ASSERT_TRUE(count.ok()) << count.status().to_string();
     EXPECT_EQ(*count, int64_t(order.size()));
@@ -597,19 +525,29 @@ TEST(WeightDecoder, TwoCoreStreamsInterleave) {
   const int ofm = 21, kh = 3, kw = 3, ifm = 12, block = 16;
   const std::vector<int16_t> w = random_weights(size_t(ofm) * kh * kw * ifm, rng);
   const size_t per_ofm = size_t(kh) * kw * ifm;
-  std::vector<std::vector<uint8_t>> bytes;
-  for (int core = 0; core < 2; ++core) {
-    std::vector<int16_t> part;
-    for (int o = core; o < ofm; o += 2) part.insert(part.end(), w.begin() + o * per_ofm, w.begin() + (o + 1) * per_ofm);
-    const int core_ofm = (ofm - core + 1) / 2;
-    const int core_block = (block + 2 - 1 - core) / 2;
-    bytes.push_back(encode_uncompressed(vela_reorder(part, core_ofm, kh, kw, ifm, core_block, false, false, 8, 1, 1,
-                                                     8, 8)));
-  }
   WeightStreamLayout l;
   l.product = NpuProduct::U65;
   l.macs = 512;
   l.ofm_depth = ofm, l.ifm_depth = ifm, l.kernel_height = kh, l.kernel_width = kw, l.ofm_block_depth = block;
+  std::vector<std::vector<uint8_t>> bytes;
+  for (int core = 0; core < 2; ++core) {
+    // The encoder deals the channels itself; the same as a one-core stream (U65-256: the same
+    // micro-blocks) of this core's channels with half the block depth.
+    WeightStreamLayout core_layout = l;
+    core_layout.core = core;
+    auto stream = encode_weight_stream(w, core_layout);
+    ASSERT_TRUE(stream.ok()) << stream.status().to_string();
+    std::vector<int16_t> part;
+    for (int o = core; o < ofm; o += 2) part.insert(part.end(), w.begin() + o * per_ofm, w.begin() + (o + 1) * per_ofm);
+    WeightStreamLayout one_core = l;
+    one_core.macs = 256;
+    one_core.ofm_depth = (ofm - core + 1) / 2;
+    one_core.ofm_block_depth = (block + 2 - 1 - core) / 2;
+    auto reference = encode_weight_stream(part, one_core);
+    ASSERT_TRUE(reference.ok()) << reference.status().to_string();
+    EXPECT_EQ(*stream, *reference) << "core " << core;
+    bytes.push_back(*stream);
+  }
   const std::span<const uint8_t> spans[2] = {bytes[0], bytes[1]};
   auto r = decode_weight_streams(spans, l);
   ASSERT_TRUE(r.ok()) << r.status().to_string();
@@ -628,7 +566,7 @@ TEST(WeightDecoder, MalformedStreamsNameTheProblem) {
   // A slice header that needs 3 more bits than there are.
   EXPECT_NE(message({0x06, 0x00}).find("truncated slice header"), std::string::npos);
   {  // ZDIV 4
-    BitWriter bw;
+    MlwBitWriter bw;
     bw.put(3, 4);
     bw.put(15, 0);
     bw.put(3, 0);
@@ -636,7 +574,7 @@ TEST(WeightDecoder, MalformedStreamsNameTheProblem) {
     EXPECT_NE(message(bw.finish_with_eos()).find("ZDIV"), std::string::npos);
   }
   {  // first slice without a palette
-    BitWriter bw;
+    MlwBitWriter bw;
     bw.put(3, 6);
     bw.put(15, 0);
     bw.put(3, 7);
@@ -646,7 +584,7 @@ TEST(WeightDecoder, MalformedStreamsNameTheProblem) {
     EXPECT_NE(message(bw.finish_with_eos()).find("palette"), std::string::npos);
   }
   {  // WDIV 6
-    BitWriter bw;
+    MlwBitWriter bw;
     bw.put(3, 6);
     bw.put(15, 0);
     bw.put(3, 6);
@@ -657,7 +595,7 @@ TEST(WeightDecoder, MalformedStreamsNameTheProblem) {
   }
   // Direct offset pushing a value past 9 bits: PALBITS 9, DIROFS 31, value 511 + 31.
   {
-    BitWriter bw;
+    MlwBitWriter bw;
     bw.put(3, 6);
     bw.put(15, 0);
     bw.put(3, 7);
@@ -715,6 +653,23 @@ TEST(WeightDecoder, ScaleRecords) {
   EXPECT_FALSE(decode_scale_stream(reserved, 1).ok());
   EXPECT_FALSE(decode_scale_stream(std::span<const uint8_t>(rec, 19), 2).ok());
   EXPECT_FALSE(decode_scale_stream(rec, -1).ok());
+
+  // The encoder writes what the decoder reads, padded to 16 bytes; it refuses what a record cannot hold.
+  const ChannelScale channels[3] = {
+      {-1, 0x80000000u, 31}, {-(int64_t{1} << 39), 0x12345678u, 63}, {(int64_t{1} << 39) - 1, 7, 0}};
+  auto encoded = encode_scale_stream(channels);
+  ASSERT_TRUE(encoded.ok()) << encoded.status().to_string();
+  EXPECT_EQ(encoded->size(), 32u);
+  EXPECT_TRUE(std::equal(rec, rec + 20, encoded->begin()));
+  auto decoded = decode_scale_stream(*encoded, 3);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().to_string();
+  EXPECT_EQ((*decoded)[2].bias, (int64_t{1} << 39) - 1);
+  EXPECT_EQ((*decoded)[2].scale, 7u);
+  const ChannelScale too_big[1] = {{int64_t{1} << 39, 1, 1}};
+  EXPECT_FALSE(encode_scale_stream(too_big).ok());
+  const ChannelScale bad_shift[1] = {{0, 1, 64}};
+  EXPECT_FALSE(encode_scale_stream(bad_shift).ok());
+  EXPECT_FALSE(mlw_encode_uncompressed(std::vector<int16_t>{0, 256}).ok());
 
   EXPECT_EQ(accelerator_traits(NpuProduct::U55, 32)->ofm_ublock_depth, 4);
   EXPECT_EQ(accelerator_traits(NpuProduct::U65, 512)->cores, 2);
