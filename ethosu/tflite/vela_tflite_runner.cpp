@@ -12,18 +12,16 @@ constexpr size_t kFixedInputs = 4;
 
 }  // namespace
 
-Result<VelaNpuProgram> read_vela_npu_program(const Model& model) {
-  if (model.operators.size() != 1 || model.operators[0].custom_code != "ethos-u") {
-    std::string ops;
-    for (const Operator& op : model.operators) ops += (ops.empty() ? "" : ", ") + op.name();
-    return make_error(Error::NotSupported, "the model is not one \"ethos-u\" operator (it has ", ops,
-                      "): only models Vela put wholly on the NPU run on the virtual NPU alone");
-  }
-  const Operator& op = model.operators[0];
+Result<VelaNpuProgram> read_vela_npu_operator(const Model& model, size_t op_index) {
+  if (op_index >= model.operators.size() || model.operators[op_index].custom_code != "ethos-u")
+    return make_error(Error::InvalidArgument, "operator ", op_index, " is not an \"ethos-u\" operator");
+  const Operator& op = model.operators[op_index];
   if (op.inputs.size() < kFixedInputs)
     return make_error(Error::InvalidProgram, "\"ethos-u\" operator has ", op.inputs.size(), " inputs, expected at least 4");
   for (int32_t t : op.inputs)
     if (t < 0) return make_error(Error::InvalidProgram, "\"ethos-u\" operator has an absent input");
+  for (int32_t t : op.outputs)
+    if (t < 0) return make_error(Error::InvalidProgram, "\"ethos-u\" operator has an absent output");
   const Tensor& cmd = model.tensors[size_t(op.inputs[0])];
   const Tensor& flash = model.tensors[size_t(op.inputs[1])];
   const Tensor& scratch = model.tensors[size_t(op.inputs[2])];
@@ -47,19 +45,40 @@ Result<VelaNpuProgram> read_vela_npu_program(const Model& model) {
     out.push_back(size_t(at));
     return Status::ok();
   };
+  for (size_t i = kFixedInputs; i < op.inputs.size(); ++i) {
+    p.input_tensors.push_back(op.inputs[i]);
+    VKRT_RETURN_IF_ERROR(place(op.inputs[i], p.input_offsets));
+  }
+  for (int32_t t : op.outputs) {
+    p.output_tensors.push_back(t);
+    VKRT_RETURN_IF_ERROR(place(t, p.output_offsets));
+  }
+  return p;
+}
+
+Result<VelaNpuProgram> read_vela_npu_program(const Model& model) {
+  if (model.operators.size() != 1 || model.operators[0].custom_code != "ethos-u") {
+    std::string ops;
+    for (const Operator& op : model.operators) ops += (ops.empty() ? "" : ", ") + op.name();
+    return make_error(Error::NotSupported, "the model is not one \"ethos-u\" operator (it has ", ops,
+                      "): only models Vela put wholly on the NPU run on the virtual NPU alone");
+  }
+  VKRT_ASSIGN_OR_RETURN(VelaNpuProgram op, read_vela_npu_operator(model, 0));
   // The model's inputs and outputs, in the model's order, found among the operator's IFMs/OFMs.
-  const std::vector<int32_t> ifms(op.inputs.begin() + kFixedInputs, op.inputs.end());
-  for (const auto& [model_list, op_list, tensors, offsets_out] :
-       {std::tuple{&model.inputs, &ifms, &p.input_tensors, &p.input_offsets},
-        std::tuple{&model.outputs, &op.outputs, &p.output_tensors, &p.output_offsets}}) {
+  VelaNpuProgram p = op;
+  p.input_tensors.clear(), p.input_offsets.clear(), p.output_tensors.clear(), p.output_offsets.clear();
+  for (const auto& [model_list, op_list, op_offsets, tensors, offsets_out] :
+       {std::tuple{&model.inputs, &op.input_tensors, &op.input_offsets, &p.input_tensors, &p.input_offsets},
+        std::tuple{&model.outputs, &op.output_tensors, &op.output_offsets, &p.output_tensors, &p.output_offsets}}) {
     if (model_list->size() != op_list->size())
       return make_error(Error::NotSupported, "the \"ethos-u\" operator's IFMs/OFMs are not the model's inputs/outputs");
     for (int32_t t : *model_list) {
-      if (std::find(op_list->begin(), op_list->end(), t) == op_list->end())
+      const auto at = std::find(op_list->begin(), op_list->end(), t);
+      if (at == op_list->end())
         return make_error(Error::NotSupported, "model tensor '", model.tensors[size_t(t)].name,
                           "' is not an IFM/OFM of the \"ethos-u\" operator");
       tensors->push_back(t);
-      VKRT_RETURN_IF_ERROR(place(t, *offsets_out));
+      offsets_out->push_back((*op_offsets)[size_t(at - op_list->begin())]);
     }
   }
   return p;

@@ -31,9 +31,15 @@ struct VelaNpuProgram {
 
 // NotSupported when the model has operators besides the one "ethos-u" operator (the parts Vela
 // left on the CPU); InvalidProgram for a malformed payload or offsets outside the scratch tensor.
+// The inputs and outputs are in the model's order.
 Result<VelaNpuProgram> read_vela_npu_program(const Model& model);
 
-// Runs it once: inputs[i] are the bytes of model.inputs[i]; returns the bytes of model.outputs.
+// One "ethos-u" operator of a model that has CPU operators too (operators[op_index]); the inputs and
+// outputs are the operator's IFMs and OFMs in its order.
+Result<VelaNpuProgram> read_vela_npu_operator(const Model& model, size_t op_index);
+
+// Runs it once: inputs[i] are the bytes of tensor program.input_tensors[i]; returns the bytes of
+// program.output_tensors.
 // `weight_cache` (may be null) keeps the decoded weights for the next run.
 Result<std::vector<std::vector<uint8_t>>> run_vela_npu_program(const Model& model, const VelaNpuProgram& program,
                                                                const std::vector<std::vector<uint8_t>>& inputs,

@@ -33,7 +33,8 @@ std::string shape_str(const std::vector<int32_t>& s) {
 
 class Interpreter {
  public:
-  explicit Interpreter(const Model& m) : m_(m), values_(m.tensors.size()), ready_(m.tensors.size(), 0) {}
+  explicit Interpreter(const Model& m, CustomOperator custom = {})
+      : m_(m), custom_(std::move(custom)), values_(m.tensors.size()), ready_(m.tensors.size(), 0) {}
 
   Status set_inputs(const std::vector<std::vector<uint8_t>>& inputs) {
     for (size_t i = 0; i < m_.tensors.size(); ++i) {
@@ -60,6 +61,17 @@ class Interpreter {
   Status run() {
     for (op_index_ = 0; op_index_ < m_.operators.size(); ++op_index_) {
       op_ = &m_.operators[op_index_];
+      if (op_->is(BuiltinOperator::Custom) && custom_) {
+        VKRT_ASSIGN_OR_RETURN(std::vector<std::vector<uint8_t>> outs, custom_(op_index_, values_));
+        if (outs.size() != op_->outputs.size())
+          return err(Error::InvalidProgram, "the custom operator gave ", outs.size(), " outputs, it has ",
+                     op_->outputs.size());
+        for (size_t k = 0; k < outs.size(); ++k) {
+          values_[size_t(op_->outputs[k])] = std::move(outs[k]);
+          ready_[size_t(op_->outputs[k])] = 1;
+        }
+        continue;
+      }
       if (!supported(op_->op())) return err(Error::OperatorMissing, "operator not supported by the TFLite reference");
       for (size_t k = 0; k < op_->inputs.size(); ++k) {
         int32_t t = op_->inputs[k];
@@ -1086,6 +1098,7 @@ class Interpreter {
   }
 
   const Model& m_;
+  CustomOperator custom_;
   std::vector<std::vector<uint8_t>> values_;
   std::vector<char> ready_;
   size_t op_index_ = 0;
@@ -1095,8 +1108,9 @@ class Interpreter {
 }  // namespace
 
 Result<std::vector<std::vector<uint8_t>>> run_tflite_reference(const Model& model,
-                                                               const std::vector<std::vector<uint8_t>>& inputs) {
-  Interpreter interp(model);
+                                                               const std::vector<std::vector<uint8_t>>& inputs,
+                                                               const CustomOperator& custom) {
+  Interpreter interp(model, custom);
   VKRT_RETURN_IF_ERROR(interp.set_inputs(inputs));
   VKRT_RETURN_IF_ERROR(interp.run());
   return interp.outputs();

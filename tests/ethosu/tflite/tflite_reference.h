@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "ethosu/tflite/tflite_model.h"
@@ -21,10 +22,18 @@
 
 namespace vkrt::ethosu::tflite {
 
+// Runs a CUSTOM operator the reference does not know (Vela's "ethos-u", on the virtual NPU):
+// operators[op_index], given every tensor's bytes so far (indexed like model.tensors; empty where
+// none yet); returns the bytes of the operator's outputs, in its order.
+using CustomOperator = std::function<Result<std::vector<std::vector<uint8_t>>>(
+    size_t op_index, const std::vector<std::vector<uint8_t>>& tensors)>;
+
 // `inputs[i]` holds the raw bytes of tensor model.inputs[i] (exactly its byte_size()); returns the
-// raw bytes of each tensor in model.outputs, in order.
+// raw bytes of each tensor in model.outputs, in order. CUSTOM operators run through `custom` where
+// it is given (an error otherwise).
 Result<std::vector<std::vector<uint8_t>>> run_tflite_reference(const Model& model,
-                                                               const std::vector<std::vector<uint8_t>>& inputs);
+                                                               const std::vector<std::vector<uint8_t>>& inputs,
+                                                               const CustomOperator& custom = {});
 
 // The same, returning every tensor's bytes after the run (indexed like model.tensors; constants
 // included, empty for tensors that were never written), for tests that compare intermediates.

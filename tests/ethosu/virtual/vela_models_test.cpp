@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,48 @@ TEST_P(VelaModels, OutputsEqualTfliteReference) {
                             << differ << " of " << g.size() << " bytes differ (npu vs reference, s8/u8):"
                             << first;
     }
+  }
+}
+
+// test_mnist_uint8: Vela put its 7 NPU operations in two "ethos-u" operators between CPU operators
+// (STRIDED_SLICE, PACK, RESHAPE). The Vela model runs on the TFLite reference with each "ethos-u"
+// operator on the virtual NPU, and must give what the original model gives.
+TEST(VelaModelsMixed, MnistNpuOperatorsBetweenCpuOperators) {
+  const std::string dir = testing::vela_tflite_dir();
+  if (dir.empty()) GTEST_SKIP() << "VKRT_CONFORMANCE_DIR is not set: no Vela models to run";
+  auto original = tflite::load_tflite_file(dir + "/models/test_mnist_uint8.tflite");
+  if (!original.ok() && original.status().code() == Error::NotFound) GTEST_SKIP() << original.status().message();
+  ASSERT_TRUE(original.ok()) << original.status().message();
+  for (const char* config : testing::kVelaConfigs) {
+    auto vela = tflite::load_tflite_file(dir + "/" + config + "/test_mnist_uint8_vela.tflite");
+    ASSERT_TRUE(vela.ok()) << vela.status().message();
+    int npu_operators = 0;
+    uint64_t npu_operations = 0;
+    const tflite::CustomOperator on_virtual_npu =
+        [&](size_t op_index, const std::vector<std::vector<uint8_t>>& tensors) -> Result<std::vector<std::vector<uint8_t>>> {
+      VKRT_ASSIGN_OR_RETURN(tflite::VelaNpuProgram program, tflite::read_vela_npu_operator(*vela, op_index));
+      std::vector<std::vector<uint8_t>> ifms;
+      for (int32_t t : program.input_tensors) ifms.push_back(tensors[size_t(t)]);
+      virtual_npu::RunCounters counters;
+      auto ofms = tflite::run_vela_npu_program(*vela, program, ifms, &counters);
+      ++npu_operators;
+      npu_operations += counters.operations;
+      return ofms;
+    };
+    for (int seed = 0; seed < 2; ++seed) {
+      std::mt19937 rng(uint32_t(2000 + seed));
+      std::vector<uint8_t> image(original->tensors[size_t(original->inputs[0])].byte_size());
+      for (uint8_t& b : image) b = uint8_t(rng());
+      auto expected = tflite::run_tflite_reference(*original, {image});
+      ASSERT_TRUE(expected.ok()) << expected.status().message();
+      auto got = tflite::run_tflite_reference(*vela, {image}, on_virtual_npu);
+      ASSERT_TRUE(got.ok()) << config << ": " << got.status().message();
+      ASSERT_EQ(*got, *expected) << config << " seed " << seed;
+      const std::set<uint8_t> distinct((*expected)[0].begin(), (*expected)[0].end());
+      EXPECT_GE(distinct.size(), 3u) << "the 10 class scores are not stuck at a clamp";
+    }
+    EXPECT_EQ(npu_operators, 4) << config << ": two \"ethos-u\" operators, two runs";
+    EXPECT_GE(npu_operations, 2u * 7) << config;
   }
 }
 
