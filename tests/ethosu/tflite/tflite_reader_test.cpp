@@ -11,24 +11,13 @@
 
 #include "common/conformance.h"
 #include "ethosu/tflite/tflite_model.h"
+#include "tests/ethosu/conformance_models.h"
 
 namespace vkrt::ethosu::tflite {
 namespace {
 
 constexpr const char* kModelsDir = "ethos-u/tflite/models";
 constexpr const char* kVelaDir = "ethos-u/tflite/vela-u55-128";
-
-const char* const kModelNames[] = {
-    "test_abs_int8",          "test_add_int8",           "test_averagepooling2d_int8", "test_concat_int8",
-    "test_conv2d_int8",       "test_depthwise_conv2d_int8", "test_fullconnected_int8", "test_hardswish_int8",
-    "test_leakyrelu_int8",    "test_logistic_int8",      "test_max_uint8",             "test_maxpooling2d_int8",
-    "test_mean_int8",         "test_min_uint8",          "test_mlp_uint8",             "test_mnist_uint8",
-    "test_mul_int8",          "test_pack_int8",          "test_pad_c_int8",            "test_pad_int8",
-    "test_relu6_int8",        "test_relu_int8",          "test_relu_n1_to_1_int8",     "test_reshape_int8",
-    "test_resize_int8",       "test_slice_int8",         "test_softmax_int8",          "test_split_int8",
-    "test_strided_slice_int8", "test_sub_int8",          "test_tanh_int8",             "test_transpose_conv2d_int8",
-    "test_unpack_int8",
-};
 
 Model load_or_fail(const std::string& path) {
   auto r = load_tflite_file(path);
@@ -54,7 +43,7 @@ int32_t read_i32(std::span<const uint8_t> data, size_t i) {
 TEST(TfliteReader, EveryConformanceModelLoads) {
   VKRT_REQUIRE_CONFORMANCE(dir, kModelsDir);
   VKRT_REQUIRE_CONFORMANCE(vela_dir, kVelaDir);
-  for (const char* name : kModelNames) {
+  for (const char* name : testing::kAllModels) {
     for (bool vela : {false, true}) {
       std::string path = vela ? vela_dir + "/" + name + "_vela.tflite" : dir + "/" + name + ".tflite";
       SCOPED_TRACE(path);

@@ -22,6 +22,7 @@
 #include "cortex_m/quantized_mul.h"
 #include "cortex_m/softmax.h"
 #include "ethosu/tflite/tflite_model.h"
+#include "tests/ethosu/conformance_models.h"
 #include "tflite_reference.h"
 #include "tflite_reference_ops.h"
 
@@ -276,21 +277,9 @@ TEST(TfliteReference, HardSwishFollowsFloatMath) {
 
 // ---- the conformance models ---------------------------------------------------------------------
 
-const char* const kAllModels[] = {
-    "test_abs_int8",          "test_add_int8",           "test_averagepooling2d_int8", "test_concat_int8",
-    "test_conv2d_int8",       "test_depthwise_conv2d_int8", "test_fullconnected_int8", "test_hardswish_int8",
-    "test_leakyrelu_int8",    "test_logistic_int8",      "test_max_uint8",             "test_maxpooling2d_int8",
-    "test_mean_int8",         "test_min_uint8",          "test_mlp_uint8",             "test_mnist_uint8",
-    "test_mul_int8",          "test_pack_int8",          "test_pad_c_int8",            "test_pad_int8",
-    "test_relu6_int8",        "test_relu_int8",          "test_relu_n1_to_1_int8",     "test_reshape_int8",
-    "test_resize_int8",       "test_slice_int8",         "test_softmax_int8",          "test_split_int8",
-    "test_strided_slice_int8", "test_sub_int8",          "test_tanh_int8",             "test_transpose_conv2d_int8",
-    "test_unpack_int8",
-};
-
 TEST(TfliteReference, EveryConformanceModelRuns) {
   VKRT_REQUIRE_CONFORMANCE(dir, kModelsDir);
-  for (const char* name : kAllModels) {
+  for (const char* name : testing::kAllModels) {
     SCOPED_TRACE(name);
     Loaded l = load(dir, name);
     ASSERT_TRUE(l.ok);

@@ -13,7 +13,7 @@
 #include "ethosu/tflite/tflite_model.h"
 #include "ethosu/tflite/vela_tflite_runner.h"
 #include "tests/ethosu/tflite/tflite_reference.h"
-#include "tests/ethosu/virtual/vela_models.h"
+#include "tests/ethosu/conformance_models.h"
 
 namespace vkrt::ethosu {
 namespace {
@@ -30,7 +30,7 @@ struct Case {
 class VelaModels : public ::testing::TestWithParam<Case> {};
 
 TEST_P(VelaModels, OutputsEqualTfliteReference) {
-  const std::string dir = testing::vela_tflite_dir();
+  const std::string dir = vkrt::testing::vela_tflite_dir();
   if (dir.empty()) GTEST_SKIP() << "VKRT_CONFORMANCE_DIR is not set: no Vela models to run";
   const Case& c = GetParam();
   auto original = tflite::load_tflite_file(dir + "/models/" + c.model + ".tflite");
@@ -82,12 +82,12 @@ TEST_P(VelaModels, OutputsEqualTfliteReference) {
 // (STRIDED_SLICE, PACK, RESHAPE). The Vela model runs on the TFLite reference with each "ethos-u"
 // operator on the virtual NPU, and must give what the original model gives.
 TEST(VelaModelsMixed, MnistNpuOperatorsBetweenCpuOperators) {
-  const std::string dir = testing::vela_tflite_dir();
+  const std::string dir = vkrt::testing::vela_tflite_dir();
   if (dir.empty()) GTEST_SKIP() << "VKRT_CONFORMANCE_DIR is not set: no Vela models to run";
   auto original = tflite::load_tflite_file(dir + "/models/test_mnist_uint8.tflite");
   if (!original.ok() && original.status().code() == Error::NotFound) GTEST_SKIP() << original.status().message();
   ASSERT_TRUE(original.ok()) << original.status().message();
-  for (const char* config : testing::kVelaConfigs) {
+  for (const char* config : vkrt::testing::kVelaConfigs) {
     auto vela = tflite::load_tflite_file(dir + "/" + config + "/test_mnist_uint8_vela.tflite");
     ASSERT_TRUE(vela.ok()) << vela.status().message();
     int npu_operators = 0;
@@ -122,13 +122,13 @@ TEST(VelaModelsMixed, MnistNpuOperatorsBetweenCpuOperators) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const char* config : testing::kVelaConfigs)
-    for (const char* model : testing::kNpuModels) cases.push_back({model, config});
+  for (const char* config : vkrt::testing::kVelaConfigs)
+    for (const char* model : vkrt::testing::kNpuModels) cases.push_back({model, config});
   return cases;
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  return testing::vela_case_name(info.param.model, info.param.config);
+  return vkrt::testing::vela_case_name(info.param.model, info.param.config);
 }
 
 INSTANTIATE_TEST_SUITE_P(Conformance, VelaModels, ::testing::ValuesIn(all_cases()), case_name);

@@ -31,7 +31,7 @@
 #include "ethosu/tflite/tflite_model.h"
 #include "ethosu/tflite/vela_tflite_runner.h"
 #include "tests/ethosu/tflite/tflite_reference.h"
-#include "tests/ethosu/virtual/vela_models.h"
+#include "tests/ethosu/conformance_models.h"
 #include "tests/ethosu/virtual/vela_pte_builder.h"
 #include "vkrt/backend.h"
 #include "vkrt/ethosu.h"
@@ -69,7 +69,7 @@ struct Case {
 std::string case_name(const Case& c);
 void PrintTo(const Case& c, std::ostream* os) { *os << c.model << " (" << c.config << ")"; }
 
-std::string case_name(const Case& c) { return testing::vela_case_name(c.model, c.config); }
+std::string case_name(const Case& c) { return vkrt::testing::vela_case_name(c.model, c.config); }
 
 // Everything one case needs: the original model (the reference), the Vela model and its program.
 struct Loaded {
@@ -80,7 +80,7 @@ struct Loaded {
 
 // Loads the case, or says why not (skip: the conformance data is absent).
 Result<Loaded> load_case(const Case& c) {
-  const std::string dir = testing::vela_tflite_dir();
+  const std::string dir = vkrt::testing::vela_tflite_dir();
   VKRT_ASSIGN_OR_RETURN(Model original, tflite::load_tflite_file(dir + "/models/" + c.model + ".tflite"));
   VKRT_ASSIGN_OR_RETURN(Model vela, tflite::load_tflite_file(dir + "/" + c.config + "/" + c.model + "_vela.tflite"));
   VKRT_ASSIGN_OR_RETURN(testing::VelaPte pte, testing::vela_tflite_to_pte(vela));
@@ -128,7 +128,7 @@ class VelaPteModels : public ::testing::TestWithParam<Case> {};
 
 // In process: the program through vkrt::Module, the delegate on the virtual driver.
 TEST_P(VelaPteModels, ModuleOutputsEqualTfliteReference) {
-  if (testing::vela_tflite_dir().empty()) GTEST_SKIP() << "VKRT_CONFORMANCE_DIR is not set: no Vela models to pack";
+  if (vkrt::testing::vela_tflite_dir().empty()) GTEST_SKIP() << "VKRT_CONFORMANCE_DIR is not set: no Vela models to pack";
   const Case& c = GetParam();
   auto loaded = load_case(c);
   if (!loaded.ok() && loaded.status().code() == Error::NotFound) GTEST_SKIP() << loaded.status().to_string();
@@ -186,7 +186,7 @@ TEST_P(VelaPteModels, ModuleOutputsEqualTfliteReference) {
 // As a user runs it: the .pte and raw input files on disk, executor_runner --ethosu_driver virtual
 // --output_file, the written outputs against the reference.
 TEST_P(VelaPteModels, ExecutorRunnerOutputsEqualTfliteReference) {
-  if (testing::vela_tflite_dir().empty()) GTEST_SKIP() << "VKRT_CONFORMANCE_DIR is not set: no Vela models to pack";
+  if (vkrt::testing::vela_tflite_dir().empty()) GTEST_SKIP() << "VKRT_CONFORMANCE_DIR is not set: no Vela models to pack";
   const std::string runner = executor_runner();
   if (runner.empty()) GTEST_SKIP() << "executor_runner is not built";
   const Case& c = GetParam();
@@ -231,8 +231,8 @@ TEST_P(VelaPteModels, ExecutorRunnerOutputsEqualTfliteReference) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const char* config : testing::kVelaConfigs)
-    for (const char* model : testing::kNpuModels) cases.push_back({model, config});
+  for (const char* config : vkrt::testing::kVelaConfigs)
+    for (const char* model : vkrt::testing::kNpuModels) cases.push_back({model, config});
   return cases;
 }
 
@@ -241,10 +241,10 @@ INSTANTIATE_TEST_SUITE_P(VelaPte, VelaPteModels, ::testing::ValuesIn(all_cases()
 
 // The list above is every model read_vela_npu_program accepts, in both configurations.
 TEST(VelaPte, EveryNpuOnlyModelIsListed) {
-  const std::string dir = testing::vela_tflite_dir();
+  const std::string dir = vkrt::testing::vela_tflite_dir();
   if (dir.empty()) GTEST_SKIP() << "VKRT_CONFORMANCE_DIR is not set: no Vela models to pack";
-  const std::set<std::string> listed(std::begin(testing::kNpuModels), std::end(testing::kNpuModels));
-  for (const char* config : testing::kVelaConfigs) {
+  const std::set<std::string> listed(std::begin(vkrt::testing::kNpuModels), std::end(vkrt::testing::kNpuModels));
+  for (const char* config : vkrt::testing::kVelaConfigs) {
     std::error_code ec;
     if (!std::filesystem::is_directory(dir + "/" + config, ec)) GTEST_SKIP() << dir << "/" << config << " is absent";
     std::set<std::string> accepted;
@@ -269,7 +269,7 @@ TEST(VelaPte, EveryNpuOnlyModelIsListed) {
 // staging size, so without EthosUBackend.fast_scratch_size the delegate cannot be bound, and the error
 // says which option to set. A size smaller than the stream needs is caught by the virtual NPU.
 TEST(VelaPte, FastScratchNeedsItsSize) {
-  if (testing::vela_tflite_dir().empty()) GTEST_SKIP() << "VKRT_CONFORMANCE_DIR is not set: no Vela models to pack";
+  if (vkrt::testing::vela_tflite_dir().empty()) GTEST_SKIP() << "VKRT_CONFORMANCE_DIR is not set: no Vela models to pack";
   auto loaded = load_case({"test_conv2d_int8", "vela-u65-256"});
   if (!loaded.ok() && loaded.status().code() == Error::NotFound) GTEST_SKIP() << loaded.status().to_string();
   ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
