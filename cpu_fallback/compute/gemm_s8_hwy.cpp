@@ -1,0 +1,160 @@
+// gemm_s8 below VNNI on x86-64 (AVX2, AVX-512BW): one register tile written once with Highway,
+// one copy per target (hwy_targets.h); gemm_s8.h has the formula, gemm_s8_tiled.h the driver.
+//
+// Neither level has an int8 dot product that is exact here: VPMADDUBSW saturates its int16 pair
+// sums (255·128·2 > 32767). So A is widened to int16 with its offset added, a + a_offset in
+// [-255, 255], and B is widened in registers from a packed int8 copy. ReorderWidenMulAccumulate
+// (VPMADDWD on x86) multiplies a broadcast pair of A (depths 2i, 2i+1) by L columns' pairs of B
+// and adds the two products, |sum| <= 2·255·128, exact in int32. B's offset is added per row:
+//   Σ (a + ao)(b + bo) = Σ (a + ao)·b + bo·Σ (a + ao),
+// all modulo 2^32 as the portable loop, so the same bytes.
+//
+// The tile is R rows × 2 vectors of L int32 lanes: 4 × 16 columns (one 16-column panel) on AVX2,
+// 8 × 32 columns (two panels, each A broadcast used twice) on AVX3. Both read the same B layout
+// (GemmS8Layout::Avx2), so weights packed at load serve either level.
+//
+// The small per-row loops are unrolled by pragma: as loops, GCC zeroes the accumulator arrays
+// with a memset on the stack and keeps them there (docs/simd-choice.md, "Code generation").
+#include "compute/hwy_targets.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "arith/fixed_point.h"
+#include "compute/gemm_s8_tiled.h"
+#include "compute/isa.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "compute/gemm_s8_hwy.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include "compute/output_stage_hwy-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace vkrt::compute::HWY_NAMESPACE {
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
+
+using detail::TiledPanels;
+
+struct TilePath {
+  using AElem = int16_t;
+  static constexpr int kDepthGroup = 2;
+  static constexpr int kTileRows = HWY_MAX_BYTES >= 64 ? 8 : 4;
+  // The tile's 2·L columns in 16-column panels: 1 on AVX2, 2 on AVX3.
+  static constexpr int kPanelsPerTile = 2 * HWY_MAX_BYTES / int(sizeof(int32_t)) / 16;
+  static constexpr GemmS8Layout kLayout = GemmS8Layout::Avx2;
+  static constexpr bool kColumnSums = false;
+
+  // a + a_offset must fit int16 (the kernels accept offsets up to ±65536).
+  static bool usable(const GemmS8& g) { return g.a_offset >= -32640 && g.a_offset <= 32639; }
+  // A carries its offset, so the column term is the bias alone.
+  static int32_t column_term(const GemmS8& g, int32_t j, int32_t) { return g.bias ? g.bias[j] : 0; }
+  // bo·Σ(a + ao) over the row's k values.
+  static int32_t row_term(const GemmS8& g, const int8_t* a) {
+    if (g.b_offset == 0) return 0;
+    int32_t sum = 0;
+    for (int32_t t = 0; t < g.k; ++t) sum = arith::wrap_add(sum, int32_t(a[t]) + g.a_offset);
+    return arith::wrap_mul(g.b_offset, sum);
+  }
+
+  // a + a_offset as int16, zero past k.
+  static void pack_a_row(const GemmS8& g, const int8_t* src, int32_t kp, int16_t* dst) {
+    const hn::ScalableTag<int16_t> d16;
+    const hn::Rebind<int8_t, decltype(d16)> d8;
+    const int32_t lanes = int32_t(hn::Lanes(d16));
+    const auto offset = hn::Set(d16, int16_t(g.a_offset));
+    int32_t i = 0;
+    for (; i + lanes <= g.k; i += lanes) hn::StoreU(hn::Add(hn::PromoteTo(d16, hn::LoadU(d8, src + i)), offset), d16, dst + i);
+    for (; i < g.k; ++i) dst[i] = int16_t(src[i] + g.a_offset);
+    for (; i < kp; ++i) dst[i] = 0;
+  }
+
+  // L columns of one row from `col`: acc + column terms + row term, stored as int32 (an int32 C)
+  // or requantized, offset, clamped and stored as int8; the columns before n only.
+  template <class D>
+  static HWY_INLINE void store_columns(D d32, const GemmS8& g, const TiledPanels& b, hn::Vec<D> acc, int32_t row_term,
+                                       int64_t row, int32_t col) {
+    const ptrdiff_t cols = ptrdiff_t(g.n) - col;
+    if (cols <= 0) return;
+    acc = hn::Add(hn::Add(acc, hn::LoadU(d32, b.colterm + col)), hn::Set(d32, row_term));
+    if (g.c32) return StorePartial(d32, acc, g.c32 + row * g.c_stride + col, cols);
+    const auto v = Requantize(d32, acc, hn::LoadU(d32, b.mult + col), hn::LoadU(d32, b.shift + col));
+    StoreS8(d32, v, hn::Set(d32, g.out.output_offset), hn::Set(d32, g.out.activation_min),
+            hn::Set(d32, g.out.activation_max), g.c + row * g.c_stride + col, cols);
+  }
+
+  // R rows × V vectors of L columns from panel `panel`. Vector q's columns start at
+  // c = panel·16 + q·L, within panel c/16 at pair offset c%16; a depth pair of one panel is
+  // 16 columns × 2 bytes.
+  template <int R, int V>
+  static HWY_NOINLINE void tile_vectors(const GemmS8& g, const TiledPanels& b, const int16_t* a_pack, int32_t kp,
+                                        const int32_t* row_terms, int64_t row0, int32_t panel) {
+    const hn::ScalableTag<int16_t> d16;
+    const hn::Rebind<int8_t, decltype(d16)> d8;
+    const hn::Repartition<int32_t, decltype(d16)> d32;
+    using V32 = hn::Vec<decltype(d32)>;
+    const int32_t lanes32 = int32_t(hn::Lanes(d32));
+    const int8_t* bq[V];
+#pragma GCC unroll 2
+    for (int q = 0; q < V; ++q) {
+      const int32_t c = panel * 16 + q * lanes32;
+      bq[q] = b.data + size_t(c / 16) * 16 * kp + size_t(c % 16) * 2;
+    }
+    V32 acc[R][V], odd[R][V];  // odd: ReorderWidenMulAccumulate's second sums (unused on x86)
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+      for (int q = 0; q < V; ++q) acc[r][q] = odd[r][q] = hn::Zero(d32);
+    for (int32_t kk = 0; kk < kp; kk += 2) {
+      hn::Vec<decltype(d16)> bv[V];
+#pragma GCC unroll 2
+      for (int q = 0; q < V; ++q) bv[q] = hn::PromoteTo(d16, hn::LoadU(d8, bq[q] + size_t(kk) * 16));
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r) {
+        int32_t pair;
+        std::memcpy(&pair, a_pack + size_t(r) * kp + kk, sizeof(pair));
+        const auto a = hn::BitCast(d16, hn::Set(d32, pair));
+#pragma GCC unroll 2
+        for (int q = 0; q < V; ++q) acc[r][q] = hn::ReorderWidenMulAccumulate(d32, a, bv[q], acc[r][q], odd[r][q]);
+      }
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+      for (int q = 0; q < V; ++q)
+        store_columns(d32, g, b, hn::RearrangeToOddPlusEven(acc[r][q], odd[r][q]), row_terms[r], row0 + r,
+                      panel * 16 + q * lanes32);
+  }
+
+  // R rows × `panels` (1 or kPanelsPerTile) panels from `panel`.
+  template <int R>
+  static void tile(const GemmS8& g, const TiledPanels& b, const int16_t* a_pack, int32_t kp, const int32_t* row_terms,
+                   int64_t row0, int /*rows: R*/, int32_t panel, int panels = 1) {
+    // A tile is 2 vectors; a single panel on AVX3 is one.
+    if (panels * 16 >= 2 * int(hn::Lanes(hn::ScalableTag<int32_t>())))
+      tile_vectors<R, 2>(g, b, a_pack, kp, row_terms, row0, panel);
+    else
+      tile_vectors<R, 1>(g, b, a_pack, kp, row_terms, row0, panel);
+  }
+};
+
+constexpr detail::TiledGemmPath kTilePath = detail::tiled_gemm_path_of<TilePath>();
+
+const detail::TiledGemmPath* tiled_gemm_path() { return &kTilePath; }
+
+#endif  // AVX2 or AVX3
+}  // namespace vkrt::compute::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace vkrt::compute {
+
+const detail::TiledGemmPath* detail::tiled_gemm_path() {
+  // VNNI has its own paths in gemm_s8.cpp.
+  if (has(Isa::Avx512vnni) || !has(Isa::Avx2)) return nullptr;
+  return has(Isa::Avx512bw) ? N_AVX3::tiled_gemm_path() : N_AVX2::tiled_gemm_path();
+}
+
+}  // namespace vkrt::compute
+#endif  // HWY_ONCE

@@ -1,0 +1,47 @@
+// The compute-core kernels written once with Google Highway (the *_hwy.cpp files, x86-64 only),
+// as the rest of the core calls them: one function per Highway target, chosen by the caller
+// through compute::has() like any other path (docs/simd-choice.md).
+//
+// Each *_hwy.cpp includes itself once per target through hwy/foreach_target.h. The targets are
+// AVX2 (namespace N_AVX2, our avx2 level) and AVX3 (N_AVX3: AVX-512 F/BW/DQ/VL, our avx512bw
+// level and the avx512vnni level where no VNNI kernel applies). Highway also compiles its
+// baseline target (HWY_SCALAR here), where the kernels are left out: below avx2 the portable
+// loops run. Highway's own dispatch (HWY_DYNAMIC_DISPATCH, libhwy.so) is not used, so isa.h stays
+// the one place that chooses a level, VKRT_CPU_ISA and --cpu_isa pin these paths too, and Highway
+// is header-only here.
+#pragma once
+
+#if defined(__x86_64__)
+#include <cstdint>
+
+#include "compute/requantize_row.h"
+
+// Define before any Highway header: no SSSE3/SSE4 copies (the portable loops serve below AVX2),
+// no AVX3_DL copy (it compiles to the same code as AVX3 for these kernels).
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_SSE4)
+#endif
+
+namespace vkrt::compute {
+namespace detail {
+struct TiledGemmPath;
+}
+
+#define VKRT_HWY_TARGET_FUNCTIONS                                                                     \
+  /* requantize_row_s8 (requantize_row.h) on whole vectors of the target. */                          \
+  void requantize_row_s8(const RequantizeRow& spec, const int32_t* acc, int first_channel, int count, \
+                         int8_t* out);                                                                \
+  /* The int8 GEMM tile path below VNNI (gemm_s8_tiled.h): A widened to int16, VPMADDWD. */          \
+  const detail::TiledGemmPath* tiled_gemm_path();
+
+namespace N_AVX2 {
+VKRT_HWY_TARGET_FUNCTIONS
+}
+namespace N_AVX3 {
+VKRT_HWY_TARGET_FUNCTIONS
+}
+
+#undef VKRT_HWY_TARGET_FUNCTIONS
+
+}  // namespace vkrt::compute
+#endif  // __x86_64__

@@ -1,0 +1,99 @@
+// The CMSIS-NN output stage on Highway vectors of int32 (cortex-m-ops.md §3): the shared part of
+// the *_hwy.cpp kernels (hwy_targets.h). Included once per target from inside their
+// foreach_target passes, hence the per-target include guard (Highway's -inl.h convention).
+//
+// The arithmetic is arith::requantize, op for op: RDBPOT(SRDHM_no_sat(v << left, m), right),
+// left = clamp(shift, 0, 31), right = clamp(-shift, 0, 31). The 32x32→64 products come from
+// MulEven; Highway 1.0.3 has no MulOdd for int32, so the odd lanes are shifted down first.
+#if defined(VKRT_COMPUTE_OUTPUT_STAGE_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef VKRT_COMPUTE_OUTPUT_STAGE_HWY_INL_H_
+#undef VKRT_COMPUTE_OUTPUT_STAGE_HWY_INL_H_
+#else
+#define VKRT_COMPUTE_OUTPUT_STAGE_HWY_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace vkrt::compute::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
+
+// The first n lanes at p (the rest zero) without reading past them: a masked load on AVX3 (it
+// cannot fault), a copy through the stack on AVX2 (no byte-masked load there).
+template <class D, typename T = hn::TFromD<D>>
+HWY_INLINE hn::Vec<D> LoadPartial(D d, const T* p, ptrdiff_t n) {
+  if (n >= ptrdiff_t(hn::Lanes(d))) return hn::LoadU(d, p);
+  if (n <= 0) return hn::Zero(d);
+#if HWY_MEM_OPS_MIGHT_FAULT
+  HWY_ALIGN T tmp[HWY_MAX_BYTES / sizeof(T)] = {};
+  std::memcpy(tmp, p, size_t(n) * sizeof(T));
+  return hn::Load(d, tmp);
+#else
+  return hn::MaskedLoad(hn::FirstN(d, size_t(n)), d, p);
+#endif
+}
+
+// Stores the first n lanes of v (none when n <= 0).
+template <class D, typename T = hn::TFromD<D>>
+HWY_INLINE void StorePartial(D d, hn::Vec<D> v, T* p, ptrdiff_t n) {
+  if (n >= ptrdiff_t(hn::Lanes(d))) {
+    hn::StoreU(v, d, p);
+    return;
+  }
+  if (n <= 0) return;
+#if HWY_MEM_OPS_MIGHT_FAULT
+  HWY_ALIGN T tmp[HWY_MAX_BYTES / sizeof(T)];
+  hn::Store(v, d, tmp);
+  std::memcpy(p, tmp, size_t(n) * sizeof(T));
+#else
+  hn::BlendedStore(v, hn::FirstN(d, size_t(n)), d, p);
+#endif
+}
+
+// arith::requantize on int32 lanes with per-lane multipliers and CMSIS shifts.
+template <class D>
+HWY_INLINE hn::Vec<D> Requantize(D d, hn::Vec<D> v, hn::Vec<D> mult, hn::Vec<D> shift) {
+  using V = hn::Vec<D>;
+  const hn::Repartition<uint64_t, D> du64;
+  const V zero = hn::Zero(d), max_shift = hn::Set(d, 31), one = hn::Set(d, 1);
+  const V left = hn::Min(hn::Max(shift, zero), max_shift);
+  const V right = hn::Min(hn::Max(hn::Sub(zero, shift), zero), max_shift);
+  v = v << left;
+  // SRDHM without saturation: (i64(a)·b + 2^30) >> 31, low 32 bits. A logical shift gives the
+  // same low bits as an arithmetic one, and AVX2 has no 64-bit arithmetic shift.
+  const auto round = hn::Set(du64, uint64_t{1} << 30);
+  const auto even = hn::ShiftRight<31>(hn::Add(hn::BitCast(du64, hn::MulEven(v, mult)), round));
+  const V v_odd = hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(du64, v)));
+  const V m_odd = hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(du64, mult)));
+  const auto odd = hn::ShiftRight<31>(hn::Add(hn::BitCast(du64, hn::MulEven(v_odd, m_odd)), round));
+  const V x = hn::OddEven(hn::BitCast(d, hn::ShiftLeft<32>(odd)), hn::BitCast(d, even));
+  // Rounding divide by 2^right, ties away from zero: threshold = (mask >> 1) + (x < 0).
+  const V mask = hn::Sub(one << right, one);
+  const V remainder = hn::And(x, mask);
+  const V quotient = x >> right;
+  const V threshold = hn::Sub(hn::ShiftRight<1>(mask), hn::ShiftRight<31>(quotient));
+  return hn::Sub(quotient, hn::VecFromMask(d, remainder > threshold));
+}
+
+// clamp(v + offset, lo, hi) narrowed to int8 and stored to the first n bytes at out. The narrowing
+// saturates, which equals the portable loops' int8 cast for activation bounds within int8.
+template <class D>
+HWY_INLINE void StoreS8(D d, hn::Vec<D> v, hn::Vec<D> offset, hn::Vec<D> lo, hn::Vec<D> hi, int8_t* out,
+                        ptrdiff_t n) {
+  const hn::Rebind<int8_t, D> d8;
+  v = hn::Min(hn::Max(hn::Add(v, offset), lo), hi);
+  StorePartial(d8, hn::DemoteTo(d8, v), out, n);
+}
+
+#endif  // AVX2 or AVX3
+
+}  // namespace vkrt::compute::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard
