@@ -697,7 +697,7 @@ void gemm_s8(const GemmS8& given, const Exec& exec) {
 }
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
-// No tiled path on other architectures (gemm_s8_avx2.cpp, gemm_s8_neon.cpp).
+// No tiled path on other architectures (gemm_s8_hwy.cpp, gemm_s8_neon.cpp).
 const detail::TiledGemmPath* detail::tiled_gemm_path() { return nullptr; }
 #endif
 

@@ -8,8 +8,8 @@
 // offsets into the bias and is equal to the DSP/scalar form modulo 2^32, cortex-m-ops.md §4.1),
 // so every path here gives the same bytes: the portable loop, the AVX-512 VNNI path (A is fed
 // as unsigned a^0x80 to VPDPBUSD and the offsets are folded into per-column terms), and the
-// tiled paths of gemm_s8_tiled.h: AVX2 (gemm_s8_avx2.cpp: A widened to int16 with its offset,
-// VPMADDWD against B's pairs) and aarch64 NEON and dotprod (gemm_s8_neon.cpp: SMULL/SADALP or
+// tiled paths of gemm_s8_tiled.h: AVX2 and AVX-512BW (gemm_s8_hwy.cpp, one Highway tile: A
+// widened to int16 with its offset, VPMADDWD against B's pairs) and aarch64 NEON and dotprod (gemm_s8_neon.cpp: SMULL/SADALP or
 // SDOT on the signed bytes, offsets in per-column and per-row terms).
 #pragma once
 

@@ -84,6 +84,26 @@ struct TilePath {
             hn::Set(d32, g.out.activation_max), g.c + row * g.c_stride + col, cols);
   }
 
+  // store_columns of the tile's two vectors of one row (2·L columns from col), the int8 ones
+  // narrowed together where all 2·L columns are in C.
+  template <class D>
+  static HWY_INLINE void store_columns2(D d32, const GemmS8& g, const TiledPanels& b, hn::Vec<D> acc0,
+                                        hn::Vec<D> acc1, int32_t row_term, int64_t row, int32_t col) {
+    const int32_t lanes = int32_t(hn::Lanes(d32));
+    if (g.c32 || g.n - col < 2 * lanes) {
+      store_columns(d32, g, b, acc0, row_term, row, col);
+      store_columns(d32, g, b, acc1, row_term, row, col + lanes);
+      return;
+    }
+    const auto term = hn::Set(d32, row_term);
+    acc0 = hn::Add(hn::Add(acc0, hn::LoadU(d32, b.colterm + col)), term);
+    acc1 = hn::Add(hn::Add(acc1, hn::LoadU(d32, b.colterm + col + lanes)), term);
+    const auto v0 = Requantize(d32, acc0, hn::LoadU(d32, b.mult + col), hn::LoadU(d32, b.shift + col));
+    const auto v1 = Requantize(d32, acc1, hn::LoadU(d32, b.mult + col + lanes), hn::LoadU(d32, b.shift + col + lanes));
+    StoreS8x2(d32, v0, v1, hn::Set(d32, g.out.output_offset), hn::Set(d32, g.out.activation_min),
+              hn::Set(d32, g.out.activation_max), g.c + row * g.c_stride + col);
+  }
+
   // R rows × V vectors of L columns from panel `panel`. Vector q's columns start at
   // c = panel·16 + q·L, within panel c/16 at pair offset c%16; a depth pair of one panel is
   // 16 columns × 2 bytes.
@@ -120,11 +140,13 @@ struct TilePath {
       }
     }
 #pragma GCC unroll 16
-    for (int r = 0; r < R; ++r)
-#pragma GCC unroll 2
-      for (int q = 0; q < V; ++q)
-        store_columns(d32, g, b, hn::RearrangeToOddPlusEven(acc[r][q], odd[r][q]), row_terms[r], row0 + r,
-                      panel * 16 + q * lanes32);
+    for (int r = 0; r < R; ++r) {
+      if constexpr (V == 2)
+        store_columns2(d32, g, b, hn::RearrangeToOddPlusEven(acc[r][0], odd[r][0]),
+                       hn::RearrangeToOddPlusEven(acc[r][1], odd[r][1]), row_terms[r], row0 + r, panel * 16);
+      else
+        store_columns(d32, g, b, hn::RearrangeToOddPlusEven(acc[r][0], odd[r][0]), row_terms[r], row0 + r, panel * 16);
+    }
   }
 
   // R rows × `panels` (1 or kPanelsPerTile) panels from `panel`.

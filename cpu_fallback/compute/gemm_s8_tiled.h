@@ -42,7 +42,7 @@ struct TiledPanels {
   const int32_t* shift;
 };
 
-// What a path supplies (see gemm_s8_avx2.cpp, gemm_s8_neon.cpp):
+// What a path supplies (see gemm_s8_hwy.cpp, gemm_s8_neon.cpp):
 //   using AElem = int16_t or int8_t;           packed A element
 //   static constexpr int kDepthGroup;          D: B panels are [kp/D][16 columns][D depths], int8
 //   static constexpr int kTileRows;            rows of one register tile (4; 8 on AVX-512BW)

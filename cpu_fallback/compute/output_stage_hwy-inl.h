@@ -91,6 +91,34 @@ HWY_INLINE void StoreS8(D d, hn::Vec<D> v, hn::Vec<D> offset, hn::Vec<D> lo, hn:
   StorePartial(d8, hn::DemoteTo(d8, v), out, n);
 }
 
+// StoreS8 of two vectors, a for lanes [0, L) and b for [L, 2L), as 2L bytes at out. One pair of
+// saturating packs narrows both (ReorderDemote2To leaves them interleaved by groups of 4 per
+// 128-bit block; DemoteTo keeps that order), and one 32-bit lane permutation puts the groups
+// back: group i of the result is group 2i (from a) or 2(i - L/4) + 1 (from b). That is 4
+// instructions for 2L lanes, where two DemoteTo calls take 6, and it matters on the output-bound
+// small-k GEMMs (docs/simd-choice.md).
+template <class D>
+HWY_INLINE void StoreS8x2(D /*d*/, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> offset, hn::Vec<D> lo, hn::Vec<D> hi,
+                          int8_t* out) {
+  const hn::Repartition<int16_t, D> d16;            // 2L lanes
+  const hn::Rebind<int8_t, decltype(d16)> d8;       // 2L lanes, half a vector
+  const hn::Repartition<int32_t, decltype(d8)> d8_groups;  // L/2 groups of 4 bytes
+  constexpr size_t kGroups = HWY_MAX_BYTES / 8;
+  struct Order {
+    int32_t lane[kGroups];
+  };
+  alignas(64) static constexpr Order kOrder = [] {
+    Order o{};
+    for (size_t i = 0; i < kGroups; ++i) o.lane[i] = int32_t(i < kGroups / 2 ? 2 * i : 2 * (i - kGroups / 2) + 1);
+    return o;
+  }();
+  a = hn::Min(hn::Max(hn::Add(a, offset), lo), hi);
+  b = hn::Min(hn::Max(hn::Add(b, offset), lo), hi);
+  const auto bytes = hn::DemoteTo(d8, hn::ReorderDemote2To(d16, a, b));
+  const auto grouped = hn::TableLookupLanes(hn::BitCast(d8_groups, bytes), hn::SetTableIndices(d8_groups, kOrder.lane));
+  hn::StoreU(hn::BitCast(d8, grouped), d8, out);
+}
+
 #endif  // AVX2 or AVX3
 
 }  // namespace vkrt::compute::HWY_NAMESPACE

@@ -28,6 +28,15 @@ HWY_INLINE void RequantizeRowLoop(const RequantizeRow& spec, const int32_t* acc,
   const int32_t* shift = spec.shift + (kPerChannel ? first_channel : 0);
   V m = hn::Set(d, mult[0]), s = hn::Set(d, shift[0]);
   int i = 0;
+  for (; i + 2 * lanes <= count; i += 2 * lanes) {
+    V m1 = m, s1 = s;
+    if (kPerChannel) {
+      m = hn::LoadU(d, mult + i), m1 = hn::LoadU(d, mult + i + lanes);
+      s = hn::LoadU(d, shift + i), s1 = hn::LoadU(d, shift + i + lanes);
+    }
+    StoreS8x2(d, Requantize(d, hn::LoadU(d, acc + i), m, s), Requantize(d, hn::LoadU(d, acc + i + lanes), m1, s1),
+              offset, lo, hi, out + i);
+  }
   for (; i + lanes <= count; i += lanes) {
     if (kPerChannel) {
       m = hn::LoadU(d, mult + i);
