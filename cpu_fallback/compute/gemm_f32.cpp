@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "compute/gemm_f32_tile.h"
+#include "compute/hwy_targets.h"
 #include "compute/isa.h"
 
 namespace vkrt::compute {
@@ -62,11 +63,8 @@ constexpr F32Kernel kPortable = portable_kernel(std::make_integer_sequence<int, 
 // The tiles for the active ISA level.
 const F32Kernel& active_kernel() {
 #if defined(__x86_64__)
-  if (has(Isa::Avx512bw)) return detail::f32_kernel_avx512();
-  // The avx2 level is detected from AVX2 alone; FMA3 comes with it on every CPU made, but a
-  // virtual machine may hide it, so ask once.
-  static const bool fma = __builtin_cpu_supports("fma");
-  if (has(Isa::Avx2) && fma) return detail::f32_kernel_avx2();
+  if (has(Isa::Avx512bw)) return N_AVX3::f32_kernel();
+  if (has(Isa::Avx2)) return N_AVX2::f32_kernel();  // the level includes FMA3 (isa.cpp)
 #elif defined(__aarch64__)
   if (has(Isa::Neon)) return detail::f32_kernel_neon();
 #endif

@@ -1,5 +1,5 @@
-// The register tiles of gemm_f32 (private to gemm_f32*.cpp): one per ISA path, each in the file
-// of its architecture, picked by gemm_f32.cpp.
+// The register tiles of gemm_f32 (private to gemm_f32*.cpp): one per ISA path (x86-64: one
+// Highway source, gemm_f32_hwy.cpp; aarch64: gemm_f32_neon.cpp), picked by gemm_f32.cpp.
 //
 // A tile multiplies `rows` rows of a packed A panel by a B panel over kc depths and adds into
 // a rows×nr block of C, one fused multiply-add chain per element in depth order:
@@ -25,9 +25,8 @@ struct F32Kernel {
   F32Tile tile[kF32MaxRows + 1];  // tile[r] for r = 1..mr rows
 };
 
-// Defined in gemm_f32_x86.cpp and gemm_f32_neon.cpp on their architectures only.
-const F32Kernel& f32_kernel_avx512();
-const F32Kernel& f32_kernel_avx2();
+// x86-64: N_AVX3::f32_kernel() and N_AVX2::f32_kernel() (gemm_f32_hwy.cpp, hwy_targets.h).
+// aarch64: in gemm_f32_neon.cpp.
 const F32Kernel& f32_kernel_neon();
 
 }  // namespace vkrt::compute::detail

@@ -25,6 +25,7 @@
 namespace vkrt::compute {
 namespace detail {
 struct TiledGemmPath;
+struct F32Kernel;
 }
 
 #define VKRT_HWY_TARGET_FUNCTIONS                                                                     \
@@ -32,7 +33,9 @@ struct TiledGemmPath;
   void requantize_row_s8(const RequantizeRow& spec, const int32_t* acc, int first_channel, int count, \
                          int8_t* out);                                                                \
   /* The int8 GEMM tile path below VNNI (gemm_s8_tiled.h): A widened to int16, VPMADDWD. */          \
-  const detail::TiledGemmPath* tiled_gemm_path();
+  const detail::TiledGemmPath* tiled_gemm_path();                                                     \
+  /* gemm_f32's register tiles (gemm_f32_tile.h): 6x16 on AVX2, 12x32 on AVX3. */                      \
+  const detail::F32Kernel& f32_kernel();
 
 namespace N_AVX2 {
 VKRT_HWY_TARGET_FUNCTIONS

@@ -23,7 +23,11 @@ constexpr struct {
 Isa detect() {
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  if (!__builtin_cpu_supports("avx2")) return Isa::Portable;
+  // The avx2 level is what Highway's AVX2 target is compiled for (the *_hwy.cpp kernels): AVX2
+  // with FMA3, BMI1/2 and F16C, which every AVX2 CPU made has, but a virtual machine may hide.
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("bmi") ||
+      !__builtin_cpu_supports("bmi2") || !__builtin_cpu_supports("f16c"))
+    return Isa::Portable;
   const bool bw = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
   if (!bw) return Isa::Avx2;

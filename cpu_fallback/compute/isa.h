@@ -18,7 +18,7 @@ namespace vkrt::compute {
 enum class Isa : int {
   Portable = 0,
   // x86-64
-  Avx2 = 10,
+  Avx2 = 10,        // with fma, bmi, bmi2, f16c (Highway's AVX2 target)
   Avx512bw = 11,    // with avx512f, avx512vl, avx512dq
   Avx512vnni = 12,  // VPDPBUSD on zmm
   // aarch64
