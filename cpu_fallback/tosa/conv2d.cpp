@@ -196,11 +196,11 @@ Status check_conv2d(const TensorRef& input, const TensorRef& weight, const Tenso
 }
 
 Status conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-              const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel,
+              const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner,
               const ConvResources& resources) {
   VKRT_RETURN_IF_ERROR(check_conv2d(input, weight, bias, attrs, output));
-  if (!conv2d_int8_gemm(input, weight, bias, attrs, output, parallel, resources) &&
-      !conv2d_fp32_gemm(input, weight, bias, attrs, output, parallel, resources))
+  if (!conv2d_int8_gemm(input, weight, bias, attrs, output, runner, resources) &&
+      !conv2d_fp32_gemm(input, weight, bias, attrs, output, runner, resources))
     conv2d_reference(input, weight, bias, attrs, output);
   return Status::ok();
 }
@@ -225,32 +225,32 @@ Status check_depthwise_conv2d(const TensorRef& input, const TensorRef& weight,
 }
 
 Status depthwise_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                        const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel,
+                        const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner,
                         std::span<uint8_t> scratch) {
   VKRT_RETURN_IF_ERROR(check_depthwise_conv2d(input, weight, bias, attrs, output));
-  if (!depthwise_conv2d_int8_engine(input, weight, bias, attrs, output, parallel, scratch) &&
-      !depthwise_conv2d_fp32(input, weight, bias, attrs, output, parallel))
+  if (!depthwise_conv2d_int8_engine(input, weight, bias, attrs, output, runner, scratch) &&
+      !depthwise_conv2d_fp32(input, weight, bias, attrs, output, runner))
     depthwise_conv2d_reference(input, weight, bias, attrs, output);
   return Status::ok();
 }
 
 Status conv2d_clamp(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
                     const TensorRef& sums, const ClampAttr& clamp_attrs, const TensorRef& clamped,
-                    const Parallel* parallel, const ConvResources& resources) {
+                    ParallelRunner* runner, const ConvResources& resources) {
   VKRT_RETURN_IF_ERROR(check_conv2d(input, weight, bias, attrs, sums));
   VKRT_RETURN_IF_ERROR(check_clamp(sums, clamp_attrs, clamped));
-  if (conv2d_fp32_gemm(input, weight, bias, attrs, clamped, parallel, resources, &clamp_attrs)) return Status::ok();
-  VKRT_RETURN_IF_ERROR(conv2d(input, weight, bias, attrs, sums, parallel, resources));
+  if (conv2d_fp32_gemm(input, weight, bias, attrs, clamped, runner, resources, &clamp_attrs)) return Status::ok();
+  VKRT_RETURN_IF_ERROR(conv2d(input, weight, bias, attrs, sums, runner, resources));
   return clamp(sums, clamp_attrs, clamped);
 }
 
 Status depthwise_conv2d_clamp(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                               const ConvAttr& attrs, const TensorRef& sums, const ClampAttr& clamp_attrs,
-                              const TensorRef& clamped, const Parallel* parallel, std::span<uint8_t> scratch) {
+                              const TensorRef& clamped, ParallelRunner* runner, std::span<uint8_t> scratch) {
   VKRT_RETURN_IF_ERROR(check_depthwise_conv2d(input, weight, bias, attrs, sums));
   VKRT_RETURN_IF_ERROR(check_clamp(sums, clamp_attrs, clamped));
-  if (depthwise_conv2d_fp32(input, weight, bias, attrs, clamped, parallel, &clamp_attrs)) return Status::ok();
-  VKRT_RETURN_IF_ERROR(depthwise_conv2d(input, weight, bias, attrs, sums, parallel, scratch));
+  if (depthwise_conv2d_fp32(input, weight, bias, attrs, clamped, runner, &clamp_attrs)) return Status::ok();
+  VKRT_RETURN_IF_ERROR(depthwise_conv2d(input, weight, bias, attrs, sums, runner, scratch));
   return clamp(sums, clamp_attrs, clamped);
 }
 

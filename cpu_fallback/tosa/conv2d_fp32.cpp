@@ -222,10 +222,10 @@ size_t conv2d_fp32_scratch_bytes(const TensorRef& input, const TensorRef& weight
 }
 
 bool conv2d_fp32_gemm(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
-                      const TensorRef& output, const Parallel* parallel, const ConvResources& resources,
+                      const TensorRef& output, ParallelRunner* runner, const ConvResources& resources,
                       const ClampAttr* clamp) {
   if (!fp32_operands(input, weight)) return false;
-  const int threads = parallel && parallel->run ? std::max(1, parallel->threads) : 1;
+  const int threads = threads_of(runner);
   if (resources.scratch.size() <
       conv2d_fp32_scratch_bytes(input, weight, output, attrs, threads, resources.packed_weights))
     return false;
@@ -262,19 +262,19 @@ bool conv2d_fp32_gemm(const TensorRef& input, const TensorRef& weight, const Ten
   float* rows = reinterpret_cast<float*>(scratch);
   const int workers = band_workers(c, threads);
   if (workers <= 1) {
-    ComputeExec exec(parallel, {});
-    for (int64_t i = 0; i < bands; ++i) run_band(i, rows, exec.exec);
+    const compute::Exec exec{{}, runner};
+    for (int64_t i = 0; i < bands; ++i) run_band(i, rows, exec);
     return true;
   }
   const int64_t rows_per_worker = int64_t(im2col_bytes(c) / sizeof(float));
-  return run_band_workers(workers, parallel, [&](int t) {
+  return run_band_workers(workers, runner, [&](int t) {
     for (int64_t i = t; i < bands; i += workers) run_band(i, rows + t * rows_per_worker, compute::Exec{});
     return Status::ok();
   });
 }
 
 bool depthwise_conv2d_fp32(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                           const ConvAttr& a, const TensorRef& output, const Parallel* parallel,
+                           const ConvAttr& a, const TensorRef& output, ParallelRunner* runner,
                            const ClampAttr* clamp) {
   if (!fp32_operands(input, weight)) return false;
   const float* in = input.as<const float>();
@@ -291,7 +291,7 @@ bool depthwise_conv2d_fp32(const TensorRef& input, const TensorRef& weight, cons
   // up in the output itself.
   const DepthwisePixel pixel = depthwise_pixel_for_isa();
   constexpr int64_t tap_capacity = 64;
-  split_over_threads(parallel, N * OH, double(N * OH * OW * OC * KH * KW), kParallelMinMacs,
+  split_over_threads(runner, N * OH, double(N * OH * OW * OC * KH * KW), kParallelMinMacs,
                      [&](int64_t r0, int64_t r1) {
     std::array<DepthwiseTap, tap_capacity> taps;
     for (int64_t r = r0; r < r1; ++r) {

@@ -171,15 +171,15 @@ FusedBands fused_bands(const TensorRef& input, const TensorRef& weight, const Te
 }  // namespace
 
 bool conv2d_int8_gemm(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
-                      const TensorRef& output, const Parallel* parallel, const ConvResources& resources) {
+                      const TensorRef& output, ParallelRunner* runner, const ConvResources& resources) {
   if (!gemm_applies(input, weight)) return false;
   Im2col im2col;
   compute::GemmS8 g = conv_gemm(input, weight, bias, attrs, output, &im2col);
   g.packed_b = static_cast<const compute::GemmS8PackedB*>(resources.packed_weights);
-  ComputeExec exec(parallel, resources.scratch);
+  const compute::Exec exec{resources.scratch, runner};
   // The scratch the fast path wants for these threads; the minimum (one row) runs the portable loop.
-  if (resources.scratch.size() < compute::gemm_s8_scratch_bytes(g, exec.exec.num_threads())) return false;
-  compute::gemm_s8(g, exec.exec);
+  if (resources.scratch.size() < compute::gemm_s8_scratch_bytes(g, exec.num_threads())) return false;
+  compute::gemm_s8(g, exec);
   if (g.bias == nullptr && bias.dim(0) == 1) add_broadcast_bias(bias, output);
   return true;
 }
@@ -188,10 +188,10 @@ bool conv2d_int8_gemm(const TensorRef& input, const TensorRef& weight, const Ten
 // or the scratch is short.
 bool conv2d_rescale_int8_bands(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
-                               const ClampAttr* clamp_attrs, const TensorRef& output, const Parallel* parallel,
+                               const ClampAttr* clamp_attrs, const TensorRef& output, ParallelRunner* runner,
                                const ConvResources& resources) {
   if (!gemm_applies(input, weight)) return false;
-  const int threads = parallel && parallel->run ? std::max(1, parallel->threads) : 1;
+  const int threads = threads_of(runner);
   FusedBands f = fused_bands(input, weight, bias, attrs, sums, threads, resources.packed_weights);
   if (resources.scratch.size() < f.scratch_bytes() + 64) return false;
   uint8_t* base = reinterpret_cast<uint8_t*>(compute::align_up(reinterpret_cast<uintptr_t>(resources.scratch.data())));
@@ -202,7 +202,7 @@ bool conv2d_rescale_int8_bands(const TensorRef& input, const TensorRef& weight, 
   // The epilogue's constants, filled once here and read by every worker.
   const RescaleRows epilogue(rescale_attrs, output.dtype, clamp_attrs, channels,
                              std::span(base + f.packed_bytes, f.rescale_bytes));
-  return run_band_workers(f.workers, parallel, [&](int t) {
+  return run_band_workers(f.workers, runner, [&](int t) {
     uint8_t* mine = base + f.packed_bytes + f.rescale_bytes + size_t(t) * f.worker_bytes;
     int32_t* band_sums = reinterpret_cast<int32_t*>(mine);
     compute::Exec exec;  // one thread per band: the bands are the parallelism
@@ -272,16 +272,16 @@ size_t conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& wei
 
 Status conv2d_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
                       const TensorRef& sums, const RescaleAttr& rescale_attrs, const TensorRef& rescaled,
-                      const ClampAttr* clamp_attrs, const TensorRef& clamped, const Parallel* parallel,
+                      const ClampAttr* clamp_attrs, const TensorRef& clamped, ParallelRunner* runner,
                       const ConvResources& resources) {
   VKRT_RETURN_IF_ERROR(check_conv2d(input, weight, bias, attrs, sums));
   VKRT_RETURN_IF_ERROR(check_rescale(sums, rescale_attrs, rescaled));
   if (clamp_attrs) VKRT_RETURN_IF_ERROR(check_clamp(rescaled, *clamp_attrs, clamped));
   if (conv2d_rescale_int8_bands(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs,
-                                clamp_attrs ? clamped : rescaled, parallel, resources))
+                                clamp_attrs ? clamped : rescaled, runner, resources))
     return Status::ok();
-  VKRT_RETURN_IF_ERROR(conv2d(input, weight, bias, attrs, sums, parallel, resources));
-  VKRT_RETURN_IF_ERROR(rescale(sums, rescale_attrs, rescaled, parallel));
+  VKRT_RETURN_IF_ERROR(conv2d(input, weight, bias, attrs, sums, runner, resources));
+  VKRT_RETURN_IF_ERROR(rescale(sums, rescale_attrs, rescaled, runner));
   return clamp_attrs ? clamp(rescaled, *clamp_attrs, clamped) : Status::ok();
 }
 

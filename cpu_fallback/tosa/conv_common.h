@@ -77,13 +77,13 @@ struct ConvJob {
 // A row-band function: output rows [row_begin, row_end) of (n, oy) pairs.
 using ConvRows = void (*)(const ConvJob& job, int64_t row_begin, int64_t row_end);
 
-// Runs `rows_fn` over all of the job's output rows, split over `parallel` (may be null) when
+// Runs `rows_fn` over all of the job's output rows, split over `runner` (may be null) when
 // the convolution has at least kParallelMinMacs multiply-adds; `taps` is one output's products.
-inline void run_conv_rows(const ConvJob& job, int64_t taps, const Parallel* parallel, ConvRows rows_fn) {
+inline void run_conv_rows(const ConvJob& job, int64_t taps, ParallelRunner* runner, ConvRows rows_fn) {
   const TensorRef& output = *job.output;
   const int64_t rows = output.dim(0) * output.dim(1);
   const double macs = double(rows) * double(output.dim(2) * output.dim(3)) * double(taps);
-  split_over_threads(parallel, rows, macs, kParallelMinMacs,
+  split_over_threads(runner, rows, macs, kParallelMinMacs,
                      [&job, rows_fn](int64_t begin, int64_t end) { rows_fn(job, begin, end); });
 }
 
@@ -91,14 +91,14 @@ inline void run_conv_rows(const ConvJob& job, int64_t taps, const Parallel* para
 // it does not apply (another dtype) or the scratch is short of conv2d_scratch_bytes.
 // Operands are checked by the caller.
 bool conv2d_int8_gemm(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
-                      const TensorRef& output, const Parallel* parallel, const ConvResources& resources);
+                      const TensorRef& output, ParallelRunner* runner, const ConvResources& resources);
 
 // The int8 DEPTHWISE_CONV2D on the compute core's depthwise engine (depthwise_int8.cpp): false,
 // writing nothing, where it does not apply (another dtype, a weight zero point). Without
 // enough scratch (depthwise_conv2d_scratch_bytes) the engine takes its scratch-free paths.
 // Operands are checked by the caller.
 bool depthwise_conv2d_int8_engine(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                  const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel,
+                                  const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner,
                                   std::span<uint8_t> scratch);
 
 // The fp32 CONV2D on the compute core's fp32 GEMM and the fp32 DEPTHWISE_CONV2D
@@ -109,39 +109,15 @@ bool depthwise_conv2d_int8_engine(const TensorRef& input, const TensorRef& weigh
 // else transposes them into the scratch on every call.
 // `clamp` (not null): a CLAMP of the output applied as each band is finished (conv2d_clamp).
 bool conv2d_fp32_gemm(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
-                      const TensorRef& output, const Parallel* parallel, const ConvResources& resources,
+                      const TensorRef& output, ParallelRunner* runner, const ConvResources& resources,
                       const ClampAttr* clamp = nullptr);
 size_t conv2d_fp32_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& output,
                                  const ConvAttr& attrs, int threads, const void* packed_weights);
 size_t conv2d_fp32_packed_weights_bytes(const TensorRef& weight);
 const void* conv2d_fp32_pack_weights(const TensorRef& weight, std::span<uint8_t> memory);
 bool depthwise_conv2d_fp32(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                           const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel,
+                           const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner,
                            const ClampAttr* clamp = nullptr);
-
-// A compute-core call's Exec for `parallel` (may be null: the calling thread) and `scratch`.
-class ComputeExec {
- public:
-  ComputeExec(const Parallel* parallel, std::span<uint8_t> scratch) : runner_(parallel) {
-    exec.scratch = scratch;
-    exec.runner = parallel && parallel->run && parallel->threads > 1 ? &runner_ : nullptr;
-  }
-  ComputeExec(const ComputeExec&) = delete;
-  ComputeExec& operator=(const ComputeExec&) = delete;
-  compute::Exec exec;
-
- private:
-  class Runner final : public vkrt::ParallelRunner {
-   public:
-    explicit Runner(const Parallel* p) : p_(p) {}
-    int num_threads() const override { return p_->threads; }
-    void run(int count, const std::function<void(int)>& task) override { p_->run(count, task); }
-
-   private:
-    const Parallel* p_;
-  };
-  Runner runner_;
-};
 
 // Adds a bias of one element to every output, wrapping as ConvPolicy<int8_t>::finish: the
 // compute core takes per-channel biases only.
@@ -151,15 +127,16 @@ inline void add_broadcast_bias(const TensorRef& bias, const TensorRef& output) {
   for (int64_t i = 0, count = output.num_elements(); i < count; ++i) out[i] = ConvPolicy<int8_t>::add(out[i], b);
 }
 
-// Runs band_worker(t) for t < workers, on `parallel` when there are several (each worker takes
-// its own bands, one at a time). False when a worker reports an error: the operands were checked
-// by the caller, so none does; should one, the caller runs the unfused kernels, which report it.
+// Runs band_worker(t) for t < workers, on `runner` when there are several (each worker takes
+// its own bands, one at a time; `workers` is at most threads_of(runner)). False when a worker
+// reports an error: the operands were checked by the caller, so none does; should one, the
+// caller runs the unfused kernels, which report it.
 template <typename BandWorker>
-bool run_band_workers(int workers, const Parallel* parallel, const BandWorker& band_worker) {
+bool run_band_workers(int workers, ParallelRunner* runner, const BandWorker& band_worker) {
   std::vector<Status> results(static_cast<size_t>(workers));
   auto task = [&](int t) { results[size_t(t)] = band_worker(t); };
   if (workers > 1)
-    parallel->run(workers, task);
+    runner->run(workers, task);
   else
     task(0);
   return std::all_of(results.begin(), results.end(), [](const Status& s) { return s.is_ok(); });

@@ -43,16 +43,16 @@ bool engine_params(const TensorRef& input, const TensorRef& weight, const ConvAt
 }  // namespace
 
 bool depthwise_conv2d_int8_engine(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                  const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel,
+                                  const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner,
                                   std::span<uint8_t> scratch) {
   compute::DepthwiseS8Params p;
   if (!engine_params(input, weight, attrs, output, &p)) return false;
   const bool bias_per_channel = bias.dim(0) == output.dim(3);
   compute::DepthwiseS8Output to;
   to.s32 = output.as<int32_t>();
-  ComputeExec exec(parallel, scratch);
+  const compute::Exec exec{scratch, runner};
   compute::depthwise_s8(p, input.as<const int8_t>(), weight.as<const int8_t>(),
-                        bias_per_channel ? bias.as<const int32_t>() : nullptr, to, exec.exec);
+                        bias_per_channel ? bias.as<const int32_t>() : nullptr, to, exec);
   if (!bias_per_channel) add_broadcast_bias(bias, output);
   return true;
 }
@@ -108,11 +108,11 @@ DepthwiseBands depthwise_bands(const compute::DepthwiseS8Params& p, int threads)
 
 bool depthwise_rescale_int8_bands(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                   const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
-                                  const ClampAttr* clamp_attrs, const TensorRef& output, const Parallel* parallel,
+                                  const ClampAttr* clamp_attrs, const TensorRef& output, ParallelRunner* runner,
                                   std::span<uint8_t> scratch) {
   compute::DepthwiseS8Params p;
   if (!engine_params(input, weight, attrs, sums, &p) || p.out_h <= 0 || p.out_w <= 0 || p.out_ch() <= 0) return false;
-  const int threads = parallel && parallel->run ? std::max(1, parallel->threads) : 1;
+  const int threads = threads_of(runner);
   const DepthwiseBands d = depthwise_bands(p, threads);
   if (scratch.size() < d.scratch_bytes()) return false;
   uint8_t* base = reinterpret_cast<uint8_t*>(compute::align_up(reinterpret_cast<uintptr_t>(scratch.data())));
@@ -121,7 +121,7 @@ bool depthwise_rescale_int8_bands(const TensorRef& input, const TensorRef& weigh
   const bool bias_per_channel = bias.dim(0) == channels;
   // The epilogue's constants, filled once here and read by every worker.
   const RescaleRows epilogue(rescale_attrs, output.dtype, clamp_attrs, channels, std::span(base, d.rescale_bytes));
-  return run_band_workers(d.workers, parallel, [&](int t) {
+  return run_band_workers(d.workers, runner, [&](int t) {
     uint8_t* mine = base + d.rescale_bytes + size_t(t) * d.worker_bytes;
     compute::DepthwiseS8Output to;
     to.s32 = reinterpret_cast<int32_t*>(mine);
@@ -172,15 +172,15 @@ size_t depthwise_conv2d_rescale_scratch_bytes(const TensorRef& input, const Tens
 Status depthwise_conv2d_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                 const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
                                 const TensorRef& rescaled, const ClampAttr* clamp_attrs, const TensorRef& clamped,
-                                const Parallel* parallel, std::span<uint8_t> scratch) {
+                                ParallelRunner* runner, std::span<uint8_t> scratch) {
   VKRT_RETURN_IF_ERROR(check_depthwise_conv2d(input, weight, bias, attrs, sums));
   VKRT_RETURN_IF_ERROR(check_rescale(sums, rescale_attrs, rescaled));
   if (clamp_attrs) VKRT_RETURN_IF_ERROR(check_clamp(rescaled, *clamp_attrs, clamped));
   if (detail::depthwise_rescale_int8_bands(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs,
-                                           clamp_attrs ? clamped : rescaled, parallel, scratch))
+                                           clamp_attrs ? clamped : rescaled, runner, scratch))
     return Status::ok();
-  VKRT_RETURN_IF_ERROR(depthwise_conv2d(input, weight, bias, attrs, sums, parallel, scratch));
-  VKRT_RETURN_IF_ERROR(rescale(sums, rescale_attrs, rescaled, parallel));
+  VKRT_RETURN_IF_ERROR(depthwise_conv2d(input, weight, bias, attrs, sums, runner, scratch));
+  VKRT_RETURN_IF_ERROR(rescale(sums, rescale_attrs, rescaled, runner));
   return clamp_attrs ? clamp(rescaled, *clamp_attrs, clamped) : Status::ok();
 }
 

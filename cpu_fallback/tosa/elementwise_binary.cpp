@@ -67,11 +67,11 @@ VKRT_VECTOR_CLONES_TEMPLATE void same_shape_run(const T* __restrict a, const T* 
 }
 
 template <typename T, BinaryOp kOp>
-void same_shape(const TensorRef& in1, const TensorRef& in2, const TensorRef& out, const Parallel* parallel) {
+void same_shape(const TensorRef& in1, const TensorRef& in2, const TensorRef& out, ParallelRunner* runner) {
   const T* a = in1.as<const T>();
   const T* b = in2.as<const T>();
   T* o = out.as<T>();
-  split_elements(parallel, out.num_elements(), [&](int64_t first, int64_t last) {
+  split_elements(runner, out.num_elements(), [&](int64_t first, int64_t last) {
     same_shape_run<T, kOp>(a + first, b + first, o + first, last - first);
   });
 }
@@ -79,13 +79,13 @@ void same_shape(const TensorRef& in1, const TensorRef& in2, const TensorRef& out
 // The same-shape loop for the integer ops that have one; false when the op or the shapes differ.
 template <typename T>
 bool try_same_shape(BinaryOp op, const TensorRef& in1, const TensorRef& in2, const TensorRef& out,
-                    const Parallel* parallel) {
+                    ParallelRunner* runner) {
   if (!std::ranges::equal(in1.shape, out.shape) || !std::ranges::equal(in2.shape, out.shape)) return false;
   switch (op) {
-    case BinaryOp::Add: same_shape<T, BinaryOp::Add>(in1, in2, out, parallel); return true;
-    case BinaryOp::Sub: same_shape<T, BinaryOp::Sub>(in1, in2, out, parallel); return true;
-    case BinaryOp::Maximum: same_shape<T, BinaryOp::Maximum>(in1, in2, out, parallel); return true;
-    case BinaryOp::Minimum: same_shape<T, BinaryOp::Minimum>(in1, in2, out, parallel); return true;
+    case BinaryOp::Add: same_shape<T, BinaryOp::Add>(in1, in2, out, runner); return true;
+    case BinaryOp::Sub: same_shape<T, BinaryOp::Sub>(in1, in2, out, runner); return true;
+    case BinaryOp::Maximum: same_shape<T, BinaryOp::Maximum>(in1, in2, out, runner); return true;
+    case BinaryOp::Minimum: same_shape<T, BinaryOp::Minimum>(in1, in2, out, runner); return true;
     default: return false;
   }
 }
@@ -212,18 +212,18 @@ Status check_elementwise_binary(BinaryOp op, const TensorRef& input1, const Tens
 }
 
 Status elementwise_binary(BinaryOp op, const TensorRef& input1, const TensorRef& input2,
-                          const BinaryAttrs& attrs, const TensorRef& output, const Parallel* parallel) {
+                          const BinaryAttrs& attrs, const TensorRef& output, ParallelRunner* runner) {
   VKRT_RETURN_IF_ERROR(check_elementwise_binary(op, input1, input2, attrs, output));
   switch (input1.dtype) {
     case DType::Bool: run_logical(op, input1, input2, output); return Status::ok();
     case DType::Int8:
-      if (try_same_shape<int8_t>(op, input1, input2, output, parallel)) return Status::ok();
+      if (try_same_shape<int8_t>(op, input1, input2, output, runner)) return Status::ok();
       return run<int8_t>(op, input1, input2, attrs, output);
     case DType::Int16:
-      if (try_same_shape<int16_t>(op, input1, input2, output, parallel)) return Status::ok();
+      if (try_same_shape<int16_t>(op, input1, input2, output, runner)) return Status::ok();
       return run<int16_t>(op, input1, input2, attrs, output);
     case DType::Int32:
-      if (try_same_shape<int32_t>(op, input1, input2, output, parallel)) return Status::ok();
+      if (try_same_shape<int32_t>(op, input1, input2, output, runner)) return Status::ok();
       return run<int32_t>(op, input1, input2, attrs, output);
     default: return run<float>(op, input1, input2, attrs, output);
   }

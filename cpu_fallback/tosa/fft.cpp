@@ -112,7 +112,7 @@ void fft_rows(const FftJob& job, int64_t begin, int64_t end, double* mix) {
   }
 }
 
-Status run_fft(const char* op, FftJob job, int64_t N, const Parallel* parallel) {
+Status run_fft(const char* op, FftJob job, int64_t N, ParallelRunner* runner) {
   const int64_t rows = N * job.H;
   if (rows == 0) return Status::ok();
   std::unique_ptr<Twiddle[]> table(new (std::nothrow) Twiddle[size_t(job.L)]);
@@ -122,7 +122,7 @@ Status run_fft(const char* op, FftJob job, int64_t N, const Parallel* parallel) 
 
   const double macs = double(rows) * double(job.W) * double(job.H + job.out_w);
   std::atomic<bool> out_of_memory{false};
-  split_over_threads(parallel, rows, macs, kParallelMinMacs, [&](int64_t begin, int64_t end) {
+  split_over_threads(runner, rows, macs, kParallelMinMacs, [&](int64_t begin, int64_t end) {
     std::unique_ptr<double[]> mix(new (std::nothrow) double[size_t(2 * job.W)]);
     if (!mix) {
       out_of_memory = true;
@@ -175,12 +175,12 @@ Status check_fft2d(const TensorRef& input_real, const TensorRef& input_imag, con
 }
 
 Status fft2d(const TensorRef& input_real, const TensorRef& input_imag, const FftAttr& attrs,
-             const TensorRef& output_real, const TensorRef& output_imag, const Parallel* parallel) {
+             const TensorRef& output_real, const TensorRef& output_imag, ParallelRunner* runner) {
   VKRT_RETURN_IF_ERROR(check_fft2d(input_real, input_imag, attrs, output_real, output_imag));
   const int64_t H = input_real.dim(1), W = input_real.dim(2);
   FftJob job{input_real.as<const float>(), input_imag.as<const float>(), output_real.as<float>(),
              output_imag.as<float>(), H, W, W, attrs.inverse ? -1.0 : 1.0, nullptr, std::max(H, W)};
-  return run_fft("FFT2D", job, input_real.dim(0), parallel);
+  return run_fft("FFT2D", job, input_real.dim(0), runner);
 }
 
 Status check_rfft2d(const TensorRef& input_real, const FftAttr& /*attrs*/, const TensorRef& output_real,
@@ -193,12 +193,12 @@ Status check_rfft2d(const TensorRef& input_real, const FftAttr& /*attrs*/, const
 }
 
 Status rfft2d(const TensorRef& input_real, const FftAttr& attrs, const TensorRef& output_real,
-              const TensorRef& output_imag, const Parallel* parallel) {
+              const TensorRef& output_imag, ParallelRunner* runner) {
   VKRT_RETURN_IF_ERROR(check_rfft2d(input_real, attrs, output_real, output_imag));
   const int64_t H = input_real.dim(1), W = input_real.dim(2);
   FftJob job{input_real.as<const float>(), nullptr, output_real.as<float>(), output_imag.as<float>(),
              H, W, W / 2 + 1, 1.0, nullptr, std::max(H, W)};
-  return run_fft("RFFT2D", job, input_real.dim(0), parallel);
+  return run_fft("RFFT2D", job, input_real.dim(0), runner);
 }
 
 Status fft2d_twiddles(int64_t size, std::span<float> cos_sin) {

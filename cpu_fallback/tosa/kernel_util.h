@@ -160,14 +160,16 @@ inline float clamp_f32(float x, float lo, float hi, bool nan_ignore) {
   return nan_ignore && x != x ? lo : c;
 }
 
+// The threads a kernel may split its work over: `runner`'s, at least 1; 1 when it is null.
+inline int threads_of(const ParallelRunner* runner) { return runner ? std::max(1, runner->num_threads()) : 1; }
+
 // Calls bands(begin, end) to cover items [0, items): at once on the calling thread, or as one
-// contiguous band per thread of `parallel` where it has several and `work` (in any unit)
+// contiguous band per thread of `runner` where it has several and `work` (in any unit)
 // reaches `min_parallel_work` (a dispatch to the pool costs tens of microseconds).
 template <typename Bands>
-void split_over_threads(const Parallel* parallel, int64_t items, double work, double min_parallel_work,
+void split_over_threads(ParallelRunner* runner, int64_t items, double work, double min_parallel_work,
                         const Bands& bands) {
-  const int64_t parts =
-      parallel && parallel->run && work >= min_parallel_work ? std::min<int64_t>(parallel->threads, items) : 1;
+  const int64_t parts = work >= min_parallel_work ? std::min<int64_t>(threads_of(runner), items) : 1;
   if (parts <= 1) {
     if (items > 0) bands(int64_t(0), items);
     return;
@@ -177,7 +179,7 @@ void split_over_threads(const Parallel* parallel, int64_t items, double work, do
     int64_t items, parts;
   } split{&bands, items, parts};
   // One pointer captured: std::function holds it without allocating.
-  parallel->run(int(parts), [s = &split](int i) {
+  runner->run(int(parts), [s = &split](int i) {
     (*s->bands)(s->items * i / s->parts, s->items * (i + 1) / s->parts);
   });
 }
@@ -190,9 +192,9 @@ inline constexpr double kElementwiseParallelMin = 1 << 14;
 
 // Calls elements(first, last) to cover elements [0, total), split as above.
 template <typename Elements>
-void split_elements(const Parallel* parallel, int64_t total, const Elements& elements) {
+void split_elements(ParallelRunner* runner, int64_t total, const Elements& elements) {
   const int64_t slices = (total + kSliceElements - 1) / kSliceElements;
-  split_over_threads(parallel, slices, double(total), kElementwiseParallelMin, [&](int64_t begin, int64_t end) {
+  split_over_threads(runner, slices, double(total), kElementwiseParallelMin, [&](int64_t begin, int64_t end) {
     elements(begin * kSliceElements, std::min(total, end * kSliceElements));
   });
 }

@@ -307,14 +307,14 @@ void rescale_rows(const TIn* in, TOut* out, int64_t rows, int64_t count, int64_t
 //    for int32 outputs, check_rescale_zp).
 // Work items: the pixels (rows of `channels` elements) per-channel, else slices of the tensor.
 template <typename TIn, typename TOut>
-void rescale32_impl(const TensorRef& input, const RescaleAttr& a, const TensorRef& output, const Parallel* parallel) {
+void rescale32_impl(const TensorRef& input, const RescaleAttr& a, const TensorRef& output, ParallelRunner* runner) {
   const RescaleRange range = range_of(input, a, output);
   const TIn* in = input.as<const TIn>();
   TOut* out = output.as<TOut>();
   const int64_t total = input.num_elements();
   if (total == 0) return;
   if (!a.per_channel) {
-    split_elements(parallel, total, [&](int64_t first, int64_t last) {
+    split_elements(runner, total, [&](int64_t first, int64_t last) {
       ChannelScales s;
       fill_scales(a, 0, 1, s);
       rescale_rows<false>(in + first, out + first, 1, last - first, 0, s, range, a.input_unsigned);
@@ -322,7 +322,7 @@ void rescale32_impl(const TensorRef& input, const RescaleAttr& a, const TensorRe
     return;
   }
   const int64_t channels = int64_t(a.multiplier.size()), pixels = total / channels;
-  split_over_threads(parallel, pixels, double(total), kElementwiseParallelMin, [&](int64_t begin, int64_t end) {
+  split_over_threads(runner, pixels, double(total), kElementwiseParallelMin, [&](int64_t begin, int64_t end) {
     ChannelScales s;
     for (int64_t c0 = 0; c0 < channels; c0 += kChannelChunk) {
       const int64_t count = std::min(kChannelChunk, channels - c0), first = begin * channels + c0;
@@ -360,12 +360,12 @@ void rescale_reference_impl(const TensorRef& input, const RescaleAttr& a, const 
 }
 
 // The reference formula where asked (reference) and for scale16, else the scale32 loops.
-// `parallel` may be null.
+// `runner` may be null.
 struct RescaleCall {
   const TensorRef& input;
   const RescaleAttr& attrs;
   const TensorRef& output;
-  const Parallel* parallel;
+  ParallelRunner* runner;
   bool reference;
 };
 
@@ -387,7 +387,7 @@ void rescale_by_table(const RescaleCall& call) {
   rescale_impl<int8_t, TOut>(RescaleCall{byte_ref, call.attrs, table_ref, nullptr, call.reference});
   const uint8_t* in = call.input.as<const uint8_t>();
   TOut* out = call.output.as<TOut>();
-  split_elements(call.parallel, call.input.num_elements(), [&](int64_t first, int64_t last) {
+  split_elements(call.runner, call.input.num_elements(), [&](int64_t first, int64_t last) {
     for (int64_t j = first; j < last; ++j) out[j] = table[in[j]];
   });
 }
@@ -399,7 +399,7 @@ void rescale_impl(const RescaleCall& call) {
       return rescale_by_table<TOut>(call);
   }
   if (call.attrs.scale32 && !call.reference)
-    return rescale32_impl<TIn, TOut>(call.input, call.attrs, call.output, call.parallel);
+    return rescale32_impl<TIn, TOut>(call.input, call.attrs, call.output, call.runner);
   rescale_reference_impl<TIn, TOut>(call.input, call.attrs, call.output);
 }
 
@@ -470,9 +470,9 @@ Status check_rescale(const TensorRef& input, const RescaleAttr& a, const TensorR
   return Status::ok();
 }
 
-Status rescale(const TensorRef& input, const RescaleAttr& attrs, const TensorRef& output, const Parallel* parallel) {
+Status rescale(const TensorRef& input, const RescaleAttr& attrs, const TensorRef& output, ParallelRunner* runner) {
   VKRT_RETURN_IF_ERROR(check_rescale(input, attrs, output));
-  rescale_dispatch(RescaleCall{input, attrs, output, parallel, /*reference=*/false});
+  rescale_dispatch(RescaleCall{input, attrs, output, runner, /*reference=*/false});
   return Status::ok();
 }
 

@@ -13,9 +13,10 @@
 //   * `<op>(...)`: the compute function. It runs the same checks first (they are cheap and never
 //     allocate on success), so a call with bad arguments returns the error instead of reading out
 //     of bounds. No kernel allocates heap memory. The heavy ones (CONV2D, DEPTHWISE_CONV2D,
-//     RESCALE, the elementwise binary ops) take an optional Parallel to split their work over threads; the int8 CONV2D
-//     also takes scratch memory and weights packed ahead (ConvResources), without which it
-//     runs the reference loops.
+//     RESCALE, the elementwise binary ops, FFT2D, RFFT2D) take an optional vkrt::ParallelRunner
+//     (vkrt/kernel.h; null: the calling thread) to split their work over threads; the int8
+//     CONV2D also takes scratch memory and weights packed ahead (ConvResources), without which
+//     it runs the reference loops.
 // Semantics follow shared/docs/tosa.md (section numbers cited at each op). Where TOSA only
 // REQUIREs something (undefined result), the kernels still produce a deterministic value:
 // int32 accumulators wrap modulo 2^32 (tosa.md §6), out-of-range gather/table indices are
@@ -25,22 +26,21 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <span>
 
 #include "cpu_fallback/tosa/tensor_ref.h"
 #include "vkrt/error.h"
+#include "vkrt/kernel.h"
 
 namespace vkrt::tosa {
 
-// Threads a kernel may use: run(count, task) calls task(0..count-1), in any order, possibly
-// several at once, and returns when all are done; `threads` is how many can run at once. A
-// kernel splits its work into at most `threads` independent parts, and only when it is large
-// enough to be worth a dispatch. (vkrt::KernelContext::parallel_for fits `run`.)
-struct Parallel {
-  int threads = 1;
-  std::function<void(int count, const std::function<void(int)>& task)> run;
-};
+// Threads a kernel may use are a vkrt::ParallelRunner (vkrt/kernel.h, an interface: the kernels
+// need its header, not the runtime library): run(count, task) calls task(0..count-1), in any
+// order, possibly several at once, and returns when all are done; num_threads() is how many can
+// run at once. A kernel splits its work into at most num_threads() independent parts, and only
+// when it is large enough to be worth a dispatch. A null runner runs everything on the calling
+// thread. The runtime's kernels hand over their KernelContext's threads as a
+// vkrt::compute::ContextRunner (cpu_fallback/compute/context_runner.h).
 
 // DType, AccType, NanMode, RoundingMode, ResizeMode, type_min/type_max and the attribute
 // structs (ConvAttr, PoolAttr, RescaleAttr, ...) come from vocabulary.h: the graph IR holds the
@@ -57,7 +57,7 @@ struct Parallel {
 
 // CONV2D: input [N,IH,IW,IC], weight [OC,KH,KW,IC], bias [OC] or [1] -> output [N,OH,OW,OC].
 // The int8 one runs on the compute core's GEMM (cpu_fallback/compute/gemm_s8.h) given
-// `resources`: scratch of conv2d_scratch_bytes() for the threads of `parallel`, and optionally
+// `resources`: scratch of conv2d_scratch_bytes() for the threads of `runner`, and optionally
 // the weights packed once by conv2d_pack_weights() (for these weight and bias buffers; a packing
 // of other buffers is ignored). Without enough scratch it runs the reference loops: same bytes.
 struct ConvResources {
@@ -67,7 +67,7 @@ struct ConvResources {
 Status check_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                     const ConvAttr& attrs, const TensorRef& output);
 Status conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-              const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel = nullptr,
+              const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner = nullptr,
               const ConvResources& resources = {});
 // Scratch conv2d needs on `threads` threads (0: none: an int16 convolution, or operands
 // check_conv2d refuses). The operands are checked as conv2d checks them; their data is not read.
@@ -90,7 +90,7 @@ const void* conv2d_pack_weights(const TensorRef& weight, const TensorRef& bias, 
 Status conv2d_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                       const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
                       const TensorRef& rescaled, const ClampAttr* clamp_attrs, const TensorRef& clamped,
-                      const Parallel* parallel = nullptr, const ConvResources& resources = {});
+                      ParallelRunner* runner = nullptr, const ConvResources& resources = {});
 size_t conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                     const ConvAttr& attrs, const TensorRef& sums, int threads,
                                     const void* packed_weights = nullptr);
@@ -102,10 +102,10 @@ Status check_depthwise_conv2d(const TensorRef& input, const TensorRef& weight,
                               const TensorRef& output);
 // The int8 one runs on the compute core's depthwise engine (cpu_fallback/compute/depthwise_s8.h;
 // weight_zp 0; otherwise the reference loops); `scratch` of depthwise_conv2d_scratch_bytes() for
-// the threads of `parallel` lets it take its fastest path (AVX-512 VNNI). Same values either way.
+// the threads of `runner` lets it take its fastest path (AVX-512 VNNI). Same values either way.
 Status depthwise_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                         const ConvAttr& attrs, const TensorRef& output,
-                        const Parallel* parallel = nullptr, std::span<uint8_t> scratch = {});
+                        ParallelRunner* runner = nullptr, std::span<uint8_t> scratch = {});
 // Scratch depthwise_conv2d can use on `threads` threads (0: none; operands checked as
 // depthwise_conv2d checks them, their data not read).
 size_t depthwise_conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
@@ -117,7 +117,7 @@ size_t depthwise_conv2d_scratch_bytes(const TensorRef& input, const TensorRef& w
 Status depthwise_conv2d_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                 const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
                                 const TensorRef& rescaled, const ClampAttr* clamp_attrs, const TensorRef& clamped,
-                                const Parallel* parallel = nullptr, std::span<uint8_t> scratch = {});
+                                ParallelRunner* runner = nullptr, std::span<uint8_t> scratch = {});
 size_t depthwise_conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                               const ConvAttr& attrs, const TensorRef& sums, int threads);
 
@@ -128,10 +128,10 @@ size_t depthwise_conv2d_rescale_scratch_bytes(const TensorRef& input, const Tens
 // without conv2d_scratch_bytes of scratch) the two kernels run in turn. `clamped` may be `sums`.
 Status conv2d_clamp(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
                     const TensorRef& sums, const ClampAttr& clamp_attrs, const TensorRef& clamped,
-                    const Parallel* parallel = nullptr, const ConvResources& resources = {});
+                    ParallelRunner* runner = nullptr, const ConvResources& resources = {});
 Status depthwise_conv2d_clamp(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                               const ConvAttr& attrs, const TensorRef& sums, const ClampAttr& clamp_attrs,
-                              const TensorRef& clamped, const Parallel* parallel = nullptr,
+                              const TensorRef& clamped, ParallelRunner* runner = nullptr,
                               std::span<uint8_t> scratch = {});
 
 // CONV3D: input [N,ID,IH,IW,IC], weight [OC,KD,KH,KW,IC], bias [OC] or [1] -> [N,OD,OH,OW,OC];
@@ -198,7 +198,7 @@ struct BinaryAttrs {
 Status check_elementwise_binary(BinaryOp op, const TensorRef& input1, const TensorRef& input2,
                                 const BinaryAttrs& attrs, const TensorRef& output);
 Status elementwise_binary(BinaryOp op, const TensorRef& input1, const TensorRef& input2,
-                          const BinaryAttrs& attrs, const TensorRef& output, const Parallel* parallel = nullptr);
+                          const BinaryAttrs& attrs, const TensorRef& output, ParallelRunner* runner = nullptr);
 
 // MUL: Int8xInt8 -> Int32, Int16xInt16 -> Int32, Int32xInt32 -> Int32 (with shift, §9), Fp32.
 Status check_mul(const TensorRef& input1, const TensorRef& input2, const MulAttr& attrs,
@@ -260,7 +260,7 @@ Status clamp(const TensorRef& input, const ClampAttr& attrs, const TensorRef& ou
 // INEXACT_ROUND is computed as SINGLE_ROUND (as Arm's emulation layer does, tosa.md §5).
 Status check_rescale(const TensorRef& input, const RescaleAttr& attrs, const TensorRef& output);
 Status rescale(const TensorRef& input, const RescaleAttr& attrs, const TensorRef& output,
-               const Parallel* parallel = nullptr);
+               ParallelRunner* runner = nullptr);
 
 // ------------------------------------------------------------------------------------------
 // TABLE (tosa.md §8): Int8 input + table Int8[256] -> Int8;
@@ -365,14 +365,14 @@ Status reduce(ReduceOp op, const TensorRef& input, const AxisAttr& attrs, const 
 Status check_fft2d(const TensorRef& input_real, const TensorRef& input_imag, const FftAttr& attrs,
                    const TensorRef& output_real, const TensorRef& output_imag);
 Status fft2d(const TensorRef& input_real, const TensorRef& input_imag, const FftAttr& attrs,
-             const TensorRef& output_real, const TensorRef& output_imag, const Parallel* parallel = nullptr);
+             const TensorRef& output_real, const TensorRef& output_imag, ParallelRunner* runner = nullptr);
 
 // RFFT2D: input_real [N,H,W] -> output_real, output_imag [N,H,W/2+1]: the forward FFT2D of a real
 // input, first W/2+1 columns. The imaginary outputs at (0 or H/2, 0 or W/2) are exactly 0.
 Status check_rfft2d(const TensorRef& input_real, const FftAttr& attrs, const TensorRef& output_real,
                     const TensorRef& output_imag);
 Status rfft2d(const TensorRef& input_real, const FftAttr& attrs, const TensorRef& output_real,
-              const TensorRef& output_imag, const Parallel* parallel = nullptr);
+              const TensorRef& output_imag, ParallelRunner* runner = nullptr);
 
 // The twiddle table both kernels and the Vulkan shader (shaders/glsl/fft2d.comp) use:
 // cos_sin[2k] = cos(2*pi*k/size), cos_sin[2k+1] = sin(2*pi*k/size) for 0 <= k < size, computed

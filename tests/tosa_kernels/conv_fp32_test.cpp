@@ -111,14 +111,14 @@ TEST(TosaConv2dFp32, GemmMatchesDoubleSumsWithinRounding) {
       for (int threads : {1, 3}) {
         for (bool pack : {false, true}) {
           CountingThreads pool(threads);
-          const Parallel* parallel = threads > 1 ? &pool.parallel : nullptr;
+          ParallelRunner* runner = threads > 1 ? &pool : nullptr;
           std::vector<uint8_t> packed(pack ? conv2d_packed_weights_bytes(w, b, a) : 0);
           ASSERT_EQ(packed.size(), pack ? w.data.size() * sizeof(float) : 0u);
           const void* packed_weights = pack ? conv2d_pack_weights(w, b, a, packed) : nullptr;
           std::vector<uint8_t> scratch(conv2d_scratch_bytes(in, w, b, a, out, threads, packed_weights), 0xA5);
           ASSERT_GT(scratch.size(), 0u);
           std::fill(out.data.begin(), out.data.end(), std::nanf(""));
-          ASSERT_TOSA_OK(conv2d(in, w, b, a, out, parallel, ConvResources{scratch, packed_weights}));
+          ASSERT_TOSA_OK(conv2d(in, w, b, a, out, runner, ConvResources{scratch, packed_weights}));
           const std::string where = std::string("CONV2D ") + std::to_string(win.kh) + "x" + std::to_string(win.kw) +
                                     " at " + compute::isa_name(isa) + ", " + std::to_string(threads) + " thread(s)" +
                                     (pack ? ", weights packed" : "");
@@ -183,7 +183,7 @@ TEST(TosaDepthwiseFp32, MatchesDoubleSumsWithinRounding) {
     for (int threads : {1, 3}) {
       CountingThreads pool(threads);
       auto out = f32({win.n, oh, ow, oc});
-      ASSERT_TOSA_OK(depthwise_conv2d(in, w, b, attrs_of(win), out, threads > 1 ? &pool.parallel : nullptr));
+      ASSERT_TOSA_OK(depthwise_conv2d(in, w, b, attrs_of(win), out, threads > 1 ? &pool : nullptr));
       expect_within_rounding(out.data, want, magnitude, win.kh * win.kw + 1,
                              "DEPTHWISE_CONV2D " + std::to_string(oc) + " channels, " + std::to_string(threads) +
                                  " thread(s)");

@@ -39,13 +39,7 @@ TEST(TosaBinary, AddSubBroadcastBothWays) {
 // values are the ones written out here (wrapping sums), at every length around a vector's width.
 TEST(TosaBinary, SameShapeIntegerOpsOnThreads) {
   std::mt19937 rng(3);
-  Parallel three;
-  three.threads = 3;
-  int tasks = 0;
-  three.run = [&](int count, const std::function<void(int)>& task) {
-    tasks += count;
-    for (int i = count - 1; i >= 0; --i) task(i);
-  };
+  CountingThreads three(3);
   auto fill = [&rng](auto& v, int64_t lo, int64_t hi) {
     std::uniform_int_distribution<int64_t> d(lo, hi);
     for (auto& x : v) x = decltype(+x)(d(rng));
@@ -72,7 +66,7 @@ TEST(TosaBinary, SameShapeIntegerOpsOnThreads) {
     EXPECT_TOSA_OK(elementwise_binary(BinaryOp::Maximum, c, d, {}, o8, &three));
     for (size_t i = 0; i < size_t(n); ++i) ASSERT_EQ(o8.data[i], std::max(c.data[i], d.data[i]));
   }
-  EXPECT_EQ(tasks, 3 * 5);  // the four int32 ops and the int8 MAXIMUM of the largest length
+  EXPECT_EQ(three.tasks, 3 * 5);  // the four int32 ops and the int8 MAXIMUM of the largest length
 }
 
 TEST(TosaBinary, BroadcastErrors) {

@@ -5,7 +5,7 @@
 //    exercise every edge: windows read in place or gathered, padding on each side, stride,
 //    dilation, zero points, a broadcast bias, tiny and large channel counts;
 //  - sums past int32, which must wrap modulo 2^32 on every path;
-//  - the same results when the work is split over threads (Parallel), bands in any order;
+//  - the same results when the work is split over threads (a ParallelRunner), bands in any order;
 //  - RESCALE with scale32 (its hoisted and its 32-bit-lane loops) element by element against
 //    arith::apply_scale_32 as tosa.md §5 writes it, for every in/out dtype pair, and with
 //    unsigned operands against the per-element reference formula.
@@ -224,7 +224,7 @@ TEST(TosaFastPaths, RescaleInt8TableMatchesReference) {
         a.multiplier = m;
         a.shift.assign(sh.begin(), sh.end());
         auto check = [&](auto fast, auto reference) {
-          ASSERT_TOSA_OK(rescale(in, a, fast, &three.parallel));
+          ASSERT_TOSA_OK(rescale(in, a, fast, &three));
           detail::rescale_reference(in, a, reference);
           EXPECT_EQ(fast.data, reference.data) << "scale32 " << scale32 << " unsigned " << input_unsigned << " out "
                                                << dtype_name(out_type);
@@ -287,7 +287,7 @@ TEST(TosaFastPaths, SplitOverThreadsGivesTheSameBytes) {
   // CONV2D on the GEMM (12 M multiply-adds: 3 tasks), every level, packed ahead or not.
   auto serial = i32({c.n, oh, ow, c.oc}), split = i32({c.n, oh, ow, c.oc});
   ASSERT_TOSA_OK(conv2d(in, w, bias, a, serial));
-  ASSERT_TOSA_OK(conv2d_every_path(in, w, bias, a, split, &threads.parallel));
+  ASSERT_TOSA_OK(conv2d_every_path(in, w, bias, a, split, &threads));
   EXPECT_EQ(split.data, serial.data);
   EXPECT_GT(threads.tasks, 0);
   threads.tasks = 0;
@@ -297,10 +297,10 @@ TEST(TosaFastPaths, SplitOverThreadsGivesTheSameBytes) {
   fill_random(dw_in.data, rng, -128, 127);
   auto dw_serial = i32({2, 27 * 4, 26, c.ic}), dw_split = i32({2, 27 * 4, 26, c.ic});
   ASSERT_TOSA_OK(depthwise_conv2d(dw_in, dw, dw_bias, a, dw_serial));
-  ASSERT_TOSA_OK(depthwise_conv2d(dw_in, dw, dw_bias, a, dw_split, &threads.parallel));
+  ASSERT_TOSA_OK(depthwise_conv2d(dw_in, dw, dw_bias, a, dw_split, &threads));
   EXPECT_EQ(dw_split.data, dw_serial.data);
   EXPECT_EQ(threads.tasks, 3);
-  ASSERT_TOSA_OK(depthwise_conv2d_every_path(dw_in, dw, dw_bias, a, dw_split, &threads.parallel));
+  ASSERT_TOSA_OK(depthwise_conv2d_every_path(dw_in, dw, dw_bias, a, dw_split, &threads));
   EXPECT_EQ(dw_split.data, dw_serial.data);
   EXPECT_GT(threads.tasks, 3);
   threads.tasks = 0;
@@ -322,7 +322,7 @@ TEST(TosaFastPaths, SplitOverThreadsGivesTheSameBytes) {
     r.shift.assign(shifts.begin(), shifts.begin() + ptrdiff_t(n));
     auto q_serial = i8(sums.shape), q_split = i8(sums.shape);
     ASSERT_TOSA_OK(rescale(sums, r, q_serial));
-    ASSERT_TOSA_OK(rescale(sums, r, q_split, &threads.parallel));
+    ASSERT_TOSA_OK(rescale(sums, r, q_split, &threads));
     EXPECT_EQ(q_split.data, q_serial.data) << (per_channel ? "per channel" : "per tensor");
   }
   EXPECT_EQ(threads.tasks, 6);
@@ -331,7 +331,7 @@ TEST(TosaFastPaths, SplitOverThreadsGivesTheSameBytes) {
   auto small_in = i8({1, 4, 4, 3});
   auto small_out = i32({1, 4, 4, c.oc});
   auto small_w = i8({c.oc, 1, 1, 3});
-  ASSERT_TOSA_OK(conv2d_every_path(small_in, small_w, bias, ConvAttr{}, small_out, &threads.parallel));
+  ASSERT_TOSA_OK(conv2d_every_path(small_in, small_w, bias, ConvAttr{}, small_out, &threads));
   EXPECT_EQ(threads.tasks, 6);
 }
 
@@ -376,8 +376,8 @@ TEST(TosaFastPaths, Conv2dRescaleClampFusedEqualsTheOpsInTurn) {
     ASSERT_TOSA_OK(clamp(want_rescaled, clamp_attr, want_clamped));
     for (compute::Isa isa : compute::available_isas()) {
       compute::ScopedIsa pin(isa);
-      for (const Parallel* parallel : {static_cast<const Parallel*>(nullptr), static_cast<const Parallel*>(&three.parallel)}) {
-        const int threads = parallel ? 3 : 1;
+      for (ParallelRunner* runner : {static_cast<ParallelRunner*>(nullptr), static_cast<ParallelRunner*>(&three)}) {
+        const int threads = runner ? 3 : 1;
         for (bool pack : {false, true})
           for (bool with_scratch : {false, true})
             for (bool with_clamp : {false, true}) {
@@ -388,7 +388,7 @@ TEST(TosaFastPaths, Conv2dRescaleClampFusedEqualsTheOpsInTurn) {
               auto got_sums = i32({c.n, oh, ow, c.oc});
               auto rescaled = i8({c.n, oh, ow, c.oc}), clamped = i8({c.n, oh, ow, c.oc});
               ASSERT_TOSA_OK(conv2d_rescale(in, w, bias, a, got_sums, r, rescaled, with_clamp ? &clamp_attr : nullptr,
-                                            clamped, parallel, ConvResources{scratch, packed_weights}));
+                                            clamped, runner, ConvResources{scratch, packed_weights}));
               EXPECT_EQ(with_clamp ? clamped.data : rescaled.data, with_clamp ? want_clamped.data : want_rescaled.data)
                   << "conv " << c.ih << "x" << c.iw << "x" << c.ic << " -> " << c.oc << " at " << compute::isa_name(isa)
                   << ", " << threads << " threads" << (pack ? ", packed" : "") << (with_scratch ? ", scratch" : "")
@@ -397,6 +397,7 @@ TEST(TosaFastPaths, Conv2dRescaleClampFusedEqualsTheOpsInTurn) {
       }
     }
   }
+  EXPECT_GT(three.tasks, 0);  // the cases with several bands ran on the threads
 }
 
 // DEPTHWISE_CONV2D -> RESCALE -> CLAMP as one kernel (depthwise_conv2d_rescale) equals the
@@ -438,22 +439,23 @@ TEST(TosaFastPaths, DepthwiseRescaleClampFusedEqualsTheOpsInTurn) {
     ASSERT_TOSA_OK(clamp(want_rescaled, clamp_attr, want_clamped));
     for (compute::Isa isa : compute::available_isas()) {
       compute::ScopedIsa pin(isa);
-      for (const Parallel* parallel : {static_cast<const Parallel*>(nullptr), static_cast<const Parallel*>(&three.parallel)})
+      for (ParallelRunner* runner : {static_cast<ParallelRunner*>(nullptr), static_cast<ParallelRunner*>(&three)})
         for (bool with_scratch : {false, true})
           for (bool with_clamp : {false, true}) {
-            const int threads = parallel ? 3 : 1;
+            const int threads = runner ? 3 : 1;
             std::vector<uint8_t> scratch(
                 with_scratch ? depthwise_conv2d_rescale_scratch_bytes(in, w, bias, a, sums, threads) : 0, 0xA5);
             auto got_sums = i32({c.n, oh, ow, c.ic});
             auto rescaled = i8({c.n, oh, ow, c.ic}), clamped = i8({c.n, oh, ow, c.ic});
             ASSERT_TOSA_OK(depthwise_conv2d_rescale(in, w, bias, a, got_sums, r, rescaled,
-                                                    with_clamp ? &clamp_attr : nullptr, clamped, parallel, scratch));
+                                                    with_clamp ? &clamp_attr : nullptr, clamped, runner, scratch));
             EXPECT_EQ(with_clamp ? clamped.data : rescaled.data, with_clamp ? want_clamped.data : want_rescaled.data)
                 << "depthwise " << c.n << "x" << c.ih << "x" << c.iw << "x" << c.ic << " at " << compute::isa_name(isa)
                 << ", " << threads << " threads" << (with_scratch ? ", scratch" : "") << (with_clamp ? ", clamped" : "");
           }
     }
   }
+  EXPECT_GT(three.tasks, 0);  // the cases with several bands ran on the threads
 }
 
 }  // namespace

@@ -264,15 +264,7 @@ TEST(Fft2d, ThreadsGiveTheSameBits) {
   const Shape3 shape = {4, 64, 64};
   auto re = f32(shape, random_values(4 * 64 * 64, rng)), im = f32(shape, random_values(4 * 64 * 64, rng));
   auto a_re = f32(shape), a_im = f32(shape), b_re = f32(shape), b_im = f32(shape);
-  Parallel par;
-  par.threads = 3;
-  int dispatches = 0;
-  par.run = [&dispatches](int count, const std::function<void(int)>& task) {
-    ++dispatches;
-    std::vector<std::thread> threads;
-    for (int i = 0; i < count; ++i) threads.emplace_back(task, i);
-    for (std::thread& t : threads) t.join();
-  };
+  CountingThreads par(3);
   EXPECT_TOSA_OK(fft2d(re, im, FftAttr{}, a_re, a_im));
   EXPECT_TOSA_OK(fft2d(re, im, FftAttr{}, b_re, b_im, &par));
   EXPECT_EQ(a_re.data, b_re.data);
@@ -282,7 +274,8 @@ TEST(Fft2d, ThreadsGiveTheSameBits) {
   EXPECT_TOSA_OK(rfft2d(re, FftAttr{}, rb_re, rb_im, &par));
   EXPECT_EQ(ra_re.data, rb_re.data);
   EXPECT_EQ(ra_im.data, rb_im.data);
-  EXPECT_EQ(dispatches, 2);  // both calls were large enough to use the threads
+  EXPECT_EQ(par.dispatches, 2);  // both calls were large enough to use the threads
+  EXPECT_EQ(par.tasks, 2 * 3);
 }
 
 // ---------------------------------------------------------------- the twiddle table

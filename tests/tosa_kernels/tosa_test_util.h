@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -66,12 +67,12 @@ inline Tensor<uint8_t> boolean(std::vector<int64_t> s, std::vector<uint8_t> v = 
 // the reference run's status; the test fails where a path's output differs from it. `output`
 // ends with the reference loops' result.
 inline Status conv2d_every_path(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                const ConvAttr& attrs, const TensorRef& output, const Parallel* parallel = nullptr) {
-  Status s = conv2d(input, weight, bias, attrs, output, parallel);
+                                const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner = nullptr) {
+  Status s = conv2d(input, weight, bias, attrs, output, runner);
   if (!s.is_ok() || input.dtype != DType::Int8) return s;
   const size_t bytes = size_t(output.num_elements()) * sizeof(int32_t);
   const std::vector<uint8_t> reference(output.as<uint8_t>(), output.as<uint8_t>() + bytes);
-  const int threads = parallel ? parallel->threads : 1;
+  const int threads = runner ? runner->num_threads() : 1;
   for (compute::Isa isa : compute::available_isas()) {
     compute::ScopedIsa pin(isa);
     for (bool pack : {false, true}) {
@@ -80,7 +81,7 @@ inline Status conv2d_every_path(const TensorRef& input, const TensorRef& weight,
       std::vector<uint8_t> scratch(conv2d_scratch_bytes(input, weight, bias, attrs, output, threads, packed_weights),
                                    0xA5);
       std::memset(output.data, 0x5A, bytes);
-      EXPECT_TRUE(conv2d(input, weight, bias, attrs, output, parallel, ConvResources{scratch, packed_weights}).is_ok());
+      EXPECT_TRUE(conv2d(input, weight, bias, attrs, output, runner, ConvResources{scratch, packed_weights}).is_ok());
       EXPECT_EQ(std::memcmp(output.data, reference.data(), bytes), 0)
           << "CONV2D on the GEMM differs from the reference loops at ISA level " << compute::isa_name(isa)
           << (packed_weights ? ", weights packed ahead" : "");
@@ -97,20 +98,20 @@ inline Status conv2d_every_path(const TensorRef& input, const TensorRef& weight,
 // `output` ends with.
 inline Status depthwise_conv2d_every_path(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                           const ConvAttr& attrs, const TensorRef& output,
-                                          const Parallel* parallel = nullptr) {
-  Status s = depthwise_conv2d(input, weight, bias, attrs, output, parallel);
+                                          ParallelRunner* runner = nullptr) {
+  Status s = depthwise_conv2d(input, weight, bias, attrs, output, runner);
   if (!s.is_ok() || input.dtype != DType::Int8) return s;
   const size_t bytes = size_t(output.num_elements()) * sizeof(int32_t);
   detail::depthwise_conv2d_reference(input, weight, bias, attrs, output);
   const std::vector<uint8_t> reference(output.as<uint8_t>(), output.as<uint8_t>() + bytes);
-  const int threads = parallel ? parallel->threads : 1;
+  const int threads = runner ? runner->num_threads() : 1;
   for (compute::Isa isa : compute::available_isas()) {
     compute::ScopedIsa pin(isa);
     for (bool with_scratch : {false, true}) {
       std::vector<uint8_t> scratch(
           with_scratch ? depthwise_conv2d_scratch_bytes(input, weight, bias, attrs, output, threads) : 0, 0xA5);
       std::memset(output.data, 0x5A, bytes);
-      EXPECT_TRUE(depthwise_conv2d(input, weight, bias, attrs, output, parallel, scratch).is_ok());
+      EXPECT_TRUE(depthwise_conv2d(input, weight, bias, attrs, output, runner, scratch).is_ok());
       EXPECT_EQ(std::memcmp(output.data, reference.data(), bytes), 0)
           << "DEPTHWISE_CONV2D differs from the reference loops at ISA level " << compute::isa_name(isa)
           << (with_scratch ? ", with scratch" : ", no scratch");
@@ -120,19 +121,25 @@ inline Status depthwise_conv2d_every_path(const TensorRef& input, const TensorRe
   return s;
 }
 
-// A Parallel whose tasks run on real threads, plus a count of the tasks it was given.
-struct CountingThreads {
-  std::atomic<int> tasks{0};
-  Parallel parallel;
-  explicit CountingThreads(int threads) {
-    parallel.threads = threads;
-    parallel.run = [this](int count, const std::function<void(int)>& task) {
-      tasks += count;
-      std::vector<std::thread> pool;
-      for (int i = count - 1; i >= 0; --i) pool.emplace_back(task, i);  // started last band first
-      for (auto& t : pool) t.join();
-    };
+// A ParallelRunner whose tasks run on real threads, one thread per task, started last task
+// first; it counts the tasks it was given and the run() calls (dispatches).
+class CountingThreads final : public ParallelRunner {
+ public:
+  explicit CountingThreads(int threads) : threads_(threads) {}
+  int num_threads() const override { return threads_; }
+  void run(int count, const std::function<void(int)>& task) override {
+    ++dispatches;
+    tasks += count;
+    std::vector<std::thread> pool;
+    for (int i = count - 1; i >= 0; --i) pool.emplace_back(task, i);
+    for (auto& t : pool) t.join();
   }
+
+  std::atomic<int> tasks{0};
+  std::atomic<int> dispatches{0};
+
+ private:
+  int threads_;
 };
 
 }  // namespace vkrt::tosa::test

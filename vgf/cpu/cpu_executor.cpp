@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 
+#include "cpu_fallback/compute/context_runner.h"
 #include "vgf/cpu/cpu_op_table.h"
 #include "vgf/ir/shape_inference.h"
 #include "vkrt/event_tracer.h"
@@ -34,10 +36,10 @@ class CpuExecutor final : public GraphExecutor {
   Status allocate_intermediates();
   Status check_ops_with_shapes();
   // The operands of op i (outputs written into `outs`, at least 2) with the run's threads and scratch.
-  KernelArgs args_of(size_t i, tosa::TensorRef* outs, const tosa::Parallel* parallel);
+  KernelArgs args_of(size_t i, tosa::TensorRef* outs, ParallelRunner* runner);
   // Sizes the scratch for the ops' current shapes and `threads` (allocates only when it grows).
   Status size_scratch(int threads);
-  Status run_ops(const tosa::Parallel* parallel);
+  Status run_ops(ParallelRunner* runner);
   // Finds the (DEPTHWISE_)CONV2D → RESCALE (→ CLAMP) and fp32 (DEPTHWISE_)CONV2D → CLAMP chains run
   // as one kernel (cpu::ConvRescaleChain).
   void plan_fusions(bool enabled);
@@ -303,15 +305,13 @@ Status CpuExecutor::run(std::span<const Tensor* const> inputs, std::span<Tensor*
     TensorId t = g.outputs[j].tensor;
     if (storage_[t] == Storage::GraphOutput && data_[t] == nullptr) data_[t] = outputs[j]->data();
   }
-  // The method's threads (LoadOptions::num_threads), for the kernels that split their work. The
-  // lambda holds one pointer, so std::function keeps it without allocating.
-  tosa::Parallel parallel;
-  if (ctx != nullptr && ctx->num_threads() > 1) {
-    parallel.threads = ctx->num_threads();
-    parallel.run = [ctx](int count, const std::function<void(int)>& task) { ctx->parallel_for(count, task); };
-  }
-  VKRT_RETURN_IF_ERROR(size_scratch(parallel.run ? parallel.threads : 1));
-  VKRT_RETURN_IF_ERROR(run_ops(parallel.run ? &parallel : nullptr));
+  // The method's threads (LoadOptions::num_threads), for the kernels that split their work;
+  // none (the calling thread) when it has one.
+  std::optional<compute::ContextRunner> context_runner;
+  if (ctx != nullptr && ctx->num_threads() > 1) context_runner.emplace(*ctx);
+  ParallelRunner* runner = context_runner ? &*context_runner : nullptr;
+  VKRT_RETURN_IF_ERROR(size_scratch(runner ? runner->num_threads() : 1));
+  VKRT_RETURN_IF_ERROR(run_ops(runner));
   // Outputs that are graph inputs, constants, or a tensor already written to another output.
   for (size_t j = 0; j < outputs.size(); ++j) {
     TensorId t = g.outputs[j].tensor;
@@ -320,12 +320,12 @@ Status CpuExecutor::run(std::span<const Tensor* const> inputs, std::span<Tensor*
   return Status::ok();
 }
 
-KernelArgs CpuExecutor::args_of(size_t i, tosa::TensorRef* outs, const tosa::Parallel* parallel) {
+KernelArgs CpuExecutor::args_of(size_t i, tosa::TensorRef* outs, ParallelRunner* runner) {
   const Op& op = graph_->ops[i];
   for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = ref(op.inputs[k]);
   for (size_t k = 0; k < op.outputs.size() && k < 2; ++k) outs[k] = ref(op.outputs[k]);
   return KernelArgs{std::span(in_refs_.data(), op.inputs.size()), std::span(outs, std::min<size_t>(op.outputs.size(), 2)),
-                    false, parallel, std::span(scratch_.get(), scratch_bytes_)};
+                    false, runner, std::span(scratch_.get(), scratch_bytes_)};
 }
 
 Status CpuExecutor::size_scratch(int threads) {
@@ -345,15 +345,15 @@ Status CpuExecutor::size_scratch(int threads) {
   return Status::ok();
 }
 
-Status CpuExecutor::run_ops(const tosa::Parallel* parallel) {
+Status CpuExecutor::run_ops(ParallelRunner* runner) {
   tosa::TensorRef outs[2];
   for (size_t i = 0; i < graph_->ops.size(); ++i) {
     const Op& op = graph_->ops[i];
     if (fused_away_[i]) continue;  // run by the CONV2D before it
     const uint64_t start = profile_ ? trace_now_ns() : 0;
     Status s = fusions_[i].fused()
-                   ? cpu::run_conv2d_rescale(chain_of(i), parallel, std::span(scratch_.get(), scratch_bytes_))
-                   : call_kernel(op.kind, *plans_[i], args_of(i, outs, parallel));
+                   ? cpu::run_conv2d_rescale(chain_of(i), runner, std::span(scratch_.get(), scratch_bytes_))
+                   : call_kernel(op.kind, *plans_[i], args_of(i, outs, runner));
     if (profile_) op_ns_[i] = {start, trace_now_ns()};
     if (!s.is_ok()) {
       return make_error(s.code(), "op ", i, " (", op_name(op.kind), " ", op.debug_name, "): ", s.message());

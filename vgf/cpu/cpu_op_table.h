@@ -41,13 +41,14 @@ struct PlannedOp {
 };
 
 // What a run function gets besides the plan. `in`/`out` follow the IR operand order;
-// `parallel` (may be null) is offered to the kernels that split their work over threads, and
+// `runner` (the method's threads; null: the calling thread) is offered to the kernels that split
+// their work over threads, and
 // `scratch` (the executor's, sized by the entries' scratch functions) to those that take it.
 struct KernelArgs {
   std::span<const tosa::TensorRef> in;
   std::span<const tosa::TensorRef> out;
   bool check_only = false;
-  const tosa::Parallel* parallel = nullptr;
+  ParallelRunner* runner = nullptr;
   std::span<uint8_t> scratch;
 };
 
@@ -99,7 +100,7 @@ struct ConvRescaleChain {
   const PlannedOp* clamp = nullptr;  // null: no CLAMP in the chain
   tosa::TensorRef clamped;
 };
-Status run_conv2d_rescale(const ConvRescaleChain& chain, const tosa::Parallel* parallel, std::span<uint8_t> scratch);
+Status run_conv2d_rescale(const ConvRescaleChain& chain, ParallelRunner* runner, std::span<uint8_t> scratch);
 size_t conv2d_rescale_scratch(const ConvRescaleChain& chain, int threads);
 
 }  // namespace vkrt::vgf::cpu

@@ -39,7 +39,7 @@ Status plan_conv2d(const Graph& graph, const Op& op, PlannedOp& p) {
 Status run_conv2d(const PlannedOp& p, const KernelArgs& a) {
   const auto& attr = p.ir_attr<ConvAttr>();
   if (a.check_only) return tosa::check_conv2d(a.in[0], a.in[1], a.in[2], attr, a.out[0]);
-  return tosa::conv2d(a.in[0], a.in[1], a.in[2], attr, a.out[0], a.parallel,
+  return tosa::conv2d(a.in[0], a.in[1], a.in[2], attr, a.out[0], a.runner,
                       tosa::ConvResources{a.scratch, p.packed_weights});
 }
 
@@ -51,7 +51,7 @@ size_t conv2d_scratch(const PlannedOp& p, const KernelArgs& a, int threads) {
 Status run_depthwise_conv2d(const PlannedOp& p, const KernelArgs& a) {
   const auto& attr = p.ir_attr<ConvAttr>();
   if (a.check_only) return tosa::check_depthwise_conv2d(a.in[0], a.in[1], a.in[2], attr, a.out[0]);
-  return tosa::depthwise_conv2d(a.in[0], a.in[1], a.in[2], attr, a.out[0], a.parallel, a.scratch);
+  return tosa::depthwise_conv2d(a.in[0], a.in[1], a.in[2], attr, a.out[0], a.runner, a.scratch);
 }
 
 size_t depthwise_conv2d_scratch(const PlannedOp& p, const KernelArgs& a, int threads) {
@@ -75,12 +75,12 @@ Status run_matmul(const PlannedOp& p, const KernelArgs& a) {
 
 Status run_fft2d(const PlannedOp& p, const KernelArgs& a) {
   if (a.check_only) return tosa::check_fft2d(a.in[0], a.in[1], p.ir_attr<FftAttr>(), a.out[0], a.out[1]);
-  return tosa::fft2d(a.in[0], a.in[1], p.ir_attr<FftAttr>(), a.out[0], a.out[1], a.parallel);
+  return tosa::fft2d(a.in[0], a.in[1], p.ir_attr<FftAttr>(), a.out[0], a.out[1], a.runner);
 }
 
 Status run_rfft2d(const PlannedOp& p, const KernelArgs& a) {
   if (a.check_only) return tosa::check_rfft2d(a.in[0], p.ir_attr<FftAttr>(), a.out[0], a.out[1]);
-  return tosa::rfft2d(a.in[0], p.ir_attr<FftAttr>(), a.out[0], a.out[1], a.parallel);
+  return tosa::rfft2d(a.in[0], p.ir_attr<FftAttr>(), a.out[0], a.out[1], a.runner);
 }
 
 Status run_avg_pool2d(const PlannedOp& p, const KernelArgs& a) {
@@ -107,23 +107,23 @@ constexpr CpuOpImpl kOps[] = {
 
 std::span<const CpuOpImpl> conv_pool_ops() { return kOps; }
 
-Status run_conv2d_rescale(const ConvRescaleChain& c, const tosa::Parallel* parallel, std::span<uint8_t> scratch) {
+Status run_conv2d_rescale(const ConvRescaleChain& c, ParallelRunner* runner, std::span<uint8_t> scratch) {
   const auto& conv = c.conv->ir_attr<ConvAttr>();
   if (c.rescale == nullptr) {  // an fp32 convolution and its CLAMP
     const auto& clamp = c.clamp->ir_attr<ClampAttr>();
     if (c.kind == OpKind::DEPTHWISE_CONV2D)
       return tosa::depthwise_conv2d_clamp(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, clamp, c.clamped,
-                                          parallel, scratch);
-    return tosa::conv2d_clamp(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, clamp, c.clamped, parallel,
+                                          runner, scratch);
+    return tosa::conv2d_clamp(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, clamp, c.clamped, runner,
                               tosa::ConvResources{scratch, c.conv->packed_weights});
   }
   const auto& rescale = c.rescale->ir_attr<RescaleAttr>();
   const ClampAttr* clamp = c.clamp ? &c.clamp->ir_attr<ClampAttr>() : nullptr;
   if (c.kind == OpKind::DEPTHWISE_CONV2D)
     return tosa::depthwise_conv2d_rescale(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, rescale, c.rescaled,
-                                          clamp, c.clamped, parallel, scratch);
+                                          clamp, c.clamped, runner, scratch);
   return tosa::conv2d_rescale(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, rescale, c.rescaled, clamp,
-                              c.clamped, parallel, tosa::ConvResources{scratch, c.conv->packed_weights});
+                              c.clamped, runner, tosa::ConvResources{scratch, c.conv->packed_weights});
 }
 
 size_t conv2d_rescale_scratch(const ConvRescaleChain& c, int threads) {

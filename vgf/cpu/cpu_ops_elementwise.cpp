@@ -22,7 +22,7 @@ Status plan_binary(const Graph&, const Op& op, PlannedOp& plan) {
 template <BinaryOp B>
 Status run_binary(const PlannedOp& p, const KernelArgs& a) {
   if (a.check_only) return tosa::check_elementwise_binary(B, a.in[0], a.in[1], p.binary, a.out[0]);
-  return tosa::elementwise_binary(B, a.in[0], a.in[1], p.binary, a.out[0], a.parallel);
+  return tosa::elementwise_binary(B, a.in[0], a.in[1], p.binary, a.out[0], a.runner);
 }
 
 template <UnaryOp U>
@@ -59,7 +59,7 @@ Status run_clamp(const PlannedOp& p, const KernelArgs& a) {
 Status run_rescale(const PlannedOp& p, const KernelArgs& a) {
   const auto& attr = p.ir_attr<RescaleAttr>();
   if (a.check_only) return tosa::check_rescale(a.in[0], attr, a.out[0]);
-  return tosa::rescale(a.in[0], attr, a.out[0], a.parallel);
+  return tosa::rescale(a.in[0], attr, a.out[0], a.runner);
 }
 
 // The IR keeps every table as int16 values; the kernel takes the table as a tensor of the input
