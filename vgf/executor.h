@@ -19,6 +19,7 @@
 #include "vkrt/backend.h"
 #include "vkrt/error.h"
 #include "vkrt/kernel.h"
+#include "vkrt/memory_budget.h"
 #include "vkrt/tensor.h"
 #include "vkrt/vgf.h"
 
@@ -28,6 +29,16 @@ struct ExecutorOptions {
   // The load's options, parsed once (parse_vgf_options) by VgfBackend or given to VgfSession;
   // null = VgfOptions{} (the defaults, no environment). Read during prepare() only.
   const VgfOptions* options = nullptr;
+  // The load's memory budget (vkrt/memory_budget.h): an executor reserves there every host
+  // buffer whose size the graph sets before it makes it (the cpu executor: weights packed at
+  // prepare, kernel scratch). ModelRunner passes the method's (VgfBackend) or the session's
+  // (VgfSession) and has already counted the graph's intermediate tensors. Null: nothing is
+  // counted (a direct user of an executor). Must outlive the executor: scratch that a run needs
+  // past what prepare sized (other threads, dynamic shapes) is reserved when it grows.
+  MemoryBudget* memory_budget = nullptr;
+  // The threads run()'s KernelContext will offer: the cpu executor sizes its kernel scratch for
+  // them at prepare (static shapes), so that a run allocates nothing.
+  int num_threads = 1;
 
   const VgfOptions& vgf() const { return options ? *options : default_vgf_options(); }
   static const VgfOptions& default_vgf_options();

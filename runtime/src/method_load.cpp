@@ -501,6 +501,7 @@ Status MethodImpl::init_delegates(const LoadOptions& options) {
     ctx.named_data = &program_->named_data();
     ctx.options = &options.backend_options;
     ctx.memory_budget = &budget_;
+    ctx.num_threads = threads_ ? threads_->num_threads() : 1;
     ctx.notices = &notices;
     ctx.placements = &placements;
     for (const auto& instr : instructions_) {

@@ -42,6 +42,7 @@ class VgfBackend final : public Backend {
     ModelRunnerOptions options;
     options.options = &vgf_options;
     options.memory_budget = ctx.memory_budget;
+    options.num_threads = ctx.num_threads;
     options.notices = ctx.notices;
     Status prepared = d->runner.prepare(d->file, options);
     if (!prepared.is_ok()) return std::move(prepared).with_context("VgfBackend");

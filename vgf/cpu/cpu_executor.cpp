@@ -21,6 +21,9 @@ using cpu::KernelArgs;
 using cpu::plan_op;
 using cpu::PlannedOp;
 
+// What ref() gives graph I/O before it is bound; never read.
+alignas(16) uint8_t unbound_io_placeholder[16];
+
 class CpuExecutor final : public GraphExecutor {
  public:
   std::string_view name() const override { return "cpu"; }
@@ -36,17 +39,23 @@ class CpuExecutor final : public GraphExecutor {
   Status allocate_intermediates();
   Status check_ops_with_shapes();
   // The operands of op i (outputs written into `outs`, at least 2) with the run's threads and scratch.
-  KernelArgs args_of(size_t i, tosa::TensorRef* outs, ParallelRunner* runner);
-  // Sizes the scratch for the ops' current shapes and `threads` (allocates only when it grows).
+  // `unbound_io`: see ref().
+  KernelArgs args_of(size_t i, tosa::TensorRef* outs, ParallelRunner* runner, bool unbound_io = false);
+  // Sizes the scratch for the ops' current shapes and `threads` (allocates only when it grows,
+  // counting the growth in the budget).
   Status size_scratch(int threads);
   Status run_ops(ParallelRunner* runner);
   // Finds the (DEPTHWISE_)CONV2D → RESCALE (→ CLAMP) and fp32 (DEPTHWISE_)CONV2D → CLAMP chains run
   // as one kernel (cpu::ConvRescaleChain).
   void plan_fusions(bool enabled);
   // The chain that op i (a fused CONV2D) heads, its operands bound for this run.
-  cpu::ConvRescaleChain chain_of(size_t i);
-  tosa::TensorRef ref(TensorId t) const {
-    return tosa::TensorRef{graph_->tensors[t].dtype, shapes_[t], data_[t]};
+  cpu::ConvRescaleChain chain_of(size_t i, bool unbound_io = false);
+  // Tensor t as the kernels see it. `unbound_io`: graph I/O not bound yet (at prepare) gets a
+  // placeholder that is never read: the checks and the scratch sizes look at dtypes and shapes
+  // only, but refuse null data.
+  tosa::TensorRef ref(TensorId t, bool unbound_io = false) const {
+    void* data = data_[t] == nullptr && unbound_io ? unbound_io_placeholder : data_[t];
+    return tosa::TensorRef{graph_->tensors[t].dtype, shapes_[t], data};
   }
 
   const Graph* graph_ = nullptr;
@@ -63,8 +72,12 @@ class CpuExecutor final : public GraphExecutor {
   std::vector<tosa::TensorRef> in_refs_;
   std::vector<Shape> input_shapes_;
   // Scratch shared by the ops that take it (they run one at a time): the largest any needs.
+  // Sized at prepare for static graphs and ExecutorOptions::num_threads; a run with more threads
+  // or, for dynamic graphs, larger shapes grows it.
   std::unique_ptr<uint8_t[]> scratch_;
   size_t scratch_bytes_ = 0;
+  // ExecutorOptions::memory_budget (may be null): packed weights and scratch are counted there.
+  MemoryBudget* budget_ = nullptr;
   // Per op: the RESCALE and CLAMP ops a convolution runs fused with (kNoOp: none), and whether the op
   // is run by the CONV2D before it.
   static constexpr size_t kNoOp = SIZE_MAX;
@@ -87,6 +100,7 @@ size_t tensor_bytes(const Graph& g, TensorId t, const Shape& shape) {
 
 Status CpuExecutor::prepare(const Graph& graph, const ExecutorOptions& options) {
   graph_ = &graph;
+  budget_ = options.memory_budget;
   VKRT_RETURN_IF_ERROR(validate_graph(graph));
   profile_ = options.vgf().profile;
   op_ns_.assign(profile_ ? graph.ops.size() : 0, {0, 0});
@@ -95,8 +109,10 @@ Status CpuExecutor::prepare(const Graph& graph, const ExecutorOptions& options) 
   size_t max_inputs = 0;
   for (size_t i = 0; i < graph.ops.size(); ++i) {
     auto plan = std::make_unique<PlannedOp>();
-    Status s = plan_op(graph, graph.ops[i], *plan);
+    Status s = plan_op(cpu::PlanContext{graph, graph.ops[i], i, budget_}, *plan);
     if (!s.is_ok()) {
+      // Memory errors name the op already ("VGF cpu executor: op 3 (CONV2D) packed weights").
+      if (s.code() == Error::MemoryAllocationFailed) return s;
       if (s.code() != Error::NotSupported) return std::move(s).with_context("op " + std::to_string(i));
       unsupported += (unsupported.empty() ? "" : "; ") + std::string("op ") + std::to_string(i) +
                      " (" + op_name(graph.ops[i].kind) + ")";
@@ -141,6 +157,8 @@ Status CpuExecutor::prepare(const Graph& graph, const ExecutorOptions& options) 
     VKRT_ASSIGN_OR_RETURN(shapes_, infer_shapes(graph, input_shapes_));
     VKRT_RETURN_IF_ERROR(allocate_intermediates());
     VKRT_RETURN_IF_ERROR(check_ops_with_shapes());
+    // The scratch for the threads the runs will have (a run with others sizes it again).
+    VKRT_RETURN_IF_ERROR(size_scratch(std::max(1, options.num_threads)));
   }
   return Status::ok();
 }
@@ -186,22 +204,22 @@ void CpuExecutor::plan_fusions(bool enabled) {
   }
 }
 
-cpu::ConvRescaleChain CpuExecutor::chain_of(size_t i) {
+cpu::ConvRescaleChain CpuExecutor::chain_of(size_t i, bool unbound_io) {
   const Op& conv = graph_->ops[i];
   const Fusion& f = fusions_[i];
   cpu::ConvRescaleChain c;
   c.kind = conv.kind;
-  for (size_t k = 0; k < 3; ++k) in_refs_[k] = ref(conv.inputs[k]);
+  for (size_t k = 0; k < 3; ++k) in_refs_[k] = ref(conv.inputs[k], unbound_io);
   c.conv = plans_[i].get();
   c.conv_in = std::span(in_refs_.data(), 3);
-  c.sums = ref(conv.outputs[0]);
+  c.sums = ref(conv.outputs[0], unbound_io);
   if (f.rescale != kNoOp) {
     c.rescale = plans_[f.rescale].get();
-    c.rescaled = ref(graph_->ops[f.rescale].outputs[0]);
+    c.rescaled = ref(graph_->ops[f.rescale].outputs[0], unbound_io);
   }
   if (f.clamp != kNoOp) {
     c.clamp = plans_[f.clamp].get();
-    c.clamped = ref(graph_->ops[f.clamp].outputs[0]);
+    c.clamped = ref(graph_->ops[f.clamp].outputs[0], unbound_io);
   }
   return c;
 }
@@ -220,22 +238,14 @@ Status CpuExecutor::allocate_intermediates() {
   return Status::ok();
 }
 
-// Runs every kernel's check with the planned shapes (graph outputs and inputs have no data yet;
-// checks only look at dtypes, shapes and attributes).
+// Runs every kernel's check with the planned shapes (graph outputs and inputs have no data yet:
+// placeholders, which checks never read; they only look at dtypes, shapes and attributes).
 Status CpuExecutor::check_ops_with_shapes() {
-  // Checks reject null data; graph I/O is bound only at run, so give them a placeholder that
-  // the checks never dereference.
-  alignas(16) static uint8_t placeholder[16];
-  auto checked_ref = [&](TensorId t) {
-    tosa::TensorRef r = ref(t);
-    if (r.data == nullptr) r.data = placeholder;
-    return r;
-  };
   for (size_t i = 0; i < graph_->ops.size(); ++i) {
     const Op& op = graph_->ops[i];
-    for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = checked_ref(op.inputs[k]);
+    for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = ref(op.inputs[k], true);
     std::vector<tosa::TensorRef> outs;
-    for (TensorId t : op.outputs) outs.push_back(checked_ref(t));
+    for (TensorId t : op.outputs) outs.push_back(ref(t, true));
     Status s = call_kernel(op.kind, *plans_[i], KernelArgs{std::span(in_refs_.data(), op.inputs.size()), outs, true, nullptr, {}});
     if (!s.is_ok()) {
       return make_error(s.code(), "op ", i, " (", op_name(op.kind), " ", op.debug_name, "): ", s.message());
@@ -320,10 +330,10 @@ Status CpuExecutor::run(std::span<const Tensor* const> inputs, std::span<Tensor*
   return Status::ok();
 }
 
-KernelArgs CpuExecutor::args_of(size_t i, tosa::TensorRef* outs, ParallelRunner* runner) {
+KernelArgs CpuExecutor::args_of(size_t i, tosa::TensorRef* outs, ParallelRunner* runner, bool unbound_io) {
   const Op& op = graph_->ops[i];
-  for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = ref(op.inputs[k]);
-  for (size_t k = 0; k < op.outputs.size() && k < 2; ++k) outs[k] = ref(op.outputs[k]);
+  for (size_t k = 0; k < op.inputs.size(); ++k) in_refs_[k] = ref(op.inputs[k], unbound_io);
+  for (size_t k = 0; k < op.outputs.size() && k < 2; ++k) outs[k] = ref(op.outputs[k], unbound_io);
   return KernelArgs{std::span(in_refs_.data(), op.inputs.size()), std::span(outs, std::min<size_t>(op.outputs.size(), 2)),
                     false, runner, std::span(scratch_.get(), scratch_bytes_)};
 }
@@ -334,14 +344,24 @@ Status CpuExecutor::size_scratch(int threads) {
   for (size_t i = 0; i < graph_->ops.size(); ++i) {
     if (fused_away_[i]) continue;
     const size_t bytes = fusions_[i].fused()
-                             ? cpu::conv2d_rescale_scratch(chain_of(i), threads)
-                             : cpu::kernel_scratch_bytes(graph_->ops[i].kind, *plans_[i], args_of(i, outs, nullptr), threads);
+                             ? cpu::conv2d_rescale_scratch(chain_of(i, true), threads)
+                             : cpu::kernel_scratch_bytes(graph_->ops[i].kind, *plans_[i],
+                                                         args_of(i, outs, nullptr, true), threads);
     need = std::max(need, bytes);
   }
   if (need <= scratch_bytes_) return Status::ok();
+  // What the budget has counted so far is scratch_bytes_: count the growth. At prepare that is
+  // all of it; at run (more threads than prepare was told of, a dynamic graph's larger shapes)
+  // the budget may refuse it, and the run fails with MemoryAllocationFailed.
+  if (budget_ != nullptr)
+    VKRT_RETURN_IF_ERROR(budget_->reserve(need - scratch_bytes_, "VGF cpu executor: kernel scratch (" +
+                                                                     std::to_string(threads) +
+                                                                     (threads == 1 ? " thread)" : " threads)")));
   scratch_.reset(new (std::nothrow) uint8_t[need]);
+  const size_t had = scratch_bytes_;
   scratch_bytes_ = scratch_ ? need : 0;
-  VKRT_CHECK_OR_RETURN(scratch_ != nullptr, MemoryAllocationFailed, "cpu executor: ", need, " bytes of kernel scratch");
+  VKRT_CHECK_OR_RETURN(scratch_ != nullptr, MemoryAllocationFailed, "VGF cpu executor: ", need,
+                       " bytes of kernel scratch (", had, " before)");
   return Status::ok();
 }
 

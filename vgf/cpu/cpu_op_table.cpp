@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <string>
 
 namespace vkrt::vgf::cpu {
 namespace {
@@ -36,11 +37,17 @@ Status not_supported(OpKind kind) {
 
 }  // namespace
 
-Status plan_op(const Graph& graph, const Op& op, PlannedOp& plan) {
-  const CpuOpImpl* impl = find(op.kind);
-  if (impl == nullptr) return not_supported(op.kind);
-  plan.ir = &op.attr;
-  return impl->plan == nullptr ? Status::ok() : impl->plan(graph, op, plan);
+Status PlanContext::reserve(uint64_t bytes, std::string_view what) const {
+  if (budget == nullptr) return Status::ok();
+  return budget->reserve(bytes, "VGF cpu executor: op " + std::to_string(index) + " (" + op_name(op.kind) + ") " +
+                                    std::string(what));
+}
+
+Status plan_op(const PlanContext& ctx, PlannedOp& plan) {
+  const CpuOpImpl* impl = find(ctx.op.kind);
+  if (impl == nullptr) return not_supported(ctx.op.kind);
+  plan.ir = &ctx.op.attr;
+  return impl->plan == nullptr ? Status::ok() : impl->plan(ctx, plan);
 }
 
 Status call_kernel(OpKind kind, const PlannedOp& plan, const KernelArgs& args) {

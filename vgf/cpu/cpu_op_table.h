@@ -9,10 +9,12 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "cpu_fallback/tosa/tosa_kernels.h"
 #include "vgf/ir/graph.h"
+#include "vkrt/memory_budget.h"
 
 namespace vkrt::vgf::cpu {
 
@@ -26,7 +28,8 @@ struct PlannedOp {
   std::vector<uint8_t> table_bytes;
   int64_t table_len = 0;
   tosa::DType table_dtype = tosa::DType::Unknown;
-  // An int8 CONV2D's constant weights, packed once for the GEMM (tosa::conv2d_pack_weights).
+  // A CONV2D's constant weights, packed once for the GEMM (tosa::conv2d_pack_weights), counted
+  // in the budget (PlanContext::reserve) before they are allocated.
   std::vector<uint8_t> packed_weights_memory;
   const void* packed_weights = nullptr;
 
@@ -52,7 +55,19 @@ struct KernelArgs {
   std::span<uint8_t> scratch;
 };
 
-using PlanFn = Status (*)(const Graph& graph, const Op& op, PlannedOp& plan);
+// What a plan function gets: the op, and where to count the memory it allocates.
+struct PlanContext {
+  const Graph& graph;
+  const Op& op;
+  size_t index = 0;                     // the op's index in the graph, for names
+  MemoryBudget* budget = nullptr;       // null: nothing counted
+  // Counts `bytes` the plan is about to allocate for `what` ("packed weights") in the budget as
+  // "VGF cpu executor: op 3 (CONV2D) packed weights", or fails with MemoryAllocationFailed
+  // naming it (vkrt/memory_budget.h). Call before allocating.
+  Status reserve(uint64_t bytes, std::string_view what) const;
+};
+
+using PlanFn = Status (*)(const PlanContext& ctx, PlannedOp& plan);
 using RunFn = Status (*)(const PlannedOp& plan, const KernelArgs& args);
 // Scratch bytes the kernel wants for these operands (their shapes; data may be null) on `threads`.
 using ScratchFn = size_t (*)(const PlannedOp& plan, const KernelArgs& args, int threads);
@@ -77,8 +92,9 @@ Status check_or_compute(const KernelArgs& a, Check check, Compute compute, const
   return a.check_only ? check(args...) : compute(args...);
 }
 
-// Fills `plan` from `op` through the table (NotSupported naming the op for ops without an entry).
-Status plan_op(const Graph& graph, const Op& op, PlannedOp& plan);
+// Fills `plan` from `ctx.op` through the table (NotSupported naming the op for ops without an
+// entry; MemoryAllocationFailed, naming what, where the budget or the heap runs out).
+Status plan_op(const PlanContext& ctx, PlannedOp& plan);
 
 // Runs the kernel of a planned op (check_only: only its check_<op>()).
 Status call_kernel(OpKind kind, const PlannedOp& plan, const KernelArgs& args);

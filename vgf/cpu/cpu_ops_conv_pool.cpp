@@ -1,4 +1,6 @@
 // CPU op table entries (cpu_op_table.h): convolutions, MATMUL, pooling, FFT2D and RFFT2D.
+#include <new>
+
 #include "vgf/cpu/cpu_op_table.h"
 
 namespace vkrt::vgf::cpu {
@@ -22,7 +24,9 @@ bool constant_ref(const Graph& graph, TensorId t, tosa::DType dtype, int rank, t
   return true;
 }
 
-Status plan_conv2d(const Graph& graph, const Op& op, PlannedOp& p) {
+Status plan_conv2d(const PlanContext& ctx, PlannedOp& p) {
+  const Graph& graph = ctx.graph;
+  const Op& op = ctx.op;
   tosa::TensorRef weight, bias;
   const bool int8 = constant_ref(graph, op.inputs[1], tosa::DType::Int8, 4, &weight) &&
                     constant_ref(graph, op.inputs[2], tosa::DType::Int32, 1, &bias);
@@ -30,9 +34,16 @@ Status plan_conv2d(const Graph& graph, const Op& op, PlannedOp& p) {
                     constant_ref(graph, op.inputs[2], tosa::DType::Fp32, 1, &bias);
   if (!int8 && !fp32) return Status::ok();  // not constants (or int16): packed per call, in the scratch
   const auto& attr = std::get<ConvAttr>(op.attr);
-  p.packed_weights_memory.resize(tosa::conv2d_packed_weights_bytes(weight, bias, attr));
-  if (!p.packed_weights_memory.empty())
-    p.packed_weights = tosa::conv2d_pack_weights(weight, bias, attr, p.packed_weights_memory);
+  const size_t bytes = tosa::conv2d_packed_weights_bytes(weight, bias, attr);
+  if (bytes == 0) return Status::ok();  // nothing to pack at this ISA level
+  VKRT_RETURN_IF_ERROR(ctx.reserve(bytes, "packed weights"));
+  try {
+    p.packed_weights_memory.resize(bytes);
+  } catch (const std::bad_alloc&) {
+    return make_error(Error::MemoryAllocationFailed, "VGF cpu executor: op ", ctx.index, " (", op_name(op.kind),
+                      "): ", bytes, " bytes of packed weights");
+  }
+  p.packed_weights = tosa::conv2d_pack_weights(weight, bias, attr, p.packed_weights_memory);
   return Status::ok();
 }
 

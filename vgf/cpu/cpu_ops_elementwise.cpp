@@ -13,7 +13,8 @@ using tosa::UnaryOp;
 
 // Binary ops: one kernel, the operation a template argument, so each op is one table entry.
 // MAXIMUM/MINIMUM carry a nan_mode, ARITHMETIC_RIGHT_SHIFT `round`; the rest no attributes.
-Status plan_binary(const Graph&, const Op& op, PlannedOp& plan) {
+Status plan_binary(const PlanContext& ctx, PlannedOp& plan) {
+  const Op& op = ctx.op;
   if (const auto* n = std::get_if<NanModeAttr>(&op.attr)) plan.binary.nan_mode = n->nan_mode;
   if (const auto* s = std::get_if<ShiftAttr>(&op.attr)) plan.binary.round = s->round;
   return Status::ok();
@@ -64,9 +65,10 @@ Status run_rescale(const PlannedOp& p, const KernelArgs& a) {
 
 // The IR keeps every table as int16 values; the kernel takes the table as a tensor of the input
 // type, so int8 tables are narrowed here once.
-Status plan_table(const Graph& graph, const Op& op, PlannedOp& plan) {
-  const auto& a = std::get<TableAttr>(op.attr);
-  DType in = graph.tensors[op.inputs[0]].dtype;
+// The table has 256 or 513 entries: too small to count in the budget.
+Status plan_table(const PlanContext& ctx, PlannedOp& plan) {
+  const auto& a = std::get<TableAttr>(ctx.op.attr);
+  DType in = ctx.graph.tensors[ctx.op.inputs[0]].dtype;
   plan.table_len = int64_t(a.table.size());
   if (in == DType::Int8) {
     VKRT_CHECK_OR_RETURN(a.table.size() == 256, InvalidProgram, "TABLE: int8 input needs 256 entries, has ", a.table.size());

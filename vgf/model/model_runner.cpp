@@ -121,6 +121,8 @@ Status ModelRunner::prepare_graph_segment(size_t index, const ModelRunnerOptions
                                                       "VGF segment '" + vseg.name + "' intermediate tensors"));
   ExecutorOptions eo;
   eo.options = options.options;
+  eo.memory_budget = options.memory_budget;
+  eo.num_threads = options.num_threads;
   VgfPlacement placement;
   placement.segment = vseg.name;
   placement.reason = graph_reason_;

@@ -27,7 +27,9 @@ struct ModelRunnerOptions {
   // The load's options, parsed once (VgfBackend::init) or given (VgfSession::create): the
   // executor choice and what the executors read. Required; read during prepare() only.
   const VgfOptions* options = nullptr;
-  MemoryBudget* memory_budget = nullptr;            // required
+  MemoryBudget* memory_budget = nullptr;            // required; must outlive the runner
+  // The threads run()'s KernelContext will offer (ExecutorOptions::num_threads).
+  int num_threads = 1;
   // Lines for the user about choices made against the request (a segment auto moved to the
   // CPU); may be null.
   std::vector<std::string>* notices = nullptr;

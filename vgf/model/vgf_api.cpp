@@ -230,11 +230,13 @@ Result<std::unique_ptr<VgfSession>> VgfSession::create(const VgfModel& model, co
   VKRT_RETURN_IF_ERROR(check_vgf_options(options));
   impl->options = options;
   impl->budget = MemoryBudget(options.memory_budget_bytes ? options.memory_budget_bytes : default_memory_budget_bytes());
+  // The threads first: the CPU executor sizes its scratch for them at prepare.
+  if (options.num_threads > 1) impl->threads = std::make_unique<ThreadPool>(options.num_threads);
   vgf::ModelRunnerOptions ro;
   ro.options = &impl->options;
   ro.memory_budget = &impl->budget;
+  ro.num_threads = impl->threads ? impl->threads->num_threads() : 1;
   VKRT_RETURN_IF_ERROR(impl->runner.prepare(impl->model->file, ro));
-  if (options.num_threads > 1) impl->threads = std::make_unique<ThreadPool>(options.num_threads);
   // No temp pool: the CPU executor plans its own scratch at prepare.
   impl->kernel_context = std::make_unique<KernelContext>(nullptr, impl->threads.get());
   impl->inputs.resize(model.inputs().size());

@@ -66,6 +66,9 @@ struct BackendInitContext {
   // (Method::placements()), e.g. "VgfBackend segment 'graph_segment_0': vulkan on NVIDIA H100".
   // Never null during init.
   std::vector<std::string>* placements = nullptr;
+  // The threads BackendExecuteContext::kernel_context will offer (LoadOptions::num_threads, or
+  // what the method's pool could start): what a delegate sizes per-thread scratch for at init.
+  int num_threads = 1;
 };
 
 struct BackendExecuteContext {

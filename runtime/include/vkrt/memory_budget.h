@@ -2,10 +2,14 @@
 //
 // A 1 KB program can ask for a 64 GiB planned buffer, a Vela stream for a 4 GiB scratch region,
 // a VGF graph for terabyte intermediates. Every load-time allocation whose size a file sets
-// (planned buffers, the temp pool, kernels' prepared state, delegate and driver buffers) is
-// counted here before it is made, so that such a file fails at load with
-// MemoryAllocationFailed naming what asked and how much, instead of exhausting the machine.
-// One budget per loaded method; LoadOptions::memory_budget_bytes sets its size.
+// (planned buffers, the temp pool, kernels' prepared state, delegate and driver buffers: a VGF
+// graph's intermediates, the VGF CPU executor's packed weights and kernel scratch) is counted
+// here before it is made, so that such a file fails at load with MemoryAllocationFailed naming
+// what asked and how much, instead of exhausting the machine. One budget per loaded method;
+// LoadOptions::memory_budget_bytes sets its size. A delegate that must grow a buffer at execute
+// (the VGF CPU executor's scratch, for more threads than it was told of at init or a dynamic
+// graph's larger shapes) counts the growth then; execute fails with MemoryAllocationFailed
+// when the budget refuses it.
 #pragma once
 
 #include <cstdint>

@@ -14,12 +14,15 @@
 #include <set>
 
 #include "common/etdump_checks.h"
+#include "cpu_fallback/tosa/tosa_kernels.h"
+#include "vgf/cpu/cpu_executor.h"
 #include "vgf/graph_vgf_writer.h"
 #ifdef VKRT_HAVE_VGF_SAMPLES
 #include "common/run_command.h"
 #include "vgf_samples.h"
 #endif
 #include "vkrt/etdump.h"
+#include "vkrt/memory_budget.h"
 #include "vkrt/module.h"
 #include "vkrt/pte_writer.h"
 
@@ -215,6 +218,108 @@ TEST(VgfPte, BackendOptionsAreCheckedAtInit) {
   Status malformed = load("VgfBackend.fusion", "yes");
   EXPECT_EQ(malformed.code(), Error::InvalidArgument) << malformed.to_string();
   EXPECT_NE(malformed.message().find("VgfBackend.fusion=\"yes\""), std::string::npos) << malformed.message();
+}
+
+// The cpu executor counts what it allocates at prepare in the load's memory budget, before it
+// allocates it: the CONV2D's weights packed for the GEMM, then the kernel scratch sized for the
+// method's threads. A budget that covers everything but the packed weights fails the load with
+// MemoryAllocationFailed naming them; the exact budget loads and runs with the outputs of the
+// default one; the method's load stats count both.
+TEST(VgfPte, CpuExecutorCountsPackedWeightsAndScratchInTheBudget) {
+  // What the executor reserves, measured on a budget of its own (the intermediates are the
+  // ModelRunner's to count, not the executor's).
+  const Graph graph = int8_network();
+  const Op& conv = graph.ops[0];
+  ASSERT_EQ(conv.kind, OpKind::CONV2D);
+  auto constant = [&](TensorId t) {
+    const TensorInfo& info = graph.tensors[t];
+    return tosa::TensorRef{info.dtype, info.shape, const_cast<uint8_t*>(info.constant_bytes().data())};
+  };
+  const uint64_t packed =
+      tosa::conv2d_packed_weights_bytes(constant(conv.inputs[1]), constant(conv.inputs[2]), std::get<ConvAttr>(conv.attr));
+  MemoryBudget own(UINT64_MAX);
+  ExecutorOptions eo;
+  eo.memory_budget = &own;
+  std::unique_ptr<GraphExecutor> exec = make_cpu_executor();
+  ASSERT_TRUE(exec->prepare(graph, eo).is_ok());
+  ASSERT_GE(own.used(), packed);
+  const uint64_t scratch = own.used() - packed;
+  EXPECT_GT(scratch, 0u);  // the fused CONV2D -> RESCALE -> CLAMP bands
+  // A static graph's run allocates nothing more.
+  std::vector<int8_t> x(H * W * C, 5), y(H / 2 * W / 2 * OC);
+  const int32_t in_sizes[4] = {1, H, W, C}, out_sizes[4] = {1, H / 2, W / 2, OC};
+  Tensor xt = *Tensor::make(ScalarType::Char, in_sizes, x.data()), yt = *Tensor::make(ScalarType::Char, out_sizes, y.data());
+  const Tensor* ins[] = {&xt};
+  Tensor* outs[] = {&yt};
+  const uint64_t after_prepare = own.used();
+  ASSERT_TRUE(exec->run(ins, outs, nullptr).is_ok());
+  EXPECT_EQ(own.used(), after_prepare);
+  if (packed > 0) {
+    MemoryBudget short_of_weights(packed - 1);
+    eo.memory_budget = &short_of_weights;
+    Status s = make_cpu_executor()->prepare(graph, eo);
+    EXPECT_EQ(s.code(), Error::MemoryAllocationFailed) << s.to_string();
+    EXPECT_NE(s.message().find("VGF cpu executor: op 0 (CONV2D) packed weights"), std::string::npos) << s.message();
+    EXPECT_EQ(short_of_weights.used(), 0u);
+  }
+  MemoryBudget short_of_scratch(packed + scratch - 1);
+  eo.memory_budget = &short_of_scratch;
+  Status s = make_cpu_executor()->prepare(graph, eo);
+  EXPECT_EQ(s.code(), Error::MemoryAllocationFailed) << s.to_string();
+  EXPECT_NE(s.message().find("VGF cpu executor: kernel scratch (1 thread)"), std::string::npos) << s.message();
+
+  // The program, through a method's budget.
+  auto bytes = build_program();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  struct Loaded {
+    Status status;
+    uint64_t budgeted = 0;
+    std::vector<float> output;
+  };
+  auto load_and_run = [&](uint64_t budget) {
+    Loaded r;
+    LoadOptions options;
+    options.backend_options.set("VgfBackend.executor", "cpu");
+    options.memory_budget_bytes = budget;
+    auto module = Module::load_from_buffer(*bytes, options);
+    if (!module.ok()) {
+      r.status = module.status();
+      return r;
+    }
+    auto method = (*module)->load_method("forward");
+    if (!method.ok()) {
+      r.status = method.status();
+      return r;
+    }
+    r.budgeted = (*method)->load_stats().budgeted_bytes;
+    std::vector<float> input = test_input();
+    const int32_t sizes[4] = {1, H, W, C};
+    auto t = Tensor::make(ScalarType::Float, sizes, input.data());
+    r.status = (*method)->set_input(0, EValue::from_tensor(&*t));
+    if (r.status.is_ok()) r.status = (*method)->execute();
+    if (!r.status.is_ok()) return r;
+    const Tensor& out = (*method)->output(0).to_tensor();
+    r.output.assign(out.data_as<float>(), out.data_as<float>() + out.numel());
+    return r;
+  };
+  const Loaded by_default = load_and_run(0);
+  ASSERT_TRUE(by_default.status.is_ok()) << by_default.status.to_string();
+  EXPECT_EQ(by_default.output.size(), size_t(H / 2 * W / 2 * OC));
+  const uint64_t total = by_default.budgeted;
+  EXPECT_GE(total, packed + scratch + uint64_t(H * W * OC * 4));  // and the segment's intermediates
+  const Loaded exact = load_and_run(total);
+  ASSERT_TRUE(exact.status.is_ok()) << exact.status.to_string();
+  EXPECT_EQ(exact.budgeted, total);
+  EXPECT_EQ(exact.output, by_default.output);
+  const Loaded no_scratch = load_and_run(total - 1);
+  EXPECT_EQ(no_scratch.status.code(), Error::MemoryAllocationFailed) << no_scratch.status.to_string();
+  EXPECT_NE(no_scratch.status.message().find("VGF cpu executor: kernel scratch"), std::string::npos)
+      << no_scratch.status.message();
+  if (packed == 0) GTEST_SKIP() << "no packed form of int8 weights at this CPU's ISA level";
+  const Loaded no_weights = load_and_run(total - scratch - 1);  // everything but one byte of the packed weights
+  EXPECT_EQ(no_weights.status.code(), Error::MemoryAllocationFailed) << no_weights.status.to_string();
+  EXPECT_NE(no_weights.status.message().find("VGF cpu executor: op 0 (CONV2D) packed weights"), std::string::npos)
+      << no_weights.status.message();
 }
 
 #ifdef VKRT_EXECUTOR_RUNNER

@@ -131,7 +131,8 @@ struct VgfOptions {
   // VgfBackend.num_threads; no environment variable.
   int num_threads = 1;
   // VgfSession only (inside a program the method's budget applies): most bytes the session may
-  // allocate for what the file asks (intermediates); 0 = half of physical memory. Key
+  // allocate for what the file asks (intermediates, the CPU executor's packed weights and
+  // kernel scratch); 0 = half of physical memory. Key
   // VgfBackend.memory_budget_bytes; no environment variable.
   uint64_t memory_budget_bytes = 0;
 
