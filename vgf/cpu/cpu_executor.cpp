@@ -46,10 +46,10 @@ class CpuExecutor final : public GraphExecutor {
   Status size_scratch(int threads);
   Status run_ops(ParallelRunner* runner);
   // Finds the (DEPTHWISE_)CONV2D → RESCALE (→ CLAMP) and fp32 (DEPTHWISE_)CONV2D → CLAMP chains run
-  // as one kernel (cpu::ConvRescaleChain).
+  // as one kernel (cpu::FusedConvChain).
   void plan_fusions(bool enabled);
   // The chain that op i (a fused CONV2D) heads, its operands bound for this run.
-  cpu::ConvRescaleChain chain_of(size_t i, bool unbound_io = false);
+  cpu::FusedConvChain chain_of(size_t i, bool unbound_io = false);
   // Tensor t as the kernels see it. `unbound_io`: graph I/O not bound yet (at prepare) gets a
   // placeholder that is never read: the checks and the scratch sizes look at dtypes and shapes
   // only, but refuse null data.
@@ -204,10 +204,10 @@ void CpuExecutor::plan_fusions(bool enabled) {
   }
 }
 
-cpu::ConvRescaleChain CpuExecutor::chain_of(size_t i, bool unbound_io) {
+cpu::FusedConvChain CpuExecutor::chain_of(size_t i, bool unbound_io) {
   const Op& conv = graph_->ops[i];
   const Fusion& f = fusions_[i];
-  cpu::ConvRescaleChain c;
+  cpu::FusedConvChain c;
   c.kind = conv.kind;
   for (size_t k = 0; k < 3; ++k) in_refs_[k] = ref(conv.inputs[k], unbound_io);
   c.conv = plans_[i].get();
@@ -344,7 +344,7 @@ Status CpuExecutor::size_scratch(int threads) {
   for (size_t i = 0; i < graph_->ops.size(); ++i) {
     if (fused_away_[i]) continue;
     const size_t bytes = fusions_[i].fused()
-                             ? cpu::conv2d_rescale_scratch(chain_of(i, true), threads)
+                             ? cpu::fused_conv_scratch(chain_of(i, true), threads)
                              : cpu::kernel_scratch_bytes(graph_->ops[i].kind, *plans_[i],
                                                          args_of(i, outs, nullptr, true), threads);
     need = std::max(need, bytes);
@@ -372,7 +372,7 @@ Status CpuExecutor::run_ops(ParallelRunner* runner) {
     if (fused_away_[i]) continue;  // run by the CONV2D before it
     const uint64_t start = profile_ ? trace_now_ns() : 0;
     Status s = fusions_[i].fused()
-                   ? cpu::run_conv2d_rescale(chain_of(i), runner, std::span(scratch_.get(), scratch_bytes_))
+                   ? cpu::run_fused_conv(chain_of(i), runner, std::span(scratch_.get(), scratch_bytes_))
                    : call_kernel(op.kind, *plans_[i], args_of(i, outs, runner));
     if (profile_) op_ns_[i] = {start, trace_now_ns()};
     if (!s.is_ok()) {

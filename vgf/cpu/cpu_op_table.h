@@ -101,12 +101,15 @@ Status call_kernel(OpKind kind, const PlannedOp& plan, const KernelArgs& args);
 // The scratch a planned op's kernel wants (0 for most).
 size_t kernel_scratch_bytes(OpKind kind, const PlannedOp& plan, const KernelArgs& args, int threads);
 
-// A CONV2D or DEPTHWISE_CONV2D whose output only a RESCALE reads, and optionally that RESCALE's
-// output only a CLAMP: the executor runs the chain as one kernel (tosa::conv2d_rescale or
-// tosa::depthwise_conv2d_rescale, cpu_ops_conv_pool.cpp) in place of the three. An fp32 one whose
-// output only a CLAMP reads runs as tosa::conv2d_clamp or tosa::depthwise_conv2d_clamp (no
-// RESCALE). `conv_in` are the convolution's operands; `sums`, `rescaled` and `clamped` the ops' outputs.
-struct ConvRescaleChain {
+// A convolution fused with the ops after it, run as one kernel (cpu_ops_conv_pool.cpp):
+//   * an integer CONV2D or DEPTHWISE_CONV2D whose output only a RESCALE reads, and optionally
+//     that RESCALE's output only a CLAMP: tosa::conv2d_rescale or tosa::depthwise_conv2d_rescale
+//     in place of the two or three kernels;
+//   * an fp32 one whose output only a CLAMP reads (no RESCALE): tosa::conv2d_clamp or
+//     tosa::depthwise_conv2d_clamp.
+// `conv_in` are the convolution's operands; `sums`, `rescaled` and `clamped` the ops' outputs.
+// run_fused_conv runs it; fused_conv_scratch is the scratch it takes on `threads`.
+struct FusedConvChain {
   OpKind kind = OpKind::CONV2D;  // or DEPTHWISE_CONV2D
   const PlannedOp* conv = nullptr;
   std::span<const tosa::TensorRef> conv_in;
@@ -116,7 +119,7 @@ struct ConvRescaleChain {
   const PlannedOp* clamp = nullptr;  // null: no CLAMP in the chain
   tosa::TensorRef clamped;
 };
-Status run_conv2d_rescale(const ConvRescaleChain& chain, ParallelRunner* runner, std::span<uint8_t> scratch);
-size_t conv2d_rescale_scratch(const ConvRescaleChain& chain, int threads);
+Status run_fused_conv(const FusedConvChain& chain, ParallelRunner* runner, std::span<uint8_t> scratch);
+size_t fused_conv_scratch(const FusedConvChain& chain, int threads);
 
 }  // namespace vkrt::vgf::cpu

@@ -118,7 +118,7 @@ constexpr CpuOpImpl kOps[] = {
 
 std::span<const CpuOpImpl> conv_pool_ops() { return kOps; }
 
-Status run_conv2d_rescale(const ConvRescaleChain& c, ParallelRunner* runner, std::span<uint8_t> scratch) {
+Status run_fused_conv(const FusedConvChain& c, ParallelRunner* runner, std::span<uint8_t> scratch) {
   const auto& conv = c.conv->ir_attr<ConvAttr>();
   if (c.rescale == nullptr) {  // an fp32 convolution and its CLAMP
     const auto& clamp = c.clamp->ir_attr<ClampAttr>();
@@ -137,7 +137,7 @@ Status run_conv2d_rescale(const ConvRescaleChain& c, ParallelRunner* runner, std
                               c.clamped, runner, tosa::ConvResources{scratch, c.conv->packed_weights});
 }
 
-size_t conv2d_rescale_scratch(const ConvRescaleChain& c, int threads) {
+size_t fused_conv_scratch(const FusedConvChain& c, int threads) {
   const auto& conv = c.conv->ir_attr<ConvAttr>();
   if (c.rescale == nullptr)  // an fp32 convolution and its CLAMP: the convolution's own scratch
     return c.kind == OpKind::DEPTHWISE_CONV2D
