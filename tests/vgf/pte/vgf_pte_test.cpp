@@ -25,6 +25,7 @@
 #include "vkrt/memory_budget.h"
 #include "vkrt/module.h"
 #include "vkrt/pte_writer.h"
+#include "vkrt/thread_pool.h"
 
 namespace vkrt::vgf {
 namespace {
@@ -320,6 +321,56 @@ TEST(VgfPte, CpuExecutorCountsPackedWeightsAndScratchInTheBudget) {
   EXPECT_EQ(no_weights.status.code(), Error::MemoryAllocationFailed) << no_weights.status.to_string();
   EXPECT_NE(no_weights.status.message().find("VGF cpu executor: op 0 (CONV2D) packed weights"), std::string::npos)
       << no_weights.status.message();
+}
+
+// Scratch a run needs past what prepare sized for (here three threads where prepare was told of
+// one) is counted when it grows; a budget without room for it fails that run, naming it. Told of
+// the three threads at prepare, the executor sizes it then and the run adds nothing.
+TEST(VgfPte, CpuExecutorCountsScratchGrowthAtRun) {
+  Graph graph = int8_network();
+  for (TensorInfo& t : graph.tensors) {
+    if (!t.is_constant) t.shape[1] *= 6, t.shape[2] *= 6;  // 48x48: three bands of output pixels
+  }
+  ThreadPool pool(3);
+  if (pool.num_threads() < 3) GTEST_SKIP() << "the pool started " << pool.num_threads() << " threads";
+  KernelContext three_threads(nullptr, &pool);
+  std::vector<int8_t> x(size_t(48 * 48 * C), 5), y(size_t(24 * 24 * OC));
+  const int32_t in_sizes[4] = {1, 48, 48, C}, out_sizes[4] = {1, 24, 24, OC};
+  Tensor xt = *Tensor::make(ScalarType::Char, in_sizes, x.data()), yt = *Tensor::make(ScalarType::Char, out_sizes, y.data());
+  const Tensor* ins[] = {&xt};
+  Tensor* outs[] = {&yt};
+  auto prepare = [&](MemoryBudget& budget, int threads) {
+    ExecutorOptions eo;
+    eo.memory_budget = &budget;
+    eo.num_threads = threads;
+    std::unique_ptr<GraphExecutor> exec = make_cpu_executor();
+    EXPECT_TRUE(exec->prepare(graph, eo).is_ok());
+    return exec;
+  };
+
+  MemoryBudget told_of_three(UINT64_MAX);
+  auto exec = prepare(told_of_three, 3);
+  const uint64_t for_three = told_of_three.used();
+  ASSERT_TRUE(exec->run(ins, outs, &three_threads).is_ok());
+  EXPECT_EQ(told_of_three.used(), for_three);
+  const std::vector<int8_t> want = y;
+
+  MemoryBudget told_of_one(UINT64_MAX);
+  exec = prepare(told_of_one, 1);
+  const uint64_t for_one = told_of_one.used();
+  EXPECT_LT(for_one, for_three);  // a band's sums and GEMM scratch per thread
+  std::fill(y.begin(), y.end(), int8_t(0));
+  ASSERT_TRUE(exec->run(ins, outs, &three_threads).is_ok());
+  EXPECT_EQ(told_of_one.used(), for_three);  // the growth, counted at the run
+  EXPECT_EQ(y, want);
+
+  MemoryBudget no_room(for_one);
+  exec = prepare(no_room, 1);
+  Status s = exec->run(ins, outs, &three_threads);
+  EXPECT_EQ(s.code(), Error::MemoryAllocationFailed) << s.to_string();
+  EXPECT_NE(s.message().find("VGF cpu executor: kernel scratch (3 threads)"), std::string::npos) << s.message();
+  ASSERT_TRUE(exec->run(ins, outs, nullptr).is_ok());  // one thread: what prepare sized
+  EXPECT_EQ(y, want);
 }
 
 #ifdef VKRT_EXECUTOR_RUNNER
