@@ -27,6 +27,12 @@ namespace detail {
 struct TiledGemmPath;
 struct F32Kernel;
 }
+struct DepthwiseS8Params;
+struct DepthwiseS8Output;
+
+// The most taps (kernel_h · kernel_w) depthwise_row_s8 takes: a row's taps are listed on the
+// stack (8x8; larger kernels take the portable row).
+inline constexpr int kDepthwiseRowTaps = 64;
 
 #define VKRT_HWY_TARGET_FUNCTIONS                                                                     \
   /* requantize_row_s8 (requantize_row.h) on whole vectors of the target. */                          \
@@ -35,7 +41,11 @@ struct F32Kernel;
   /* The int8 GEMM tile path below VNNI (gemm_s8_tiled.h): A widened to int16, VPMADDWD. */          \
   const detail::TiledGemmPath* tiled_gemm_path();                                                     \
   /* gemm_f32's register tiles (gemm_f32_tile.h): 6x16 on AVX2, 12x32 on AVX3. */                      \
-  const detail::F32Kernel& f32_kernel();
+  const detail::F32Kernel& f32_kernel();                                                              \
+  /* One output row of depthwise_s8 (depthwise_s8.h) for ch_mult 1, input_offset in [-127, 128] */    \
+  /* and at most kDepthwiseRowTaps taps: two taps per VPMADDWD. */                                    \
+  void depthwise_row_s8(const DepthwiseS8Params& p, int64_t b, int32_t oy, const int8_t* input,       \
+                        const int8_t* weight, const int32_t* bias, const DepthwiseS8Output& to);
 
 namespace N_AVX2 {
 VKRT_HWY_TARGET_FUNCTIONS

@@ -183,6 +183,41 @@ TEST(CortexMFastPaths, DepthwiseStride2EveryHeightAndThreadSplit) {
   testing_support::at_every_isa_level(depthwise_stride2_every_height_and_thread_split_at_one_level);
 }
 
+void depthwise_kernels_around_the_row_tap_limit_at_one_level() {
+  // The x86 row below VNNI lists a row's taps on the stack, up to 64 (8x8); larger kernels take
+  // the portable row. Kernels of 64 and 65+ taps, with padding (edge windows list fewer taps) and
+  // 59 channels (a tail that reaches the second half of the last vector at both widths), with
+  // and without the VNNI path's scratch.
+  std::mt19937 rng(64);
+  struct Case { int kh, kw; };
+  for (const Case& k : {Case{8, 8}, Case{1, 64}, Case{5, 13}, Case{9, 8}}) {
+    DepthwiseConv2dParams p;
+    p.in_h = 12, p.in_w = 70, p.in_ch = 59, p.kernel_h = k.kh, p.kernel_w = k.kw;
+    p.pad_h = k.kh / 2, p.pad_w = k.kw / 2, p.stride_w = 3;
+    p.out_h = (p.in_h + 2 * p.pad_h - k.kh) / p.stride_h + 1, p.out_w = (p.in_w + 2 * p.pad_w - k.kw) / p.stride_w + 1;
+    p.input_offset = 128, p.output_offset = 4, p.activation_min = -100, p.activation_max = 120;
+    const auto input = random_values<int8_t>(size_t(p.in_h) * p.in_w * 59, rng);
+    const auto weight = random_values<int8_t>(size_t(k.kh) * k.kw * 59, rng);
+    const auto bias = random_values<int32_t>(59, rng, -70000, 70000);
+    std::vector<int32_t> mult(59), shift(59);
+    for (int c = 0; c < 59; ++c) mult[c] = int32_t(1u << 30 | (rng() & 0x3FFFFFFF)), shift[c] = -10 - c % 4;
+    const size_t n = size_t(p.out_h) * p.out_w * 59;
+    std::vector<int8_t> want(n), got(n), no_scratch(n);
+    ref::depthwise_conv2d_s8(p, input.data(), weight.data(), bias.data(), mult.data(), shift.data(), want.data());
+    TestExec exec(2);
+    depthwise_conv2d_s8(p, input.data(), weight.data(), bias.data(), mult.data(), shift.data(), got.data(),
+                        exec.make(depthwise_conv2d_s8_scratch_bytes(p, 2)));
+    depthwise_conv2d_s8(p, input.data(), weight.data(), bias.data(), mult.data(), shift.data(), no_scratch.data(),
+                        Exec{});
+    ASSERT_EQ(got, want) << "kernel " << k.kh << "x" << k.kw;
+    ASSERT_EQ(no_scratch, want) << "kernel " << k.kh << "x" << k.kw << ", no scratch";
+  }
+}
+
+TEST(CortexMFastPaths, DepthwiseKernelsAroundTheRowTapLimit) {
+  testing_support::at_every_isa_level(depthwise_kernels_around_the_row_tap_limit_at_one_level);
+}
+
 // ---- small fully connected (direct GEMV) -----------------------------------------------------
 void small_linear_matches_reference_at_one_level() {
   std::mt19937 rng(77);
