@@ -5,6 +5,9 @@
 #include <fstream>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #if defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
 #endif
@@ -25,8 +28,11 @@ Isa detect() {
   __builtin_cpu_init();
   // The avx2 level is what Highway's AVX2 target is compiled for (the *_hwy.cpp kernels): AVX2
   // with FMA3, BMI1/2 and F16C, which every AVX2 CPU made has, but a virtual machine may hide.
+  // (clang's __builtin_cpu_supports has no "f16c": CPUID leaf 1, ECX bit 29, asked directly.)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("bmi") ||
-      !__builtin_cpu_supports("bmi2") || !__builtin_cpu_supports("f16c"))
+      !__builtin_cpu_supports("bmi2") || !f16c)
     return Isa::Portable;
   const bool bw = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
