@@ -21,6 +21,11 @@
 #ifndef HWY_DISABLED_TARGETS
 #define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_SSE4)
 #endif
+// Highway's debug checks (on under sanitizers and without NDEBUG) call hwy::Abort in libhwy.so,
+// which this header-only use does not link; the tests check the kernels' results instead.
+#ifndef HWY_IS_DEBUG_BUILD
+#define HWY_IS_DEBUG_BUILD 0
+#endif
 
 namespace vkrt::compute {
 namespace detail {
