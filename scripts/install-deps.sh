@@ -9,7 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
   libvulkan-dev libvulkan-volk-dev vulkan-validationlayers mesa-vulkan-drivers vulkan-tools
   glslang-tools glslang-dev spirv-tools
-  libxnnpack-dev libpthreadpool-dev libopenblas-dev libhwy-dev
+  libxnnpack-dev libpthreadpool-dev libopenblas-dev libhwy-dev libcpuinfo-dev
   python3-torch
 )
 

@@ -25,6 +25,7 @@
 #include "cortex_m/reference/reference_ops.h"
 #include "compute/simd_avx512.h"
 #include "vkrt/thread_pool.h"
+#include "xnnpack_isa.h"
 
 #if VKRT_BENCH_XNNPACK
 #include <pthreadpool.h>
@@ -349,7 +350,7 @@ const char* path_of(Kind kind) {
   }
 }
 
-void print_summary(const std::map<std::string, double>& rates) {
+void print_summary(const std::map<std::string, double>& rates, const std::string& xnnpack_level) {
   auto get = [&](const std::string& name) {
     const auto it = rates.find(name);
     return it == rates.end() ? 0.0 : it->second;
@@ -357,7 +358,7 @@ void print_summary(const std::map<std::string, double>& rates) {
   std::printf("\nSummary (GMAC/s; pooling counts additions). CPU: %s; ours at ISA level %s (of: ",
               compute::cpu_model_name().c_str(), compute::isa_name(compute::active_isa()));
   for (compute::Isa isa : compute::available_isas()) std::printf(" %s", compute::isa_name(isa));
-  std::printf("; pin with VKRT_CPU_ISA). XNNPACK picks its own.\n");
+  std::printf("; pin with VKRT_CPU_ISA). XNNPACK: %s.\n", xnnpack_level.c_str());
   double load[3] = {0, 0, 0};
   if (FILE* f = std::fopen("/proc/loadavg", "r")) {
     if (std::fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) load[0] = 0;
@@ -392,6 +393,16 @@ void print_summary(const std::map<std::string, double>& rates) {
 
 int main(int argc, char** argv) {
   using namespace vkrt::cortex_m;
+  std::string error;
+  const std::string xnnpack_level = vkrt::bench::cap_xnnpack_isa(&error);
+  if (!error.empty()) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 1;
+  }
+  if (!vkrt::compute::isa_environment_error().empty()) {
+    std::fprintf(stderr, "error: %s\n", vkrt::compute::isa_environment_error().c_str());
+    return 1;
+  }
 #if VKRT_BENCH_XNNPACK
   if (xnn_initialize(nullptr) != xnn_status_success) std::fprintf(stderr, "xnn_initialize failed\n");
 #endif
@@ -421,7 +432,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   CollectingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  print_summary(reporter.rates);
+  print_summary(reporter.rates, xnnpack_level);
   benchmark::Shutdown();
   return 0;
 }

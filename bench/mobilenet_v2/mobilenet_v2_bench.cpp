@@ -19,6 +19,7 @@
 #include "compute/isa.h"
 #include "executor_runner/run_stats.h"
 #include "vkrt/module.h"
+#include "xnnpack_isa.h"
 
 #if VKRT_BENCH_XNNPACK
 #include <xnnpack.h>
@@ -107,6 +108,8 @@ int run_main(int argc, char** argv) {
   uint32_t runs = 30, warmup = 5;
   CLI::App app{"MobileNetV2 224 int8: vkrt (the VGF sample on the CPU executor) vs the same layers in XNNPACK,\n"
                "at each thread count; prints p50/min per side and XNNPACK_time / vkrt_time (>= 1: vkrt faster)"};
+  app.footer("Environment: VKRT_CPU_ISA pins vkrt's ISA level (portable, avx2, avx512bw, avx512vnni, ...);\n"
+             "VKRT_XNNPACK_ISA=avx2 caps XNNPACK's kernels at AVX2, for like-for-like figures on an AVX-512 host.");
   app.add_option("pte", pte, "mobilenet_v2_int8_vgf.pte (build/examples/make_sample_programs <dir> writes it)")
       ->required();
   app.add_option("--runs", runs, "Timed runs per side and thread count (default 30)");
@@ -126,6 +129,8 @@ int run_main(int argc, char** argv) {
   if (thread_counts.empty()) return fail(error);
   if (!compute::isa_environment_error().empty()) return fail(compute::isa_environment_error());  // VKRT_CPU_ISA
 
+  const std::string xnnpack_level = cap_xnnpack_isa(&error);
+  if (!error.empty()) return fail(error);
 #if VKRT_BENCH_XNNPACK
   if (xnn_initialize(nullptr) != xnn_status_success) return fail("xnn_initialize failed (CPU not supported by XNNPACK?)");
 #endif
@@ -181,7 +186,8 @@ int run_main(int argc, char** argv) {
               compute::isa_name(compute::active_isa()));
   std::printf("vkrt:    %s (%s)\n", pte.c_str(), placement.empty() ? "VgfBackend on the CPU executor" : placement.c_str());
 #if VKRT_BENCH_XNNPACK
-  std::printf("XNNPACK: the sample's layers as QC8/QS8 operators: %s\n", network.c_str());
+  std::printf("XNNPACK: the sample's layers as QC8/QS8 operators: %s; ISA level: %s\n", network.c_str(),
+              xnnpack_level.c_str());
 #else
   std::printf("XNNPACK: not built (xnnpack.h, libXNNPACK or pthreadpool not found at configure time): n/a\n");
 #endif
