@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "compute/isa.h"
 #include "cpu_fallback/tosa/reference_loops.h"
 #include "cpu_fallback/tosa/tosa_kernels.h"
+#include "vkrt/thread_pool.h"
 
 namespace vkrt::tosa {
 namespace {
@@ -54,6 +56,8 @@ const Layer kLayers[] = {
     {"b7_expand_1x1_64to384", Kind::kConv, 14, 64, 384, 1, 1},
     {"b7_dw_3x3_384", Kind::kDepthwise, 14, 384, 384, 3, 1},
     {"b7_project_1x1_384to64", Kind::kConv, 14, 384, 64, 1, 1},
+    {"b16_dw_3x3_960", Kind::kDepthwise, 7, 960, 960, 3, 1},
+    {"b16_project_1x1_960to160", Kind::kConv, 7, 960, 160, 1, 1},
     {"last_1x1_320to1280", Kind::kConv, 7, 320, 1280, 1, 1},
     {"rescale_112x112x96_to_int8", Kind::kRescale, 112, 96, 96, 1, 1},
 };
@@ -122,12 +126,14 @@ struct LayerData {
   }
 
   // The fused chain's operands: a per-channel RESCALE (shifts 36-39) to int8 and a ReLU6-like
-  // CLAMP, and the scratch for one thread, as the executor gives it.
+  // CLAMP, and the scratch for the runner's threads (one without a runner), as the executor
+  // gives it.
   std::vector<int32_t> fused_multiplier, fused_shift;
   RescaleAttr fused_rescale;
   ClampAttr relu6;
   std::vector<uint8_t> fused_scratch;
-  void run_fused(const Layer& l) {
+  void run_fused(const Layer& l, ParallelRunner* runner) {
+    const int threads = runner ? runner->num_threads() : 1;
     const TensorRef sums = acc_ref(out_shape);
     if (fused_scratch.empty()) {
       std::mt19937 rng(2);
@@ -143,16 +149,18 @@ struct LayerData {
       out8.resize(acc.size());
       if (l.kind == Kind::kConv) (void)conv_resources();  // packs the weights
       fused_scratch.resize(1 + (l.kind == Kind::kConv
-                                    ? conv2d_rescale_scratch_bytes(in_ref(), w_ref(), b_ref(), attrs, sums, 1, packed_weights)
-                                    : depthwise_conv2d_rescale_scratch_bytes(in_ref(), w_ref(), b_ref(), attrs, sums, 1)));
+                                    ? conv2d_rescale_scratch_bytes(in_ref(), w_ref(), b_ref(), attrs, sums, threads,
+                                                                   packed_weights)
+                                    : depthwise_conv2d_rescale_scratch_bytes(in_ref(), w_ref(), b_ref(), attrs, sums,
+                                                                             threads)));
     }
     const TensorRef out_ref{DType::Int8, out_shape, out8.data()};
     if (l.kind == Kind::kConv)
-      check(conv2d_rescale(in_ref(), w_ref(), b_ref(), attrs, sums, fused_rescale, out_ref, &relu6, out_ref, nullptr,
+      check(conv2d_rescale(in_ref(), w_ref(), b_ref(), attrs, sums, fused_rescale, out_ref, &relu6, out_ref, runner,
                            ConvResources{fused_scratch, packed_weights}));
     else
       check(depthwise_conv2d_rescale(in_ref(), w_ref(), b_ref(), attrs, sums, fused_rescale, out_ref, &relu6, out_ref,
-                                     nullptr, fused_scratch));
+                                     runner, fused_scratch));
   }
 
   // DEPTHWISE_CONV2D's scratch for one thread, as the executor gives it.
@@ -195,11 +203,13 @@ struct LayerData {
 
 enum class Mode { kKernel, kReference, kFused };
 
-void bench_layer(benchmark::State& state, const Layer* layer, Mode mode) {
+// threads > 1: the fused chain on a ThreadPool of that many (the executor's runner).
+void bench_layer(benchmark::State& state, const Layer* layer, Mode mode, int threads) {
   LayerData data(*layer);
+  std::unique_ptr<ThreadPool> pool = threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
   for (auto _ : state) {
     if (mode == Mode::kFused)
-      data.run_fused(*layer);
+      data.run_fused(*layer, pool.get());
     else
       data.run(*layer, mode == Mode::kReference);
     benchmark::ClobberMemory();
@@ -231,26 +241,31 @@ class CollectingReporter : public benchmark::ConsoleReporter {
 int main(int argc, char** argv) {
   using namespace vkrt::tosa;
   for (const Layer& l : kLayers) {
-    benchmark::RegisterBenchmark((std::string(l.name) + "/kernel").c_str(), bench_layer, &l, Mode::kKernel)->UseRealTime();
-    if (l.kind != Kind::kRescale)
-      benchmark::RegisterBenchmark((std::string(l.name) + "/fused").c_str(), bench_layer, &l, Mode::kFused)->UseRealTime();
-    benchmark::RegisterBenchmark((std::string(l.name) + "/reference").c_str(), bench_layer, &l, Mode::kReference)
-        ->UseRealTime();
+    const std::string n = l.name;
+    benchmark::RegisterBenchmark((n + "/kernel").c_str(), bench_layer, &l, Mode::kKernel, 1)->UseRealTime();
+    if (l.kind != Kind::kRescale) {
+      benchmark::RegisterBenchmark((n + "/fused").c_str(), bench_layer, &l, Mode::kFused, 1)->UseRealTime();
+      benchmark::RegisterBenchmark((n + "/fused/threads:2").c_str(), bench_layer, &l, Mode::kFused, 2)->UseRealTime();
+    }
+    benchmark::RegisterBenchmark((n + "/reference").c_str(), bench_layer, &l, Mode::kReference, 1)->UseRealTime();
   }
   benchmark::Initialize(&argc, argv);
   CollectingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  std::printf("\nSummary (GMAC/s for convolutions, Gelem/s for RESCALE; best repetition, one thread). CPU: %s; "
-              "ISA level %s (pin with VKRT_CPU_ISA); CONV2D on the compute core's GEMM, weights packed ahead\n",
+  std::printf("\nSummary (GMAC/s for convolutions, Gelem/s for RESCALE; best repetition, one thread unless said). "
+              "CPU: %s; ISA level %s (pin with VKRT_CPU_ISA); CONV2D on the compute core's GEMM, weights packed ahead\n",
               vkrt::compute::cpu_model_name().c_str(), vkrt::compute::isa_name(vkrt::compute::active_isa()));
-  std::printf("fused: the convolution with RESCALE to int8 and CLAMP in one call, GMAC/s of the convolution\n");
-  std::printf("%-30s %10s %10s %10s %10s %8s\n", "layer", "M work", "kernel", "fused", "reference", "ratio");
+  std::printf("fused: the convolution with RESCALE to int8 and CLAMP in one call, GMAC/s of the convolution; "
+              "fused_2t: the same on two threads\n");
+  std::printf("%-30s %10s %10s %10s %10s %10s %8s %8s\n", "layer", "M work", "kernel", "fused", "fused_2t", "reference",
+              "ratio", "2t/1t");
   for (const Layer& l : kLayers) {
-    const double k = reporter.rates[std::string(l.name) + "/kernel"];
-    const double f = reporter.rates[std::string(l.name) + "/fused"];
-    const double r = reporter.rates[std::string(l.name) + "/reference"];
-    if (k == 0 && f == 0 && r == 0) continue;
-    std::printf("%-30s %10.2f %10.3f %10.3f %10.3f %8.1f\n", l.name, l.work() / 1e6, k, f, r, r > 0 ? k / r : 0.0);
+    const std::string n = l.name;
+    const double k = reporter.rates[n + "/kernel"], f = reporter.rates[n + "/fused"];
+    const double f2 = reporter.rates[n + "/fused/threads:2"], r = reporter.rates[n + "/reference"];
+    if (k == 0 && f == 0 && f2 == 0 && r == 0) continue;
+    std::printf("%-30s %10.2f %10.3f %10.3f %10.3f %10.3f %8.1f %8.2f\n", l.name, l.work() / 1e6, k, f, f2, r,
+                r > 0 ? k / r : 0.0, f > 0 ? f2 / f : 0.0);
   }
   benchmark::Shutdown();
   return 0;
