@@ -192,9 +192,7 @@ void depthwise_s8(const DepthwiseS8Params& p, const int8_t* input, const int8_t*
   spec.activation_max = p.activation_max;
   // Threads only pay off on layers of a few hundred thousand MACs or more.
   const int threads = std::max(1, std::min(exec.num_threads(), int(macs / 262144.0) + 1));
-  exec.parallel_for(threads, [&](int t) {
-    int64_t r0, r1;
-    split_range(rows, threads, t, &r0, &r1);
+  exec.parallel_chunks(threads, rows, [&](int, int64_t r0, int64_t r1) {
 #if defined(__x86_64__)
     // Below VNNI: the Highway row (depthwise_rows_hwy.cpp), AVX3 copy at avx512bw, AVX2 copy at avx2.
     if (int16_products_exact(p) && has(Isa::Avx2) && int64_t(p.kernel_h) * p.kernel_w <= kDepthwiseRowTaps) {

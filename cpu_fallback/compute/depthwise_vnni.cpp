@@ -471,10 +471,10 @@ bool depthwise_vnni(const DepthwiseS8Params& p, const int8_t* input, const int8_
   const bool shifts_left = prepare(p, l, weight, bias, to.multiplier, to.shift, packed_weights, constants);
   const int64_t rows = int64_t(p.batches) * p.out_h;
   const int64_t image_bytes = int64_t(p.in_h) * p.in_w * p.in_ch;
-  exec.parallel_for(threads, [&](int t) {
+  // Chunks of whole row pairs: both layouts that share an interleave do rows two at a time.
+  exec.parallel_chunks(threads, (rows + 1) / 2, [&](int t, int64_t pair0, int64_t pair1) {
     uint8_t* q = task_base + size_t(t) * l.task_bytes;
-    int64_t r0, r1;
-    split_range(rows, threads, t, &r0, &r1);
+    const int64_t r0 = 2 * pair0, r1 = std::min(rows, 2 * pair1);
     const uint8_t* set1 = packed_weights + l.weight_set_bytes;
     const uint8_t* set2 = packed_weights + 2 * l.weight_set_bytes;
     auto compute = [&](const uint8_t* q1, const uint8_t* weights, const uint8_t* q2, const uint8_t* weights2,

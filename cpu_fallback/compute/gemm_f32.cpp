@@ -148,16 +148,14 @@ void run(const GemmF32& g, const Exec& exec, const F32Kernel& kern) {
     for (int64_t i = 0; i < g.m; ++i) std::fill(g.c + i * g.ldc, g.c + i * g.ldc + g.n, 0.0f);
     return;
   }
-  // Tasks split the rows in whole tiles when there are enough of them, else the columns in
-  // whole panels; each C element belongs to one task, so threads do not change a bit.
+  // Chunks of whole row tiles when there are enough of them, else of whole column panels; each
+  // C element belongs to one chunk, so threads do not change a bit.
   const int64_t row_tiles = (g.m + kern.mr - 1) / kern.mr, panels = (g.n + kern.nr - 1) / kern.nr;
   const double macs = double(g.m) * double(g.n) * double(g.k);
   int tasks = int(std::min<double>(exec.num_threads(), macs / kMacsPerTask + 1));
   const bool split_rows = row_tiles >= tasks;
   tasks = int(std::max<int64_t>(1, std::min<int64_t>(tasks, split_rows ? row_tiles : panels)));
-  exec.parallel_for(tasks, [&](int t) {
-    int64_t b0, b1;
-    split_range(split_rows ? row_tiles : panels, tasks, t, &b0, &b1);
+  exec.parallel_chunks(tasks, split_rows ? row_tiles : panels, [&](int, int64_t b0, int64_t b1) {
     if (split_rows)
       run_block(g, kern, b0 * kern.mr, std::min(g.m, b1 * kern.mr), 0, g.n);
     else

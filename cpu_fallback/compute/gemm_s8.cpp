@@ -307,9 +307,7 @@ void gemm_packed(const GemmS8& g, const Exec& exec) {
     by_columns = by_column_tiles <= by_row_tiles;
   }
   if (tasks > 1 && by_columns) {
-    exec.parallel_for(tasks, [&](int t) {
-      int64_t q0, q1;
-      split_range(pairs, tasks, t, &q0, &q1);
+    exec.parallel_chunks(tasks, pairs, [&](int t, int64_t q0, int64_t q1) {
       const int32_t p0 = int32_t(2 * q0), p1 = int32_t(std::min<int64_t>(2 * q1, l.panels));
       if (!ahead) pack_b_panels(g, l, p0, p1, packed_b, colterm, mult, shift);
       const TaskBuffers mine = buffers_of(t);
@@ -323,20 +321,17 @@ void gemm_packed(const GemmS8& g, const Exec& exec) {
   }
 
   // Otherwise B is packed by all tasks first (unless packed ahead), then the rows are shared
-  // out. Each task takes an equal share of the 8-row tiles (not of whole 32-row blocks: 49
-  // rows would split 32/17 and cap two threads at 1.5x).
+  // out in chunks of 8-row tiles (not of whole 32-row blocks: 49 rows would split 32/17 and
+  // cap two threads at 1.5x).
   if (!ahead) {
-    exec.parallel_for(tasks, [&](int t) {
-      int64_t p0, p1;
-      split_range(l.panels, tasks, t, &p0, &p1);
+    exec.parallel_chunks(tasks, l.panels, [&](int, int64_t p0, int64_t p1) {
       pack_b_panels(g, l, int32_t(p0), int32_t(p1), packed_b, colterm, mult, shift);
     });
   }
-  auto task_first_row = [&](int t) { return t >= tasks ? g.m : std::min(g.m, tiles * t / tasks * kTileRows); };
-  exec.parallel_for(tasks, [&](int t) {
+  exec.parallel_chunks(tasks, tiles, [&](int t, int64_t t0, int64_t t1) {
     const TaskBuffers mine = buffers_of(t);
-    const int64_t row_end = task_first_row(t + 1);
-    for (int64_t r0 = task_first_row(t); r0 < row_end; r0 += kBlockRows) {
+    const int64_t row_end = std::min(g.m, t1 * kTileRows);
+    for (int64_t r0 = t0 * kTileRows; r0 < row_end; r0 += kBlockRows) {
       const int rows = int(std::min<int64_t>(kBlockRows, row_end - r0));
       pack_a_block(g, r0, rows, l.kp, mine.a_pack, mine.row_sums, mine.row_tmp);
       multiply_block(g, l, mine.a_pack, mine.row_sums, r0, rows, 0, l.panels, b);
@@ -440,9 +435,7 @@ void gemv_packed(const GemmS8& g, const Exec& exec) {
   const BPanels b{ahead.panel_data, ahead.colterm, ahead.column_multiplier, ahead.column_shift};
   const int32_t panels = panels_of(g.n);
   const int tasks = std::max(1, std::min(useful_tasks(exec, double(g.m) * g.n * g.k), int(panels)));
-  exec.parallel_for(tasks, [&](int t) {
-    int64_t q0, q1;
-    split_range(panels, tasks, t, &q0, &q1);
+  exec.parallel_chunks(tasks, panels, [&](int, int64_t q0, int64_t q1) {
     switch (rows) {
       case 1: gemv_packed_rows<1>(g, b, kp, a_pack, row_sums, int32_t(q0), int32_t(q1)); break;
       case 2: gemv_packed_rows<2>(g, b, kp, a_pack, row_sums, int32_t(q0), int32_t(q1)); break;
@@ -547,9 +540,7 @@ VKRT_TARGET_AVX512 void gemv(const GemmS8& g, const Exec& exec) {
   // Column blocks of 64 (a multiple of 4) spread over the workers.
   const int32_t blocks = (g.n + 63) / 64;
   const int tasks = std::max(1, std::min(useful_tasks(exec, double(g.m) * g.n * g.k), int(blocks)));
-  exec.parallel_for(tasks, [&](int t) {
-    int64_t b0, b1;
-    split_range(blocks, tasks, t, &b0, &b1);
+  exec.parallel_chunks(tasks, blocks, [&](int, int64_t b0, int64_t b1) {
     const int32_t j0 = int32_t(b0 * 64), j1 = int32_t(std::min<int64_t>(b1 * 64, g.n));
     switch (rows) {
       case 1: gemv_rows<1>(g, a_pack, kp64, row_sums, j0, j1); break;

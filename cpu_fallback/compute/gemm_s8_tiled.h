@@ -221,9 +221,11 @@ struct TiledGemm {
     // panels, packs them (unless packed ahead) and multiplies every row by them, no barrier.
     const int64_t tiles = (g.m + Path::kTileRows - 1) / Path::kTileRows;
     if (tasks > 1 && tiles < 2 * tasks && l.panels >= tasks) {
-      exec.parallel_for(tasks, [&](int t) {
-        int64_t p0, p1;
-        split_range(l.panels, tasks, t, &p0, &p1);
+      // Chunks of whole tiles (panels_per_tile() panels), so that no chunk edge halves a tile.
+      constexpr int P = panels_per_tile();
+      const int64_t tile_columns = (l.panels + P - 1) / P;
+      exec.parallel_chunks(tasks, tile_columns, [&](int t, int64_t c0, int64_t c1) {
+        const int64_t p0 = c0 * P, p1 = std::min<int64_t>(c1 * P, l.panels);
         if (!ahead) pack_panels(p0, p1);
         multiply_rows(buffers_of(t), 0, g.m, int32_t(p0), int32_t(p1));
       });
@@ -231,15 +233,9 @@ struct TiledGemm {
     }
     // Otherwise all tasks pack B first (unless packed ahead), then share out the row tiles.
     if (!ahead) {
-      exec.parallel_for(tasks, [&](int t) {
-        int64_t p0, p1;
-        split_range(l.panels, tasks, t, &p0, &p1);
-        pack_panels(p0, p1);
-      });
+      exec.parallel_chunks(tasks, l.panels, [&](int, int64_t p0, int64_t p1) { pack_panels(p0, p1); });
     }
-    exec.parallel_for(tasks, [&](int t) {
-      int64_t t0, t1;
-      split_range(tiles, tasks, t, &t0, &t1);
+    exec.parallel_chunks(tasks, tiles, [&](int t, int64_t t0, int64_t t1) {
       multiply_rows(buffers_of(t), t0 * Path::kTileRows, std::min(g.m, t1 * Path::kTileRows), 0, l.panels);
     });
   }

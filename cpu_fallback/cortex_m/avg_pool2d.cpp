@@ -121,11 +121,8 @@ Status avg_pool(const PoolParams& p, const T* input, T* output, const Exec& exec
       if (workers == 1) {
         avg_pool_s8_avx512(p, input, output, 0, rows);
       } else {
-        exec.parallel_for(workers, [&](int t) {
-          int64_t r0, r1;
-          split_range(rows, workers, t, &r0, &r1);
-          avg_pool_s8_avx512(p, input, output, r0, r1);
-        });
+        exec.parallel_chunks(workers, rows,
+                             [&](int, int64_t r0, int64_t r1) { avg_pool_s8_avx512(p, input, output, r0, r1); });
       }
       return Status::ok();
     }
@@ -135,9 +132,7 @@ Status avg_pool(const PoolParams& p, const T* input, T* output, const Exec& exec
   const size_t per_task = align_up(size_t(p.channels) * 4);
   const bool vector = exec.scratch.size() >= avg_pool2d_scratch_bytes(p, threads);
   uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(exec.scratch.data())));
-  auto run_rows = [&](int t) {
-    int64_t r0, r1;
-    split_range(rows, vector ? threads : 1, t, &r0, &r1);
+  auto run_rows = [&](int t, int64_t r0, int64_t r1) {
     int32_t one_sum;
     int32_t* acc = vector ? reinterpret_cast<int32_t*>(base + size_t(t) * per_task) : &one_sum;
     for (int64_t r = r0; r < r1; ++r) {
@@ -164,9 +159,9 @@ Status avg_pool(const PoolParams& p, const T* input, T* output, const Exec& exec
     }
   };
   if (vector)
-    exec.parallel_for(threads, run_rows);
+    exec.parallel_chunks(threads, rows, run_rows);
   else
-    run_rows(0);
+    run_rows(0, 0, rows);
   return Status::ok();
 }
 

@@ -23,7 +23,6 @@ using compute::GemmS8;
 using compute::GemmS8PackedB;
 using compute::requantize_row_s8;
 using compute::RequantizeRow;
-using compute::split_range;
 namespace simd = compute::simd;
 
 }  // namespace vkrt::cortex_m

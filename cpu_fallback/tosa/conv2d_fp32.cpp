@@ -267,8 +267,8 @@ bool conv2d_fp32_gemm(const TensorRef& input, const TensorRef& weight, const Ten
     return true;
   }
   const int64_t rows_per_worker = int64_t(im2col_bytes(c) / sizeof(float));
-  return run_band_workers(workers, runner, [&](int t) {
-    for (int64_t i = t; i < bands; i += workers) run_band(i, rows + t * rows_per_worker, compute::Exec{});
+  return run_bands(workers, bands, runner, [&](int worker, int64_t band_index) {
+    run_band(band_index, rows + worker * rows_per_worker, compute::Exec{});
     return Status::ok();
   });
 }

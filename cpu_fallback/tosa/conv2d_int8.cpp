@@ -156,6 +156,14 @@ FusedBands fused_bands(const TensorRef& input, const TensorRef& weight, const Te
   f.g = conv_gemm(input, weight, bias, attrs, sums, &f.im2col);
   f.g.packed_b = static_cast<const compute::GemmS8PackedB*>(packed_weights);
   f.band = std::min<int64_t>(band_pixels(f.g.n), std::max<int64_t>(f.g.m, 1));
+  if (threads > 1) {
+    // Several bands per worker, whole 8-row GEMM tiles, so that the workers claiming them come
+    // out even: by cache size alone a 7x7 layer (49 rows) of 1280 channels is bands of 16, 16,
+    // 16 and 1 (two workers: 32 rows against 17), and one of 64 channels a single band.
+    constexpr int64_t kBandsPerWorker = 4, kTileRows = 8;
+    const int64_t even = (f.g.m + kBandsPerWorker * threads - 1) / (kBandsPerWorker * threads);
+    f.band = std::min(f.band, std::max(kTileRows, (even + kTileRows - 1) / kTileRows * kTileRows));
+  }
   f.bands = (f.g.m + f.band - 1) / f.band;
   f.workers = int(std::clamp<int64_t>(f.bands, 1, std::max(threads, 1)));
   // A per-call packing of B for every band would cost more than the fusion saves: pack once.
@@ -202,29 +210,24 @@ bool conv2d_rescale_int8_bands(const TensorRef& input, const TensorRef& weight, 
   // The epilogue's constants, filled once here and read by every worker.
   const RescaleRows epilogue(rescale_attrs, output.dtype, clamp_attrs, channels,
                              std::span(base + f.packed_bytes, f.rescale_bytes));
-  return run_band_workers(f.workers, runner, [&](int t) {
-    uint8_t* mine = base + f.packed_bytes + f.rescale_bytes + size_t(t) * f.worker_bytes;
+  return run_bands(f.workers, f.bands, runner, [&](int worker, int64_t b) {
+    uint8_t* mine = base + f.packed_bytes + f.rescale_bytes + size_t(worker) * f.worker_bytes;
     int32_t* band_sums = reinterpret_cast<int32_t*>(mine);
     compute::Exec exec;  // one thread per band: the bands are the parallelism
     exec.scratch = std::span(mine + f.sums_bytes, f.worker_bytes - f.sums_bytes);
-    int64_t b0, b1;
-    compute::split_range(f.bands, f.workers, t, &b0, &b1);
-    for (int64_t b = b0; b < b1; ++b) {
-      const int64_t first = b * f.band, rows = std::min(f.band, f.g.m - first);
-      compute::GemmS8 g = f.g;
-      BandRows band_rows{&f.im2col, first};
-      g.m = rows;
-      if (g.a_row) g.a_ctx = &band_rows, g.a_row = band_window_row;
-      else g.a += first * g.a_stride;
-      g.c32 = band_sums;
-      compute::gemm_s8(g, exec);
-      const int64_t band_shape[2] = {rows, channels};
-      const TensorRef band_in{DType::Int32, band_shape, band_sums};
-      if (broadcast_bias) add_broadcast_bias(bias, band_in);
-      const TensorRef band_out{output.dtype, band_shape, output.as<uint8_t>() + size_t(first * channels) * out_element};
-      VKRT_RETURN_IF_ERROR(epilogue.run(band_in, band_out));
-    }
-    return Status::ok();
+    const int64_t first = b * f.band, rows = std::min(f.band, f.g.m - first);
+    compute::GemmS8 g = f.g;
+    BandRows band_rows{&f.im2col, first};
+    g.m = rows;
+    if (g.a_row) g.a_ctx = &band_rows, g.a_row = band_window_row;
+    else g.a += first * g.a_stride;
+    g.c32 = band_sums;
+    compute::gemm_s8(g, exec);
+    const int64_t band_shape[2] = {rows, channels};
+    const TensorRef band_in{DType::Int32, band_shape, band_sums};
+    if (broadcast_bias) add_broadcast_bias(bias, band_in);
+    const TensorRef band_out{output.dtype, band_shape, output.as<uint8_t>() + size_t(first * channels) * out_element};
+    return epilogue.run(band_in, band_out);
   });
 }
 

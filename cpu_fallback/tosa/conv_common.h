@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -127,19 +128,19 @@ inline void add_broadcast_bias(const TensorRef& bias, const TensorRef& output) {
   for (int64_t i = 0, count = output.num_elements(); i < count; ++i) out[i] = ConvPolicy<int8_t>::add(out[i], b);
 }
 
-// Runs band_worker(t) for t < workers, on `runner` when there are several (each worker takes
-// its own bands, one at a time; `workers` is at most threads_of(runner)). False when a worker
-// reports an error: the operands were checked by the caller, so none does; should one, the
-// caller runs the unfused kernels, which report it.
-template <typename BandWorker>
-bool run_band_workers(int workers, ParallelRunner* runner, const BandWorker& band_worker) {
-  std::vector<Status> results(static_cast<size_t>(workers));
-  auto task = [&](int t) { results[size_t(t)] = band_worker(t); };
-  if (workers > 1)
-    runner->run(workers, task);
-  else
-    task(0);
-  return std::all_of(results.begin(), results.end(), [](const Status& s) { return s.is_ok(); });
+// Runs run_band(worker, band) for every band < bands on up to `workers` workers (at most
+// threads_of(runner); `worker` indexes per-worker scratch), each claiming the next band when it
+// is done with one (compute::Exec::parallel_chunks): a worker on a slower core takes fewer.
+// False when a band reports an error: the operands were checked by the caller, so none does;
+// should one, the caller runs the unfused kernels, which report it.
+template <typename RunBand>
+bool run_bands(int workers, int64_t bands, ParallelRunner* runner, const RunBand& run_band) {
+  std::atomic<bool> ok{true};
+  compute::Exec{{}, runner}.parallel_chunks(workers, bands, bands, [&](int worker, int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1 && ok.load(std::memory_order_relaxed); ++b)
+      if (!run_band(worker, b).is_ok()) ok.store(false, std::memory_order_relaxed);
+  });
+  return ok.load();
 }
 
 }  // namespace vkrt::tosa::detail

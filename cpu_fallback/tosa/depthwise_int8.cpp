@@ -94,6 +94,11 @@ DepthwiseBands depthwise_bands(const compute::DepthwiseS8Params& p, int threads)
   const int64_t row_elements = std::max<int64_t>(int64_t(p.out_w) * p.out_ch(), 1);
   // About 64 KiB of int32 sums per band (L2-resident while it is rescaled).
   d.rows = std::clamp<int64_t>((int64_t(64) << 10) / (4 * row_elements), 1, std::max(p.out_h, 1));
+  // Several bands per worker, so that the workers claiming them come out even (a 14x14 layer of
+  // 384 channels is 5 bands of 3 rows by cache size: 9 rows against 5 on two workers); at least
+  // 2 rows, which the VNNI engine computes from one interleave of the input (and it packs the
+  // weights again for every band).
+  if (threads > 1) d.rows = std::min<int64_t>(d.rows, std::max(2, p.out_h / (4 * threads)));
   d.bands_per_image = (p.out_h + d.rows - 1) / d.rows;
   d.bands = d.bands_per_image * p.batches;
   d.workers = int(std::clamp<int64_t>(d.bands, 1, std::max(threads, 1)));
@@ -121,28 +126,23 @@ bool depthwise_rescale_int8_bands(const TensorRef& input, const TensorRef& weigh
   const bool bias_per_channel = bias.dim(0) == channels;
   // The epilogue's constants, filled once here and read by every worker.
   const RescaleRows epilogue(rescale_attrs, output.dtype, clamp_attrs, channels, std::span(base, d.rescale_bytes));
-  return run_band_workers(d.workers, runner, [&](int t) {
-    uint8_t* mine = base + d.rescale_bytes + size_t(t) * d.worker_bytes;
+  return run_bands(d.workers, d.bands, runner, [&](int worker, int64_t b) {
+    uint8_t* mine = base + d.rescale_bytes + size_t(worker) * d.worker_bytes;
     compute::DepthwiseS8Output to;
     to.s32 = reinterpret_cast<int32_t*>(mine);
     compute::Exec exec;  // one thread per band: the bands are the parallelism
     exec.scratch = std::span(mine + d.sums_bytes, d.worker_bytes - d.sums_bytes);
-    int64_t b0, b1;
-    compute::split_range(d.bands, d.workers, t, &b0, &b1);
-    for (int64_t b = b0; b < b1; ++b) {
-      const int8_t* band_input = nullptr;
-      int64_t first_row = 0;
-      const compute::DepthwiseS8Params q = d.band(b, input.as<const int8_t>(), &band_input, &first_row);
-      compute::depthwise_s8(q, band_input, weight.as<const int8_t>(), bias_per_channel ? bias.as<const int32_t>() : nullptr,
-                            to, exec);
-      const int64_t band_shape[2] = {int64_t(q.out_h) * p.out_w, channels};
-      const TensorRef band_in{DType::Int32, band_shape, to.s32};
-      if (!bias_per_channel) add_broadcast_bias(bias, band_in);
-      const TensorRef band_out{output.dtype, band_shape,
-                               output.as<uint8_t>() + size_t(first_row * row_elements) * out_element};
-      VKRT_RETURN_IF_ERROR(epilogue.run(band_in, band_out));
-    }
-    return Status::ok();
+    const int8_t* band_input = nullptr;
+    int64_t first_row = 0;
+    const compute::DepthwiseS8Params q = d.band(b, input.as<const int8_t>(), &band_input, &first_row);
+    compute::depthwise_s8(q, band_input, weight.as<const int8_t>(), bias_per_channel ? bias.as<const int32_t>() : nullptr,
+                          to, exec);
+    const int64_t band_shape[2] = {int64_t(q.out_h) * p.out_w, channels};
+    const TensorRef band_in{DType::Int32, band_shape, to.s32};
+    if (!bias_per_channel) add_broadcast_bias(bias, band_in);
+    const TensorRef band_out{output.dtype, band_shape,
+                             output.as<uint8_t>() + size_t(first_row * row_elements) * out_element};
+    return epilogue.run(band_in, band_out);
   });
 }
 

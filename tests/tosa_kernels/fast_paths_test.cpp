@@ -346,6 +346,10 @@ TEST(TosaFastPaths, Conv2dRescaleClampFusedEqualsTheOpsInTurn) {
   // Several bands of output pixels: a windowed convolution (4 bands) and a pointwise one (10).
   cases.push_back({2, 27, 26, 24, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, -128, 0, false});
   cases.push_back({1, 40, 40, 16, 96, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 3, 0, false});
+  // Few rows: one band by cache size, and at three threads bands of 8 rows, the last of 1 (a
+  // 7x7 layer); one band of 196 rows by cache size, 9 at three threads.
+  cases.push_back({1, 7, 7, 64, 160, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, -128, 0, false});
+  cases.push_back({1, 14, 14, 48, 40, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 3, 0, false});
   for (const ConvCase& c : cases) {
     const int64_t oh = out_size(c.ih, c.pad_t, c.pad_b, c.kh, c.dil_y, c.stride_y);
     const int64_t ow = out_size(c.iw, c.pad_l, c.pad_r, c.kw, c.dil_x, c.stride_x);
@@ -410,6 +414,7 @@ TEST(TosaFastPaths, DepthwiseRescaleClampFusedEqualsTheOpsInTurn) {
   cases.push_back({2, 27, 26, 150, 150, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, -128, 0, false});  // 5 bands an image
   cases.push_back({1, 57, 40, 96, 96, 3, 3, 3, 1, 0, 1, 2, 2, 1, 1, 7, 0, true});      // stride 2, pad 3 on top
   cases.push_back({1, 8, 130, 150, 150, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, -3, 0, false});  // one row a band: bands 1, 2 padded
+  cases.push_back({1, 14, 14, 96, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, -128, 0, false});  // 2-row bands at three threads
   for (const ConvCase& c : cases) {
     const int64_t oh = out_size(c.ih, c.pad_t, c.pad_b, c.kh, c.dil_y, c.stride_y);
     const int64_t ow = out_size(c.iw, c.pad_l, c.pad_r, c.kw, c.dil_x, c.stride_x);

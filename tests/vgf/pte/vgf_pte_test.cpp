@@ -329,13 +329,16 @@ TEST(VgfPte, CpuExecutorCountsPackedWeightsAndScratchInTheBudget) {
 TEST(VgfPte, CpuExecutorCountsScratchGrowthAtRun) {
   Graph graph = int8_network();
   for (TensorInfo& t : graph.tensors) {
-    if (!t.is_constant) t.shape[1] *= 6, t.shape[2] *= 6;  // 48x48: three bands of output pixels
+    // 128x128: the convolution's 16384 output pixels are 16 bands of 1024 (its sums' cache size)
+    // on one thread or three: no fewer than four bands per thread, so the bands do not shrink
+    // when there are more threads, and each thread's scratch adds to the total.
+    if (!t.is_constant) t.shape[1] *= 16, t.shape[2] *= 16;
   }
   ThreadPool pool(3);
   if (pool.num_threads() < 3) GTEST_SKIP() << "the pool started " << pool.num_threads() << " threads";
   KernelContext three_threads(nullptr, &pool);
-  std::vector<int8_t> x(size_t(48 * 48 * C), 5), y(size_t(24 * 24 * OC));
-  const int32_t in_sizes[4] = {1, 48, 48, C}, out_sizes[4] = {1, 24, 24, OC};
+  std::vector<int8_t> x(size_t(128 * 128 * C), 5), y(size_t(64 * 64 * OC));
+  const int32_t in_sizes[4] = {1, 128, 128, C}, out_sizes[4] = {1, 64, 64, OC};
   Tensor xt = *Tensor::make(ScalarType::Char, in_sizes, x.data()), yt = *Tensor::make(ScalarType::Char, out_sizes, y.data());
   const Tensor* ins[] = {&xt};
   Tensor* outs[] = {&yt};
