@@ -84,26 +84,6 @@ struct TilePath {
             hn::Set(d32, g.out.activation_max), g.c + row * g.c_stride + col, cols);
   }
 
-  // store_columns of the tile's two vectors of one row (2·L columns from col), the int8 ones
-  // narrowed together where all 2·L columns are in C.
-  template <class D>
-  static HWY_INLINE void store_columns2(D d32, const GemmS8& g, const TiledPanels& b, hn::Vec<D> acc0,
-                                        hn::Vec<D> acc1, int32_t row_term, int64_t row, int32_t col) {
-    const int32_t lanes = int32_t(hn::Lanes(d32));
-    if (g.c32 || g.n - col < 2 * lanes) {
-      store_columns(d32, g, b, acc0, row_term, row, col);
-      store_columns(d32, g, b, acc1, row_term, row, col + lanes);
-      return;
-    }
-    const auto term = hn::Set(d32, row_term);
-    acc0 = hn::Add(hn::Add(acc0, hn::LoadU(d32, b.colterm + col)), term);
-    acc1 = hn::Add(hn::Add(acc1, hn::LoadU(d32, b.colterm + col + lanes)), term);
-    const auto v0 = Requantize(d32, acc0, hn::LoadU(d32, b.mult + col), hn::LoadU(d32, b.shift + col));
-    const auto v1 = Requantize(d32, acc1, hn::LoadU(d32, b.mult + col + lanes), hn::LoadU(d32, b.shift + col + lanes));
-    StoreS8x2(d32, v0, v1, hn::Set(d32, g.out.output_offset), hn::Set(d32, g.out.activation_min),
-              hn::Set(d32, g.out.activation_max), g.c + row * g.c_stride + col);
-  }
-
   // R rows × V vectors of L columns from panel `panel`. Vector q's columns start at
   // c = panel·16 + q·L, within panel c/16 at pair offset c%16; a depth pair of one panel is
   // 16 columns × 2 bytes.
@@ -121,12 +101,19 @@ struct TilePath {
       const int32_t c = panel * 16 + q * lanes32;
       bq[q] = b.data + size_t(c / 16) * 16 * kp + size_t(c % 16) * 2;
     }
-    V32 acc[R][V], odd[R][V];  // odd: ReorderWidenMulAccumulate's second sums (unused on x86)
+    // C chains of accumulators take turns over the depth pairs. A tile of one or two rows has
+    // too few accumulators to hide VPMADDWD's latency: with one chain, a fully connected layer's
+    // single row waits ~6 cycles per depth pair; with four, the loads bound it.
+    constexpr int C = R == 1 ? 4 : R == 2 ? 2 : 1;
+    V32 acc[C][R][V], odd[C][R][V];  // odd: ReorderWidenMulAccumulate's second sums (unused on x86)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c)
 #pragma GCC unroll 16
-    for (int r = 0; r < R; ++r)
+      for (int r = 0; r < R; ++r)
 #pragma GCC unroll 2
-      for (int q = 0; q < V; ++q) acc[r][q] = odd[r][q] = hn::Zero(d32);
-    for (int32_t kk = 0; kk < kp; kk += 2) {
+        for (int q = 0; q < V; ++q) acc[c][r][q] = odd[c][r][q] = hn::Zero(d32);
+    // Depth pair kk into chain c.
+    auto step = [&](int c, int32_t kk) HWY_ATTR {
       hn::Vec<decltype(d16)> bv[V];
 #pragma GCC unroll 2
       for (int q = 0; q < V; ++q) bv[q] = hn::PromoteTo(d16, hn::LoadU(d8, bq[q] + size_t(kk) * 16));
@@ -136,17 +123,51 @@ struct TilePath {
         std::memcpy(&pair, a_pack + size_t(r) * kp + kk, sizeof(pair));
         const auto a = hn::BitCast(d16, hn::Set(d32, pair));
 #pragma GCC unroll 2
-        for (int q = 0; q < V; ++q) acc[r][q] = hn::ReorderWidenMulAccumulate(d32, a, bv[q], acc[r][q], odd[r][q]);
+        for (int q = 0; q < V; ++q)
+          acc[c][r][q] = hn::ReorderWidenMulAccumulate(d32, a, bv[q], acc[c][r][q], odd[c][r][q]);
+      }
+    };
+    int32_t kk = 0;
+    for (; kk + 2 * C <= kp; kk += 2 * C)
+#pragma GCC unroll 4
+      for (int c = 0; c < C; ++c) step(c, kk + 2 * c);
+    for (; kk < kp; kk += 2) step(0, kk);
+#pragma GCC unroll 4
+    for (int c = 1; c < C; ++c)
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+        for (int q = 0; q < V; ++q) {
+          acc[0][r][q] = hn::Add(acc[0][r][q], acc[c][r][q]);
+          odd[0][r][q] = hn::Add(odd[0][r][q], odd[c][r][q]);
+        }
+    const int32_t col = panel * 16;
+    if constexpr (V == 2) {
+      if (!g.c32 && g.n - col >= 2 * lanes32) {
+        // All 2·L columns to int8: the columns' terms and scales once for the R rows, and each
+        // row's two vectors narrowed together.
+        const V32 colterm0 = hn::LoadU(d32, b.colterm + col), colterm1 = hn::LoadU(d32, b.colterm + col + lanes32);
+        const auto scales0 = MakeScales(d32, hn::LoadU(d32, b.mult + col), hn::LoadU(d32, b.shift + col));
+        const auto scales1 = MakeScales(d32, hn::LoadU(d32, b.mult + col + lanes32), hn::LoadU(d32, b.shift + col + lanes32));
+        const V32 offset = hn::Set(d32, g.out.output_offset), lo = hn::Set(d32, g.out.activation_min),
+                  hi = hn::Set(d32, g.out.activation_max);
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) {
+          const V32 term = hn::Set(d32, row_terms[r]);
+          const V32 v0 = hn::Add(hn::Add(hn::RearrangeToOddPlusEven(acc[0][r][0], odd[0][r][0]), colterm0), term);
+          const V32 v1 = hn::Add(hn::Add(hn::RearrangeToOddPlusEven(acc[0][r][1], odd[0][r][1]), colterm1), term);
+          StoreS8x2(d32, Requantize(d32, v0, scales0), Requantize(d32, v1, scales1), offset, lo, hi,
+                    g.c + (row0 + r) * g.c_stride + col);
+        }
+        return;
       }
     }
 #pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) {
-      if constexpr (V == 2)
-        store_columns2(d32, g, b, hn::RearrangeToOddPlusEven(acc[r][0], odd[r][0]),
-                       hn::RearrangeToOddPlusEven(acc[r][1], odd[r][1]), row_terms[r], row0 + r, panel * 16);
-      else
-        store_columns(d32, g, b, hn::RearrangeToOddPlusEven(acc[r][0], odd[r][0]), row_terms[r], row0 + r, panel * 16);
-    }
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+      for (int q = 0; q < V; ++q)
+        store_columns(d32, g, b, hn::RearrangeToOddPlusEven(acc[0][r][q], odd[0][r][q]), row_terms[r], row0 + r,
+                      col + q * lanes32);
   }
 
   // R rows × `panels` (1 or kPanelsPerTile) panels from `panel`.

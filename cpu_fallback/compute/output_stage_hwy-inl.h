@@ -56,29 +56,55 @@ HWY_INLINE void StorePartial(D d, hn::Vec<D> v, T* p, ptrdiff_t n) {
 #endif
 }
 
-// arith::requantize on int32 lanes with per-lane multipliers and CMSIS shifts.
+// What arith::requantize derives from each lane's multiplier and CMSIS shift, derived once per
+// vector of columns: a GEMM tile applies the same columns to all its rows, so deriving them per
+// row (8 of Requantize's 25 instructions on AVX2) is wasted on all but the first.
 template <class D>
-HWY_INLINE hn::Vec<D> Requantize(D d, hn::Vec<D> v, hn::Vec<D> mult, hn::Vec<D> shift) {
+struct RequantizeScales {
+  hn::Vec<D> mult, mult_odd;  // the multipliers; the odd lanes' moved down for MulEven
+  hn::Vec<D> left, right;     // clamp(shift, 0, 31), clamp(-shift, 0, 31)
+  hn::Vec<D> mask, half;      // 2^right - 1 and its half: the rounding divide's remainder bits
+};
+
+template <class D>
+HWY_INLINE RequantizeScales<D> MakeScales(D d, hn::Vec<D> mult, hn::Vec<D> shift) {
   using V = hn::Vec<D>;
   const hn::Repartition<uint64_t, D> du64;
   const V zero = hn::Zero(d), max_shift = hn::Set(d, 31), one = hn::Set(d, 1);
-  const V left = hn::Min(hn::Max(shift, zero), max_shift);
-  const V right = hn::Min(hn::Max(hn::Sub(zero, shift), zero), max_shift);
-  v = v << left;
+  RequantizeScales<D> s;
+  s.mult = mult;
+  s.mult_odd = hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(du64, mult)));
+  s.left = hn::Min(hn::Max(shift, zero), max_shift);
+  s.right = hn::Min(hn::Max(hn::Sub(zero, shift), zero), max_shift);
+  s.mask = hn::Sub(one << s.right, one);
+  s.half = hn::ShiftRight<1>(s.mask);
+  return s;
+}
+
+// arith::requantize on int32 lanes with their columns' scales.
+template <class D>
+HWY_INLINE hn::Vec<D> Requantize(D d, hn::Vec<D> v, const RequantizeScales<D>& s) {
+  using V = hn::Vec<D>;
+  const hn::Repartition<uint64_t, D> du64;
+  v = v << s.left;
   // SRDHM without saturation: (i64(a)·b + 2^30) >> 31, low 32 bits. A logical shift gives the
   // same low bits as an arithmetic one, and AVX2 has no 64-bit arithmetic shift.
   const auto round = hn::Set(du64, uint64_t{1} << 30);
-  const auto even = hn::ShiftRight<31>(hn::Add(hn::BitCast(du64, hn::MulEven(v, mult)), round));
+  const auto even = hn::ShiftRight<31>(hn::Add(hn::BitCast(du64, hn::MulEven(v, s.mult)), round));
   const V v_odd = hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(du64, v)));
-  const V m_odd = hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(du64, mult)));
-  const auto odd = hn::ShiftRight<31>(hn::Add(hn::BitCast(du64, hn::MulEven(v_odd, m_odd)), round));
+  const auto odd = hn::ShiftRight<31>(hn::Add(hn::BitCast(du64, hn::MulEven(v_odd, s.mult_odd)), round));
   const V x = hn::OddEven(hn::BitCast(d, hn::ShiftLeft<32>(odd)), hn::BitCast(d, even));
-  // Rounding divide by 2^right, ties away from zero: threshold = (mask >> 1) + (x < 0).
-  const V mask = hn::Sub(one << right, one);
-  const V remainder = hn::And(x, mask);
-  const V quotient = x >> right;
-  const V threshold = hn::Sub(hn::ShiftRight<1>(mask), hn::ShiftRight<31>(quotient));
+  // Rounding divide by 2^right, ties away from zero: threshold = half + (x < 0).
+  const V remainder = hn::And(x, s.mask);
+  const V quotient = x >> s.right;
+  const V threshold = hn::Sub(s.half, hn::ShiftRight<31>(quotient));
   return hn::Sub(quotient, hn::VecFromMask(d, remainder > threshold));
+}
+
+// arith::requantize on int32 lanes with per-lane multipliers and CMSIS shifts.
+template <class D>
+HWY_INLINE hn::Vec<D> Requantize(D d, hn::Vec<D> v, hn::Vec<D> mult, hn::Vec<D> shift) {
+  return Requantize(d, v, MakeScales(d, mult, shift));
 }
 
 // clamp(v + offset, lo, hi) narrowed to int8 and stored to the first n bytes at out. The narrowing
