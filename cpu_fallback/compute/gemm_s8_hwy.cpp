@@ -174,8 +174,11 @@ struct TilePath {
   template <int R>
   static void tile(const GemmS8& g, const TiledPanels& b, const int16_t* a_pack, int32_t kp, const int32_t* row_terms,
                    int64_t row0, int /*rows: R*/, int32_t panel, int panels = 1) {
-    // A tile is 2 vectors; a single panel on AVX3 is one.
-    if (panels * 16 >= 2 * int(hn::Lanes(hn::ScalableTag<int32_t>())))
+    // A tile is 2 vectors; a single panel on AVX3 is one, and so is the last panel on AVX2 when
+    // it has no more than one vector's columns (n = 24: the second panel's 8 columns would
+    // otherwise cost as much as 16).
+    const int lanes = int(hn::Lanes(hn::ScalableTag<int32_t>()));
+    if (panels * 16 >= 2 * lanes && g.n - panel * 16 > lanes)
       tile_vectors<R, 2>(g, b, a_pack, kp, row_terms, row0, panel);
     else
       tile_vectors<R, 1>(g, b, a_pack, kp, row_terms, row0, panel);
