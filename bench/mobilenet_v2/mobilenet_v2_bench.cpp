@@ -5,7 +5,11 @@
 // For each thread count both are loaded and set up first; then each side is warmed up and timed
 // in turn (not alternating run by run: see time_side).
 //
-//   mobilenet_v2_bench build/samples/mobilenet_v2_int8_vgf.pte [--runs N] [--warmup N] [--threads 1,2]
+// With --layers, a second table per thread count puts each XNNPACK operator beside the CPU
+// executor's steps that do the same work (its profile: a fused convolution chain per
+// convolution, the RESCALEs and ADD of each residual add), p50 per layer over the runs.
+//
+//   mobilenet_v2_bench build/samples/mobilenet_v2_int8_vgf.pte [--runs N] [--warmup N] [--threads 1,2] [--layers]
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -70,13 +74,16 @@ struct VkrtModel {
   Tensor input_tensor;
 };
 
-Status load_vkrt(const std::string& path, int threads, VkrtModel& model) {
+// `profile`: the CPU executor times each of its steps (Method::profile()'s delegate_steps).
+Status load_vkrt(const std::string& path, int threads, bool profile, VkrtModel& model) {
   LoadOptions options;
   options.num_threads = threads;
   options.backend_options.set("VgfBackend.executor", "cpu");
+  if (profile) options.backend_options.set("VgfBackend.profile", "1");
   VKRT_ASSIGN_OR_RETURN(model.module, Module::load(path, options));
   if (model.module->method_names().empty()) return Status(Error::InvalidProgram, "the program has no method");
   VKRT_ASSIGN_OR_RETURN(model.method, model.module->load_method(model.module->method_names().front()));
+  model.method->set_profiling(profile);
   // Only the MobileNetV2 224 int8 VGF sample makes the comparison mean anything.
   const MethodMeta& meta = model.method->meta();
   const bool vgf = std::find(meta.backends.begin(), meta.backends.end(), "VgfBackend") != meta.backends.end();
@@ -103,6 +110,111 @@ int fail(const std::string& message) {
   return 1;
 }
 
+#if VKRT_BENCH_XNNPACK
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// The CPU executor's steps (their profile names, in run order) lined up with XNNPACK's layers:
+// layer i did the work of steps [first[i], first[i + 1]). A convolution, depthwise, fully
+// connected or pooling layer is one step (its fused chain: "CONV2D+RESCALE+CLAMP [cpu]"); a
+// residual add is its fused step ("RESCALE+RESCALE+ADD+RESCALE [cpu]") or, unfused
+// (VKRT_CPU_FUSION=0), the run of RESCALE and ADD steps around the ADD; steps left at the end
+// (the classifier's RESHAPE) go to the last layer. Empty, with *error, where they do not line up.
+std::vector<size_t> line_up(const std::vector<std::string>& steps,
+                            const std::vector<XnnpackMobileNetV2::LayerInfo>& layers, std::string* error) {
+  std::vector<size_t> first;
+  size_t s = 0;
+  for (const auto& layer : layers) {
+    first.push_back(s);
+    if (layer.kind == "add") {
+      bool has_add = false;
+      while (s < steps.size() && (starts_with(steps[s], "RESCALE") || starts_with(steps[s], "ADD")))
+        has_add |= steps[s++].find("ADD") != std::string::npos;
+      if (has_add) continue;
+    } else {
+      const char* op = layer.kind == "depthwise" ? "DEPTHWISE_CONV2D" : layer.kind == "global_avgpool" ? "AVG_POOL2D" : "CONV2D";
+      if (s < steps.size() && starts_with(steps[s], op)) {
+        ++s;
+        continue;
+      }
+    }
+    *error = "the program's steps do not line up with XNNPACK's layers at layer " + std::to_string(first.size() - 1) +
+             " (" + layer.kind + "): step " + std::to_string(s) + " is " + (s < steps.size() ? steps[s] : "missing");
+    return {};
+  }
+  first.push_back(steps.size());
+  return first;
+}
+
+// The per-layer table for one thread count (--layers): each side warmed up, then `runs` runs
+// timed step by step (vkrt: the CPU executor's own step times; XNNPACK: each operator).
+int print_layer_table(const std::string& pte, int threads, uint32_t runs, uint32_t warmup) {
+  std::string error;
+  VkrtModel vkrt;
+  Status s = load_vkrt(pte, threads, true, vkrt);
+  if (!s.is_ok()) return fail("cannot load " + pte + ": " + s.to_string());
+  std::unique_ptr<XnnpackMobileNetV2> xnn = XnnpackMobileNetV2::create(threads, &error);
+  if (!xnn) return fail(error);
+
+  std::vector<std::string> step_names;
+  std::vector<std::vector<double>> step_ms;  // [step][run]
+  for (uint32_t i = 0; i < warmup + runs; ++i) {
+    s = vkrt.method->execute();
+    if (!s.is_ok()) return fail("vkrt: " + s.to_string());
+    if (i < warmup) continue;
+    std::vector<std::string> names;
+    std::vector<double> times;
+    for (const auto& instruction : vkrt.method->profile())
+      for (const auto& step : instruction.delegate_steps) {
+        names.push_back(step.name);
+        times.push_back(step.time_ms);
+      }
+    if (step_names.empty()) {
+      step_names = names;
+      step_ms.resize(names.size());
+    }
+    if (names != step_names) return fail("vkrt: the CPU executor's steps changed between runs");
+    for (size_t k = 0; k < times.size(); ++k) step_ms[k].push_back(times[k]);
+  }
+  const auto layers = xnn->layers();
+  std::vector<std::vector<double>> layer_ms(layers.size());  // [layer][run]
+  std::vector<double> one_run;
+  for (uint32_t i = 0; i < warmup + runs; ++i) {
+    if (!xnn->run_timed(&one_run, &error)) return fail(error);
+    if (i < warmup) continue;
+    for (size_t k = 0; k < layers.size(); ++k) layer_ms[k].push_back(one_run[k]);
+  }
+
+  const std::vector<size_t> first = line_up(step_names, layers, &error);
+  if (first.empty()) return fail("--layers: " + error);
+  std::printf("\nPer layer, %d thread%s: p50 over %u runs in ms (vkrt: the CPU executor's step times; XNNPACK: each operator)\n",
+              threads, threads == 1 ? "" : "s", runs);
+  std::printf("%-5s %-16s %-22s %9s %9s %8s  %s\n", "layer", "kind", "shape", "vkrt", "XNNPACK", "XNN/vkrt", "vkrt steps");
+  double vkrt_total = 0, xnn_total = 0;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    double v = 0;
+    std::string ops;
+    for (size_t k = first[i]; k < first[i + 1]; ++k) {
+      v += median(step_ms[k]);
+      std::string name = step_names[k].substr(0, step_names[k].find(' '));
+      ops += (ops.empty() ? "" : ", ") + name;
+    }
+    const double x = median(layer_ms[i]);
+    vkrt_total += v;
+    xnn_total += x;
+    std::printf("%-5zu %-16s %-22s %9.3f %9.3f %8.2f  %s\n", i, layers[i].kind.c_str(), layers[i].shape.c_str(), v, x,
+                v > 0 ? x / v : 0.0, ops.c_str());
+  }
+  std::printf("%-5s %-16s %-22s %9.3f %9.3f %8.2f\n", "sum", "", "", vkrt_total, xnn_total,
+              vkrt_total > 0 ? xnn_total / vkrt_total : 0.0);
+  return 0;
+}
+#endif
+
 int run_main(int argc, char** argv) {
   std::string pte, threads_text = "1,2";
   uint32_t runs = 30, warmup = 5;
@@ -115,6 +227,10 @@ int run_main(int argc, char** argv) {
   app.add_option("--runs", runs, "Timed runs per side and thread count (default 30)");
   app.add_option("--warmup", warmup, "Untimed runs per side first: the first runs page-fault (default 5)");
   app.add_option("--threads", threads_text, "Comma-separated thread counts (default 1,2)");
+  bool layers = false;
+  app.add_flag("--layers", layers,
+               "Then, per thread count, a table of each layer's p50: XNNPACK's operator beside the CPU executor's steps\n"
+               "for the same work (a fused convolution chain; a residual add's RESCALEs and ADD)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -141,7 +257,7 @@ int run_main(int argc, char** argv) {
     Row row;
     row.threads = threads;
     VkrtModel vkrt;
-    Status s = load_vkrt(pte, threads, vkrt);
+    Status s = load_vkrt(pte, threads, false, vkrt);
     if (!s.is_ok()) return fail("cannot load " + pte + ": " + s.to_string());
     if (placement.empty() && !vkrt.method->placements().empty()) placement = vkrt.method->placements().front();
 #if VKRT_BENCH_XNNPACK
@@ -205,6 +321,14 @@ int run_main(int argc, char** argv) {
   }
   // The min ratio too: on a loaded machine the p50s measure the load as much as the code.
   std::printf("\nXNNPACK/vkrt: XNNPACK's time over vkrt's (p50 over p50, min over min); >= 1 means vkrt is faster.\n");
+  if (layers) {
+#if VKRT_BENCH_XNNPACK
+    for (int threads : thread_counts)
+      if (int rc = print_layer_table(pte, threads, runs, warmup); rc != 0) return rc;
+#else
+    return fail("--layers: XNNPACK was not built");
+#endif
+  }
   return 0;
 }
 

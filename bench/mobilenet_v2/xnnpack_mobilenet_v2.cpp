@@ -4,6 +4,7 @@
 #include <xnnpack.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -200,15 +201,47 @@ std::unique_ptr<XnnpackMobileNetV2> XnnpackMobileNetV2::create(int threads, std:
   return std::unique_ptr<XnnpackMobileNetV2>(new XnnpackMobileNetV2(std::move(impl)));
 }
 
-bool XnnpackMobileNetV2::run(std::string* error) {
+bool XnnpackMobileNetV2::run(std::string* error) { return run_timed(nullptr, error); }
+
+bool XnnpackMobileNetV2::run_timed(std::vector<double>* layer_ms, std::string* error) {
+  using Clock = std::chrono::steady_clock;
+  if (layer_ms) layer_ms->assign(impl_->ops.size(), 0.0);
   for (size_t i = 0; i < impl_->ops.size(); ++i) {
+    const auto t0 = Clock::now();
     const xnn_status status = xnn_run_operator(impl_->ops[i], impl_->pool);
     if (status != xnn_status_success) {
       *error = "XNNPACK: running layer " + std::to_string(i) + " failed (xnn_status " + std::to_string(int(status)) + ")";
       return false;
     }
+    if (layer_ms) (*layer_ms)[i] = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   }
   return true;
+}
+
+std::vector<XnnpackMobileNetV2::LayerInfo> XnnpackMobileNetV2::layers() const {
+  std::vector<LayerInfo> out;
+  for (const Layer& l : impl_->layers) {
+    const std::string hw = std::to_string(l.h) + "x" + std::to_string(l.w);
+    const std::string k = std::to_string(l.k) + "x" + std::to_string(l.k) + (l.stride == 2 ? "/2 " : " ");
+    switch (l.kind) {
+      case Kind::Conv:
+        out.push_back({"conv", k + hw + " " + std::to_string(l.cin) + "->" + std::to_string(l.cout)});
+        break;
+      case Kind::Depthwise:
+        out.push_back({"depthwise", k + hw + "x" + std::to_string(l.cin)});
+        break;
+      case Kind::Add:
+        out.push_back({"add", hw + "x" + std::to_string(l.cin)});
+        break;
+      case Kind::GlobalAvgPool:
+        out.push_back({"global_avgpool", hw + "x" + std::to_string(l.cin)});
+        break;
+      case Kind::FullyConnected:
+        out.push_back({"fully_connected", std::to_string(l.cin) + "->" + std::to_string(l.cout)});
+        break;
+    }
+  }
+  return out;
 }
 
 std::string XnnpackMobileNetV2::summary() const {

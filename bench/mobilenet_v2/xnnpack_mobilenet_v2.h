@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace vkrt::bench {
 
@@ -22,6 +23,17 @@ class XnnpackMobileNetV2 {
 
   // One inference on a fixed input; false (and *error) if an operator failed.
   bool run(std::string* error);
+  // The same, timing each operator: (*layer_ms)[i] is layer i's wall-clock time (resized to
+  // layers().size()).
+  bool run_timed(std::vector<double>* layer_ms, std::string* error);
+
+  // The operators in run order, for the per-layer table: what each is ("conv", "depthwise",
+  // "add", "global_avgpool", "fully_connected") and its shape, "1x1 56x56 24->144".
+  struct LayerInfo {
+    std::string kind;
+    std::string shape;
+  };
+  std::vector<LayerInfo> layers() const;
 
   // What the network is, for the report: "52 convolutions (17 depthwise), 10 adds, ..." and its
   // multiply-accumulates.

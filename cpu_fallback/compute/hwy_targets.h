@@ -34,6 +34,7 @@ struct F32Kernel;
 }
 struct DepthwiseS8Params;
 struct DepthwiseS8Output;
+struct ResidualAddS8;
 
 // The most taps (kernel_h · kernel_w) depthwise_row_s8 takes: a row's taps are listed on the
 // stack (8x8; larger kernels take the portable row).
@@ -50,7 +51,9 @@ inline constexpr int kDepthwiseRowTaps = 64;
   /* One output row of depthwise_s8 (depthwise_s8.h) for ch_mult 1, input_offset in [-127, 128] */    \
   /* and at most kDepthwiseRowTaps taps: two taps per VPMADDWD. */                                    \
   void depthwise_row_s8(const DepthwiseS8Params& p, int64_t b, int32_t oy, const int8_t* input,       \
-                        const int8_t* weight, const int32_t* bias, const DepthwiseS8Output& to);
+                        const int8_t* weight, const int32_t* bias, const DepthwiseS8Output& to);         \
+  /* residual_add_s8 (residual_add_s8.h): the int8 residual add with its RESCALEs. */                  \
+  void residual_add_s8(const ResidualAddS8& p, const int8_t* a, const int8_t* b, int8_t* out, int64_t count);
 
 namespace N_AVX2 {
 VKRT_HWY_TARGET_FUNCTIONS

@@ -11,8 +11,10 @@
 // (conv2d_pack_weights). Without enough scratch the caller runs the reference loops.
 //
 // conv2d_rescale (CONV2D → RESCALE → CLAMP, fused by the VGF CPU executor) runs the same GEMM
-// in bands of output pixels, each worker with its own band of int32 sums in scratch, and
-// rescales (and clamps) each band while it is in cache: the int32 tensor is never written.
+// with the requantize as its output stage where the RESCALE is that (ConvRequantize): int8
+// straight from the accumulators. Other RESCALEs run in bands of output pixels, each worker with
+// its own band of int32 sums in scratch, rescaled (and clamped) while in cache. Either way the
+// int32 tensor is never written.
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -103,6 +105,24 @@ compute::GemmS8 conv_gemm(const TensorRef& input, const TensorRef& weight, const
   return g;
 }
 
+// g with the requantize as its output stage, writing int8 `output` in place of the int32 sums.
+compute::GemmS8 with_requantize(compute::GemmS8 g, const ConvRequantize& rq, int8_t* output) {
+  g.out = compute::RequantizeRow{rq.multiplier.data(), rq.shift.data(), rq.per_channel, rq.output_offset,
+                                 rq.act_min, rq.act_max};
+  g.c32 = nullptr;
+  g.c = output;
+  return g;
+}
+
+// Whether rq is the output stage of a convolution with these weights and bias: one multiplier
+// per output channel (or one for all), and a bias per channel (a broadcast one is added to the
+// int32 sums, which this form never has).
+bool requantize_fits(const ConvRequantize& rq, const TensorRef& weight, const TensorRef& bias) {
+  const size_t channels = size_t(weight.dim(0));
+  return bias.dim(0) == weight.dim(0) && rq.multiplier.size() == (rq.per_channel ? channels : 1) &&
+         rq.shift.size() == rq.multiplier.size();
+}
+
 // The GEMM's sizes are int32 (n, k) and its rows int64; these shapes are far below.
 bool gemm_applies(const TensorRef& input, const TensorRef& weight) {
   const int64_t k = weight.dim(1) * weight.dim(2) * weight.dim(3);
@@ -111,14 +131,16 @@ bool gemm_applies(const TensorRef& input, const TensorRef& weight) {
 
 // The product of the weights alone (what packing reads): a one-pixel input and output stand in
 // for the activations.
+// With rq (that requantize_fits), the product with its output stage.
 struct WeightsOnly {
   int64_t in_shape[4], out_shape[4];
   Im2col im2col;
   compute::GemmS8 g;
-  WeightsOnly(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs)
+  WeightsOnly(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs, const ConvRequantize* rq)
       : in_shape{1, weight.dim(1), weight.dim(2), weight.dim(3)}, out_shape{1, 1, 1, weight.dim(0)} {
     g = conv_gemm(TensorRef{DType::Int8, in_shape, nullptr}, weight, bias, attrs,
                   TensorRef{DType::Int32, out_shape, nullptr}, &im2col);
+    if (rq) g = with_requantize(g, *rq, nullptr);
   }
 };
 
@@ -192,6 +214,26 @@ bool conv2d_int8_gemm(const TensorRef& input, const TensorRef& weight, const Ten
   return true;
 }
 
+// The chain as one GEMM with the requantize as its output stage (see the file comment), when
+// resources.requantize was derived from these RESCALE and CLAMP attributes; false, writing
+// nothing, where it was not, where the GEMM does not apply or the scratch is short.
+bool conv2d_requantize_int8(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                            const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
+                            const ClampAttr* clamp_attrs, const TensorRef& output, ParallelRunner* runner,
+                            const ConvResources& resources) {
+  const ConvRequantize* rq = resources.requantize;
+  if (rq == nullptr || rq->rescale != &rescale_attrs || rq->clamp != clamp_attrs || output.dtype != DType::Int8 ||
+      !gemm_applies(input, weight) || !requantize_fits(*rq, weight, bias))
+    return false;
+  Im2col im2col;
+  compute::GemmS8 g = with_requantize(conv_gemm(input, weight, bias, attrs, sums, &im2col), *rq, output.as<int8_t>());
+  g.packed_b = static_cast<const compute::GemmS8PackedB*>(resources.packed_weights);
+  const compute::Exec exec{resources.scratch, runner};
+  if (resources.scratch.size() < compute::gemm_s8_scratch_bytes(g, exec.num_threads())) return false;
+  compute::gemm_s8(g, exec);
+  return true;
+}
+
 // The fused bands (see the file comment): false, writing nothing, where the GEMM does not apply
 // or the scratch is short.
 bool conv2d_rescale_int8_bands(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
@@ -249,27 +291,35 @@ size_t conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, con
   return compute::gemm_s8_scratch_bytes(g, threads);
 }
 
-size_t conv2d_packed_weights_bytes(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs) {
+size_t conv2d_packed_weights_bytes(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                                   const ConvRequantize* requantize) {
   if (weight.dtype == DType::Fp32) return conv2d_fp32_packed_weights_bytes(weight);
   if (weight.dtype != DType::Int8 || weight.rank() != 4 || bias.rank() != 1 ||
-      !gemm_applies(TensorRef{DType::Int8, {}, nullptr}, weight))
+      !gemm_applies(TensorRef{DType::Int8, {}, nullptr}, weight) ||
+      (requantize && !requantize_fits(*requantize, weight, bias)))
     return 0;
-  return compute::gemm_s8_packed_b_bytes(WeightsOnly(weight, bias, attrs).g);
+  return compute::gemm_s8_packed_b_bytes(WeightsOnly(weight, bias, attrs, requantize).g);
 }
 
 const void* conv2d_pack_weights(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
-                                std::span<uint8_t> memory) {
+                                std::span<uint8_t> memory, const ConvRequantize* requantize) {
   if (weight.dtype == DType::Fp32) return conv2d_fp32_pack_weights(weight, memory);
-  if (conv2d_packed_weights_bytes(weight, bias, attrs) == 0) return nullptr;
-  return compute::gemm_s8_pack_b(WeightsOnly(weight, bias, attrs).g, memory);
+  if (conv2d_packed_weights_bytes(weight, bias, attrs, requantize) == 0) return nullptr;
+  return compute::gemm_s8_pack_b(WeightsOnly(weight, bias, attrs, requantize).g, memory);
 }
 
 size_t conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                    const ConvAttr& attrs, const TensorRef& sums, int threads,
-                                   const void* packed_weights) {
+                                   const void* packed_weights, const ConvRequantize* requantize) {
   if (input.dtype != DType::Int8) return 0;  // the bands are int8's
   const size_t unfused = conv2d_scratch_bytes(input, weight, bias, attrs, sums, threads, packed_weights);
   if (unfused == 0) return 0;  // not the int8 GEMM, or operands conv2d refuses
+  if (requantize && requantize_fits(*requantize, weight, bias)) {  // one GEMM, its output int8
+    Im2col im2col;
+    compute::GemmS8 g = with_requantize(conv_gemm(input, weight, bias, attrs, sums, &im2col), *requantize, nullptr);
+    g.packed_b = static_cast<const compute::GemmS8PackedB*>(packed_weights);
+    return compute::gemm_s8_scratch_bytes(g, threads);
+  }
   return std::max(unfused, fused_bands(input, weight, bias, attrs, sums, threads, packed_weights).scratch_bytes() + 64);
 }
 
@@ -280,8 +330,9 @@ Status conv2d_rescale(const TensorRef& input, const TensorRef& weight, const Ten
   VKRT_RETURN_IF_ERROR(check_conv2d(input, weight, bias, attrs, sums));
   VKRT_RETURN_IF_ERROR(check_rescale(sums, rescale_attrs, rescaled));
   if (clamp_attrs) VKRT_RETURN_IF_ERROR(check_clamp(rescaled, *clamp_attrs, clamped));
-  if (conv2d_rescale_int8_bands(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs,
-                                clamp_attrs ? clamped : rescaled, runner, resources))
+  const TensorRef& output = clamp_attrs ? clamped : rescaled;
+  if (conv2d_requantize_int8(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner, resources) ||
+      conv2d_rescale_int8_bands(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner, resources))
     return Status::ok();
   VKRT_RETURN_IF_ERROR(conv2d(input, weight, bias, attrs, sums, runner, resources));
   VKRT_RETURN_IF_ERROR(rescale(sums, rescale_attrs, rescaled, runner));

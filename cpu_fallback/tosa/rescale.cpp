@@ -476,6 +476,30 @@ Status rescale(const TensorRef& input, const RescaleAttr& attrs, const TensorRef
   return Status::ok();
 }
 
+std::optional<ConvRequantize> conv_requantize(const RescaleAttr& a, const ClampAttr* clamp, DType output) {
+  if (output != DType::Int8 || !a.scale32 || a.rounding_mode != RoundingMode::DoubleRound || a.input_unsigned ||
+      a.output_unsigned || a.input_zp != 0 || a.multiplier.empty() || a.multiplier.size() != a.shift.size())
+    return std::nullopt;
+  ConvRequantize r;
+  r.rescale = &a;
+  r.clamp = clamp;
+  r.per_channel = a.per_channel;
+  const RescaleRange range = rescale_range(DType::Int32, DType::Int8, a);
+  r.output_offset = int32_t(range.out_zp);
+  int64_t lo = range.lo, hi = range.hi;
+  if (clamp != nullptr) lo = std::max(lo, clamp->min_int), hi = std::min(hi, clamp->max_int);
+  if (lo > hi) return std::nullopt;  // a CLAMP disjoint from int8's range: not a narrowing
+  r.act_min = int32_t(lo), r.act_max = int32_t(hi);
+  // The proof above (tosa_kernels.h) needs m >= 0 and a right shift of 1 to 31 after SRDHM: a
+  // TOSA shift of 32 to 62. Shifts below 32 round once, whatever the mode.
+  for (size_t c = 0; c < a.multiplier.size(); ++c) {
+    if (a.multiplier[c] < 0 || a.shift[c] < 32 || a.shift[c] > 62) return std::nullopt;
+    r.multiplier.push_back(a.multiplier[c]);
+    r.shift.push_back(31 - int32_t(a.shift[c]));
+  }
+  return r;
+}
+
 size_t detail::rescale_rows_bytes(int64_t channels) {
   const int64_t chunks = (std::max<int64_t>(channels, 1) + kChannelChunk - 1) / kChannelChunk;
   return size_t(chunks) * sizeof(ChannelScales) + alignof(ChannelScales);

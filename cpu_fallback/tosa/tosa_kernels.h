@@ -26,7 +26,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <vector>
 
 #include "cpu_fallback/tosa/tensor_ref.h"
 #include "vkrt/error.h"
@@ -60,9 +62,35 @@ namespace vkrt::tosa {
 // `resources`: scratch of conv2d_scratch_bytes() for the threads of `runner`, and optionally
 // the weights packed once by conv2d_pack_weights() (for these weight and bias buffers; a packing
 // of other buffers is ignored). Without enough scratch it runs the reference loops: same bytes.
+// The int8 output stage that a CONV2D → RESCALE (→ CLAMP) chain's RESCALE is, exactly, when it
+// is the CMSIS-NN requantize (cortex-m-ops.md §3): scale32, double rounding, every shift in
+// [32, 62], int32 sums (zero point 0) to signed int8. TOSA's
+//   (v·m + 2^(s−1) ± 2^30) >> s   (± by v's sign)
+// equals SRDHM(v, m) then a rounding divide by 2^(s−31) (half away from zero) for every int32 v
+// and m >= 0: both are floor((v·m + 2^30 + 2^(s−1) − [v·m < −2^30]·2^31) / 2^s). So the GEMM
+// writes the int8 outputs from its registers, as the cortex_m kernels do, with no int32 band
+// and no second pass. A single-rounding RESCALE (ExecuTorch's Arm backend emits those) is not
+// this form: its chains run in bands (conv2d_rescale).
+struct ConvRequantize {
+  // What it was derived from: conv2d_rescale uses it only for these attributes.
+  const RescaleAttr* rescale = nullptr;
+  const ClampAttr* clamp = nullptr;
+  std::vector<int32_t> multiplier;
+  std::vector<int32_t> shift;  // CMSIS's: 31 − TOSA's shift, in [−31, −1]
+  bool per_channel = false;
+  int32_t output_offset = 0;  // the RESCALE's output zero point
+  int32_t act_min = -128, act_max = 127;  // int8's range, narrowed by the CLAMP
+};
+// The form of `rescale` (and `clamp`, may be null) after an int8 CONV2D, or nothing where the
+// RESCALE is not the CMSIS requantize or the CLAMP's range does not overlap int8's.
+std::optional<ConvRequantize> conv_requantize(const RescaleAttr& rescale, const ClampAttr* clamp, DType output);
+
 struct ConvResources {
   std::span<uint8_t> scratch;
   const void* packed_weights = nullptr;
+  // conv2d_rescale only: the chain's RESCALE (and CLAMP) as conv_requantize gave them, the same
+  // object conv2d_pack_weights packed the weights with.
+  const ConvRequantize* requantize = nullptr;
 };
 Status check_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                     const ConvAttr& attrs, const TensorRef& output);
@@ -75,25 +103,31 @@ size_t conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, con
                             const ConvAttr& attrs, const TensorRef& output, int threads,
                             const void* packed_weights = nullptr);
 // Bytes conv2d_pack_weights needs (0: nothing to pack: int16, or int8 at an ISA level with no
-// packed form; fp32 weights are transposed for the fp32 GEMM), and the packing into `memory`, which the caller keeps while it is used; null
-// when there is nothing to pack or it does not fit. Weight and bias as checked by check_conv2d.
-size_t conv2d_packed_weights_bytes(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs);
+// packed form; fp32 weights are transposed for the fp32 GEMM), and the packing into `memory`,
+// which the caller keeps while it is used; null when there is nothing to pack or it does not
+// fit. Weight and bias as checked by check_conv2d. With `requantize` (int8 only), the packing is
+// for conv2d_rescale's output stage, and conv2d (int32 sums) ignores it.
+size_t conv2d_packed_weights_bytes(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                                   const ConvRequantize* requantize = nullptr);
 const void* conv2d_pack_weights(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
-                                std::span<uint8_t> memory);
+                                std::span<uint8_t> memory, const ConvRequantize* requantize = nullptr);
 
 // CONV2D, then RESCALE of its output `sums`, then (clamp_attrs not null) CLAMP of the rescaled
 // tensor into `clamped`: the chain the VGF CPU executor fuses where nothing else reads `sums`
-// or `rescaled`. Each op is checked as alone. The int8 convolution runs in bands of output
-// pixels that are rescaled (and clamped) while in cache, given conv2d_rescale_scratch_bytes of
-// scratch: then `sums` and, with a CLAMP, `rescaled` are not written. Otherwise the three
-// kernels run in turn. The final tensor's values are the same either way.
+// or `rescaled`. Each op is checked as alone. Given conv2d_rescale_scratch_bytes of scratch, the
+// int8 convolution writes the final tensor alone, and `sums` and, with a CLAMP, `rescaled` are
+// not written: with resources.requantize (conv_requantize of these attributes) as one GEMM
+// whose output stage is the requantize; otherwise in bands of output pixels, each rescaled (and
+// clamped) while in cache. Without the scratch the three kernels run in turn. The final
+// tensor's values are the same every way.
 Status conv2d_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                       const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
                       const TensorRef& rescaled, const ClampAttr* clamp_attrs, const TensorRef& clamped,
                       ParallelRunner* runner = nullptr, const ConvResources& resources = {});
 size_t conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                     const ConvAttr& attrs, const TensorRef& sums, int threads,
-                                    const void* packed_weights = nullptr);
+                                    const void* packed_weights = nullptr,
+                                    const ConvRequantize* requantize = nullptr);
 
 // DEPTHWISE_CONV2D: input [N,IH,IW,C], weight [KH,KW,C,M], bias [C*M] or [1]
 // -> output [N,OH,OW,C*M], output channel c*M + m. Same attributes as CONV2D.
@@ -199,6 +233,36 @@ Status check_elementwise_binary(BinaryOp op, const TensorRef& input1, const Tens
                                 const BinaryAttrs& attrs, const TensorRef& output);
 Status elementwise_binary(BinaryOp op, const TensorRef& input1, const TensorRef& input2,
                           const BinaryAttrs& attrs, const TensorRef& output, ParallelRunner* runner = nullptr);
+
+// A residual add as int8 graphs carry it: each int8 input RESCALEd to int32 (`a32`, `b32`),
+// their ADD (`sum`), the sum RESCALEd to int8 (`rescaled`) and optionally CLAMPed (`clamped`):
+// the chain the VGF CPU executor fuses where nothing else reads the int32 tensors or, with a
+// CLAMP, `rescaled`. Each op is checked as alone. With `plan` (plan_residual_add of these
+// attributes) and operands of one shape, one pass writes the final tensor from the int8 inputs
+// (compute/residual_add_s8.h) and the other tensors are not written; otherwise the ops run in
+// turn. The final tensor's values are the same either way.
+struct ResidualAdd {
+  // What it was planned from: rescale_add_rescale uses it only with these attributes.
+  const RescaleAttr* rescale_a = nullptr;
+  const RescaleAttr* rescale_b = nullptr;
+  const RescaleAttr* rescale_out = nullptr;
+  const ClampAttr* clamp = nullptr;
+  // The input RESCALEs, found affine over every int8 value v: rescale_a(v) = a_mult·v + a_bias.
+  int32_t a_mult = 0, a_bias = 0, b_mult = 0, b_bias = 0;
+  // The output range: int8's, narrowed by the CLAMP.
+  int32_t lo = -128, hi = 127;
+};
+// The plan, or nothing where the chain is not that form: input RESCALEs from signed int8 that
+// are not affine (per-channel scales, rounding that depends on the value) or whose sum could
+// leave int32, an output RESCALE to int8 that is per-channel, scale16 or shifts by less than 32,
+// a CLAMP disjoint from int8's range.
+std::optional<ResidualAdd> plan_residual_add(const RescaleAttr& rescale_a, const RescaleAttr& rescale_b,
+                                             const RescaleAttr& rescale_out, const ClampAttr* clamp);
+Status rescale_add_rescale(const TensorRef& a, const RescaleAttr& rescale_a, const TensorRef& a32,
+                           const TensorRef& b, const RescaleAttr& rescale_b, const TensorRef& b32,
+                           const TensorRef& sum, const RescaleAttr& rescale_out, const TensorRef& rescaled,
+                           const ClampAttr* clamp_attrs, const TensorRef& clamped, ParallelRunner* runner = nullptr,
+                           const ResidualAdd* plan = nullptr);
 
 // MUL: Int8xInt8 -> Int32, Int16xInt16 -> Int32, Int32xInt32 -> Int32 (with shift, §9), Fp32.
 Status check_mul(const TensorRef& input1, const TensorRef& input2, const MulAttr& attrs,

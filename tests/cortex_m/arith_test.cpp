@@ -77,6 +77,34 @@ TEST(FixedPoint, TosaApplyScaleIdentity) {
   }
 }
 
+// The identity with every int32 value where TOSA's shift is 32 to 62 (a right shift after
+// SRDHM): the VGF CPU executor's fused CONV2D+RESCALE rests on it (tosa::conv_requantize).
+// Values at the edges of int32 and of the rounding boundaries as well as random ones.
+TEST(FixedPoint, TosaApplyScaleIdentityEveryValueForRightShifts) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int32_t> value(kInt32Min, kInt32Max);
+  std::uniform_int_distribution<int32_t> mult(0, kInt32Max);
+  std::uniform_int_distribution<int32_t> tosa_shift(32, 62);
+  const int32_t edges[] = {kInt32Min, kInt32Min + 1, -(1 << 30) - 1, -(1 << 30), -(1 << 30) + 1, -2, -1, 0, 1,
+                           (1 << 30) - 1, 1 << 30, kInt32Max - 1, kInt32Max};
+  auto check = [](int32_t v, int32_t m, int32_t s) {
+    ASSERT_TRUE(apply_scale_32_in_range(v, m, s));
+    ASSERT_EQ(requantize(v, m, 31 - s), apply_scale_32(v, m, s, true)) << v << " " << m << " " << s;
+  };
+  for (int32_t s = 32; s <= 62; ++s)
+    for (int32_t v : edges)
+      for (int32_t m : {0, 1, 1 << 30, kInt32Max, 1518500250}) check(v, m, s);
+  for (int i = 0; i < 300000; ++i) check(value(rng), mult(rng), tosa_shift(rng));
+  // Products on and next to the final rounding's half-way points: with m = 2^30, v·m is an odd
+  // multiple of 2^(s−1) for v = ±odd·2^(s−31), and v ± 1 lies just either side.
+  for (int i = 0; i < 100000; ++i) {
+    const int32_t s = tosa_shift(rng);
+    const int64_t odd = int64_t(rng() % (uint64_t(1) << (62 - s))) | 1, sign = rng() % 2 ? 1 : -1;
+    const int64_t v = sign * (odd << (s - 31)) + int64_t(rng() % 3) - 1;
+    if (v >= kInt32Min && v <= kInt32Max) check(int32_t(v), 1 << 30, s);
+  }
+}
+
 TEST(FixedPoint, TosaApplyScaleHandValues) {
   EXPECT_EQ(apply_scale_32(100, 1 << 30, 31, false), 50);  // 50.5 - 2^-31·... : (100·2^30 + 2^30) >> 31
   EXPECT_EQ(apply_scale_32(3, 1 << 30, 32, true), 1);      // 0.75 with the extra 2^30 → 1

@@ -338,7 +338,9 @@ TEST(TosaFastPaths, SplitOverThreadsGivesTheSameBytes) {
 // CONV2D -> RESCALE -> CLAMP as one kernel (conv2d_rescale, the CPU executor's fusion) equals
 // the three reference kernels in turn, on every path: each ISA level, scratch or none (then the
 // kernels run in turn), weights packed ahead or not, one thread or three; per-channel and
-// per-tensor scales, with and without the CLAMP.
+// per-tensor scales, with and without the CLAMP; the RESCALE as the GEMM's output stage
+// (conv_requantize: double rounding, shifts of 32 to 62) or in bands (a shift below 32, a
+// single-rounding RESCALE, a broadcast bias).
 TEST(TosaFastPaths, Conv2dRescaleClampFusedEqualsTheOpsInTurn) {
   std::mt19937 rng(99);
   CountingThreads three(3);
@@ -363,7 +365,8 @@ TEST(TosaFastPaths, Conv2dRescaleClampFusedEqualsTheOpsInTurn) {
     const bool per_channel = c.oc % 2 == 0;
     RescaleAttr r;
     r.scale32 = true;
-    r.rounding_mode = RoundingMode::DoubleRound;
+    // One case rounds once: its RESCALE is not the requantize, so it runs in bands.
+    r.rounding_mode = c.oc == 17 ? RoundingMode::SingleRound : RoundingMode::DoubleRound;
     r.per_channel = per_channel;
     r.output_zp = -5;
     for (int64_t k = 0; k < (per_channel ? c.oc : 1); ++k) {
@@ -378,26 +381,43 @@ TEST(TosaFastPaths, Conv2dRescaleClampFusedEqualsTheOpsInTurn) {
     detail::conv2d_reference(in, w, bias, a, sums);
     detail::rescale_reference(sums, r, want_rescaled);
     ASSERT_TOSA_OK(clamp(want_rescaled, clamp_attr, want_clamped));
+    // The output stage form where the RESCALE is the requantize, for the chain with and without
+    // the CLAMP; none for the single-rounding case and the one with a shift of 30.
+    const std::optional<ConvRequantize> forms[2] = {conv_requantize(r, nullptr, DType::Int8),
+                                                    conv_requantize(r, &clamp_attr, DType::Int8)};
+    EXPECT_EQ(forms[0].has_value(), c.oc != 17 && c.oc != 150) << c.oc;
+    if (forms[1]) {
+      EXPECT_EQ(forms[1]->act_min, -100);
+      EXPECT_EQ(forms[1]->act_max, 90);
+      EXPECT_EQ(forms[1]->output_offset, -5);
+      EXPECT_EQ(forms[1]->shift[0], 31 - r.shift[0]);
+    }
     for (compute::Isa isa : compute::available_isas()) {
       compute::ScopedIsa pin(isa);
       for (ParallelRunner* runner : {static_cast<ParallelRunner*>(nullptr), static_cast<ParallelRunner*>(&three)}) {
         const int threads = runner ? 3 : 1;
         for (bool pack : {false, true})
           for (bool with_scratch : {false, true})
-            for (bool with_clamp : {false, true}) {
-              std::vector<uint8_t> packed(pack ? conv2d_packed_weights_bytes(w, bias, a) : 0);
-              const void* packed_weights = packed.empty() ? nullptr : conv2d_pack_weights(w, bias, a, packed);
-              std::vector<uint8_t> scratch(
-                  with_scratch ? conv2d_rescale_scratch_bytes(in, w, bias, a, sums, threads, packed_weights) : 0, 0xA5);
-              auto got_sums = i32({c.n, oh, ow, c.oc});
-              auto rescaled = i8({c.n, oh, ow, c.oc}), clamped = i8({c.n, oh, ow, c.oc});
-              ASSERT_TOSA_OK(conv2d_rescale(in, w, bias, a, got_sums, r, rescaled, with_clamp ? &clamp_attr : nullptr,
-                                            clamped, runner, ConvResources{scratch, packed_weights}));
-              EXPECT_EQ(with_clamp ? clamped.data : rescaled.data, with_clamp ? want_clamped.data : want_rescaled.data)
-                  << "conv " << c.ih << "x" << c.iw << "x" << c.ic << " -> " << c.oc << " at " << compute::isa_name(isa)
-                  << ", " << threads << " threads" << (pack ? ", packed" : "") << (with_scratch ? ", scratch" : "")
-                  << (with_clamp ? ", clamped" : "");
-            }
+            for (bool with_clamp : {false, true})
+              for (bool as_output_stage : {false, true}) {
+                const ConvRequantize* rq = as_output_stage && forms[with_clamp] ? &*forms[with_clamp] : nullptr;
+                if (as_output_stage && rq == nullptr) continue;
+                std::vector<uint8_t> packed(pack ? conv2d_packed_weights_bytes(w, bias, a, rq) : 0);
+                const void* packed_weights = packed.empty() ? nullptr : conv2d_pack_weights(w, bias, a, packed, rq);
+                std::vector<uint8_t> scratch(
+                    with_scratch ? conv2d_rescale_scratch_bytes(in, w, bias, a, sums, threads, packed_weights, rq) : 0,
+                    0xA5);
+                auto got_sums = i32({c.n, oh, ow, c.oc});
+                auto rescaled = i8({c.n, oh, ow, c.oc}), clamped = i8({c.n, oh, ow, c.oc});
+                ASSERT_TOSA_OK(conv2d_rescale(in, w, bias, a, got_sums, r, rescaled,
+                                              with_clamp ? &clamp_attr : nullptr, clamped, runner,
+                                              ConvResources{scratch, packed_weights, rq}));
+                EXPECT_EQ(with_clamp ? clamped.data : rescaled.data, with_clamp ? want_clamped.data : want_rescaled.data)
+                    << "conv " << c.ih << "x" << c.iw << "x" << c.ic << " -> " << c.oc << " at "
+                    << compute::isa_name(isa) << ", " << threads << " threads" << (pack ? ", packed" : "")
+                    << (with_scratch ? ", scratch" : "") << (with_clamp ? ", clamped" : "")
+                    << (rq ? ", requantize as the output stage" : "");
+              }
       }
     }
   }

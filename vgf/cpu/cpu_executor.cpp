@@ -46,8 +46,11 @@ class CpuExecutor final : public GraphExecutor {
   Status size_scratch(int threads);
   Status run_ops(ParallelRunner* runner);
   // Finds the (DEPTHWISE_)CONV2D → RESCALE (→ CLAMP) and fp32 (DEPTHWISE_)CONV2D → CLAMP chains run
-  // as one kernel (cpu::FusedConvChain).
+  // as one kernel (cpu::FusedConvChain), and the int8 residual adds (ResidualFusion).
   void plan_fusions(bool enabled);
+  void plan_residual_adds(const std::vector<int>& readers, const std::vector<size_t>& reader);
+  // The residual add that op i (an ADD) heads, as one kernel.
+  Status run_residual_add(size_t i, ParallelRunner* runner);
   // The chain that op i (a fused CONV2D) heads, its operands bound for this run.
   cpu::FusedConvChain chain_of(size_t i, bool unbound_io = false);
   // Tensor t as the kernels see it. `unbound_io`: graph I/O not bound yet (at prepare) gets a
@@ -86,6 +89,14 @@ class CpuExecutor final : public GraphExecutor {
     bool fused() const { return rescale != kNoOp || clamp != kNoOp; }
   };
   std::vector<Fusion> fusions_;
+  // Per op: for an ADD that heads RESCALE, RESCALE → ADD → RESCALE (→ CLAMP), run as one kernel
+  // (tosa::rescale_add_rescale), the RESCALEs of its inputs (in input order) and of its output,
+  // the CLAMP (kNoOp: none) and the plan.
+  struct ResidualFusion {
+    size_t rescale_a = kNoOp, rescale_b = kNoOp, rescale_out = kNoOp, clamp = kNoOp;
+    tosa::ResidualAdd plan;
+  };
+  std::vector<std::optional<ResidualFusion>> residuals_;
   std::vector<bool> fused_away_;
   // VgfOptions::profile: each op's span in the last run, on the tracer clock (sized at prepare).
   bool profile_ = false;
@@ -104,12 +115,21 @@ Status CpuExecutor::prepare(const Graph& graph, const ExecutorOptions& options) 
   VKRT_RETURN_IF_ERROR(validate_graph(graph));
   profile_ = options.vgf().profile;
   op_ns_.assign(profile_ ? graph.ops.size() : 0, {0, 0});
-  // Every op must map to a kernel; report all that do not, at once.
+  // VKRT_CPU_FUSION=0 runs every op on its own (to compare, or to time each op alone).
+  const char* fusion = std::getenv("VKRT_CPU_FUSION");
+  VKRT_CHECK_OR_RETURN(fusion == nullptr || std::strcmp(fusion, "0") == 0 || std::strcmp(fusion, "1") == 0,
+                       InvalidArgument, "VKRT_CPU_FUSION must be 0 or 1, not '", fusion ? fusion : "", "'");
+  plan_fusions(fusion == nullptr || fusion[0] == '1');
+  // Every op must map to a kernel; report all that do not, at once. A convolution is planned
+  // with the RESCALE and CLAMP it runs fused with.
   std::string unsupported;
   size_t max_inputs = 0;
   for (size_t i = 0; i < graph.ops.size(); ++i) {
     auto plan = std::make_unique<PlannedOp>();
-    Status s = plan_op(cpu::PlanContext{graph, graph.ops[i], i, budget_}, *plan);
+    cpu::PlanContext ctx{graph, graph.ops[i], i, budget_};
+    if (fusions_[i].rescale != kNoOp) ctx.rescale_after = &graph.ops[fusions_[i].rescale];
+    if (fusions_[i].clamp != kNoOp) ctx.clamp_after = &graph.ops[fusions_[i].clamp];
+    Status s = plan_op(ctx, *plan);
     if (!s.is_ok()) {
       // Memory errors name the op already ("VGF cpu executor: op 3 (CONV2D) packed weights").
       if (s.code() == Error::MemoryAllocationFailed) return s;
@@ -123,11 +143,6 @@ Status CpuExecutor::prepare(const Graph& graph, const ExecutorOptions& options) 
   VKRT_CHECK_OR_RETURN(unsupported.empty(), NotSupported,
                        "cpu executor: unsupported TOSA ops: ", unsupported);
   in_refs_.resize(max_inputs);
-  // VKRT_CPU_FUSION=0 runs every op on its own (to compare, or to time each op alone).
-  const char* fusion = std::getenv("VKRT_CPU_FUSION");
-  VKRT_CHECK_OR_RETURN(fusion == nullptr || std::strcmp(fusion, "0") == 0 || std::strcmp(fusion, "1") == 0,
-                       InvalidArgument, "VKRT_CPU_FUSION must be 0 or 1, not '", fusion ? fusion : "", "'");
-  plan_fusions(fusion == nullptr || fusion[0] == '1');
 
   storage_.assign(graph.tensors.size(), Storage::Intermediate);
   data_.assign(graph.tensors.size(), nullptr);
@@ -202,6 +217,61 @@ void CpuExecutor::plan_fusions(bool enabled) {
     fusions_[i].clamp = clamp;
     fused_away_[clamp] = true;
   }
+  residuals_.assign(g.ops.size(), std::nullopt);
+  if (enabled) plan_residual_adds(readers, reader);
+}
+
+// An int8 residual add as TOSA carries it: each int8 input RESCALEd to int32, the ADD, the sum
+// RESCALEd to int8 and optionally CLAMPed, where nothing else reads the int32 tensors (or, with
+// the CLAMP, the RESCALE's output) and tosa::plan_residual_add finds the one-pass form. The ADD
+// runs the chain: its input RESCALEs come before it and the rest after.
+void CpuExecutor::plan_residual_adds(const std::vector<int>& readers, const std::vector<size_t>& reader) {
+  const Graph& g = *graph_;
+  std::vector<size_t> producer(g.tensors.size(), kNoOp);
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    for (TensorId t : g.ops[i].outputs) producer[t] = i;
+  // The RESCALE op writing t (with one input and one output) when op `user` is t's only reader.
+  auto rescale_into = [&](TensorId t, size_t user) {
+    const size_t p = producer[t];
+    const bool ok = p != kNoOp && readers[t] == 1 && reader[t] == user && !fused_away_[p] &&
+                    g.ops[p].kind == OpKind::RESCALE && g.ops[p].inputs.size() == 1 && g.ops[p].outputs.size() == 1;
+    return ok ? p : kNoOp;
+  };
+  auto sole_reader = [&](TensorId t, OpKind kind) {
+    const size_t r = readers[t] == 1 ? reader[t] : kNoOp;
+    return r != kNoOp && g.ops[r].kind == kind && g.ops[r].inputs[0] == t && g.ops[r].outputs.size() == 1 ? r : kNoOp;
+  };
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& add = g.ops[i];
+    if (add.kind != OpKind::ADD || add.inputs.size() != 2 || add.outputs.size() != 1) continue;
+    ResidualFusion f;
+    f.rescale_a = rescale_into(add.inputs[0], i);
+    f.rescale_b = rescale_into(add.inputs[1], i);
+    f.rescale_out = sole_reader(add.outputs[0], OpKind::RESCALE);
+    if (f.rescale_a == kNoOp || f.rescale_b == kNoOp || f.rescale_a == f.rescale_b || f.rescale_out == kNoOp) continue;
+    f.clamp = sole_reader(g.ops[f.rescale_out].outputs[0], OpKind::CLAMP);
+    const auto* ra = std::get_if<RescaleAttr>(&g.ops[f.rescale_a].attr);
+    const auto* rb = std::get_if<RescaleAttr>(&g.ops[f.rescale_b].attr);
+    const auto* rout = std::get_if<RescaleAttr>(&g.ops[f.rescale_out].attr);
+    const auto* clamp = f.clamp == kNoOp ? nullptr : std::get_if<ClampAttr>(&g.ops[f.clamp].attr);
+    if (!ra || !rb || !rout || (f.clamp != kNoOp && !clamp)) continue;
+    std::optional<tosa::ResidualAdd> plan = tosa::plan_residual_add(*ra, *rb, *rout, clamp);
+    if (!plan) continue;
+    f.plan = *plan;
+    for (size_t op : {f.rescale_a, f.rescale_b, f.rescale_out, f.clamp})
+      if (op != kNoOp) fused_away_[op] = true;
+    residuals_[i] = f;
+  }
+}
+
+Status CpuExecutor::run_residual_add(size_t i, ParallelRunner* runner) {
+  const ResidualFusion& f = *residuals_[i];
+  const Graph& g = *graph_;
+  const Op &a = g.ops[f.rescale_a], &b = g.ops[f.rescale_b], &out = g.ops[f.rescale_out];
+  const tosa::TensorRef clamped = f.clamp == kNoOp ? tosa::TensorRef{} : ref(g.ops[f.clamp].outputs[0]);
+  return tosa::rescale_add_rescale(ref(a.inputs[0]), *f.plan.rescale_a, ref(a.outputs[0]), ref(b.inputs[0]),
+                                   *f.plan.rescale_b, ref(b.outputs[0]), ref(g.ops[i].outputs[0]),
+                                   *f.plan.rescale_out, ref(out.outputs[0]), f.plan.clamp, clamped, runner, &f.plan);
 }
 
 cpu::FusedConvChain CpuExecutor::chain_of(size_t i, bool unbound_io) {
@@ -369,9 +439,10 @@ Status CpuExecutor::run_ops(ParallelRunner* runner) {
   tosa::TensorRef outs[2];
   for (size_t i = 0; i < graph_->ops.size(); ++i) {
     const Op& op = graph_->ops[i];
-    if (fused_away_[i]) continue;  // run by the CONV2D before it
+    if (fused_away_[i]) continue;  // run by the CONV2D before it or the residual ADD near it
     const uint64_t start = profile_ ? trace_now_ns() : 0;
-    Status s = fusions_[i].fused()
+    Status s = residuals_[i] ? run_residual_add(i, runner)
+               : fusions_[i].fused()
                    ? cpu::run_fused_conv(chain_of(i), runner, std::span(scratch_.get(), scratch_bytes_))
                    : call_kernel(op.kind, *plans_[i], args_of(i, outs, runner));
     if (profile_) op_ns_[i] = {start, trace_now_ns()};
@@ -382,7 +453,8 @@ Status CpuExecutor::run_ops(ParallelRunner* runner) {
   return Status::ok();
 }
 
-// One entry per kernel call, "<OP> [cpu]", or e.g. "CONV2D+RESCALE+CLAMP [cpu]" for a fused chain
+// One entry per kernel call, "<OP> [cpu]", or e.g. "CONV2D+RESCALE+CLAMP [cpu]" or
+// "RESCALE+RESCALE+ADD+RESCALE [cpu]" for a fused chain
 // (the Vulkan executor names its dispatches "<fused ops> [<shader>]"), so that --profile tables
 // of the two executors read side by side.
 std::vector<DelegateProfileEntry> CpuExecutor::op_profile() const {
@@ -391,8 +463,9 @@ std::vector<DelegateProfileEntry> CpuExecutor::op_profile() const {
     if (fused_away_[i]) continue;
     const auto [start, end] = op_ns_[i];
     std::string name = op_name(graph_->ops[i].kind);
+    if (residuals_[i]) name = "RESCALE+RESCALE+ADD+RESCALE";
     if (fusions_[i].rescale != kNoOp) name += "+RESCALE";
-    if (fusions_[i].clamp != kNoOp) name += "+CLAMP";
+    if (fusions_[i].clamp != kNoOp || (residuals_[i] && residuals_[i]->clamp != kNoOp)) name += "+CLAMP";
     steps.push_back({name + " [cpu]", double(end - start) * 1e-6, start, end, {}});
   }
   return steps;

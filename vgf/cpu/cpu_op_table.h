@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,9 @@ struct PlannedOp {
   // in the budget (PlanContext::reserve) before they are allocated.
   std::vector<uint8_t> packed_weights_memory;
   const void* packed_weights = nullptr;
+  // A CONV2D fused with a RESCALE that is the CMSIS requantize (tosa::conv_requantize): its
+  // output stage, which the weights above were packed with.
+  std::optional<tosa::ConvRequantize> requantize;
 
   template <typename T>
   const T& ir_attr() const { return std::get<T>(*ir); }
@@ -61,6 +65,9 @@ struct PlanContext {
   const Op& op;
   size_t index = 0;                     // the op's index in the graph, for names
   MemoryBudget* budget = nullptr;       // null: nothing counted
+  // A convolution's fused RESCALE and CLAMP (FusedConvChain; null: none), planned with it.
+  const Op* rescale_after = nullptr;
+  const Op* clamp_after = nullptr;
   // Counts `bytes` the plan is about to allocate for `what` ("packed weights") in the budget as
   // "VGF cpu executor: op 3 (CONV2D) packed weights", or fails with MemoryAllocationFailed
   // naming it (vkrt/memory_budget.h). Call before allocating.

@@ -34,7 +34,16 @@ Status plan_conv2d(const PlanContext& ctx, PlannedOp& p) {
                     constant_ref(graph, op.inputs[2], tosa::DType::Fp32, 1, &bias);
   if (!int8 && !fp32) return Status::ok();  // not constants (or int16): packed per call, in the scratch
   const auto& attr = std::get<ConvAttr>(op.attr);
-  const size_t bytes = tosa::conv2d_packed_weights_bytes(weight, bias, attr);
+  // A fused RESCALE (and CLAMP) that is the requantize becomes the GEMM's output stage, packed
+  // with the weights.
+  const auto* rescale = ctx.rescale_after ? std::get_if<RescaleAttr>(&ctx.rescale_after->attr) : nullptr;
+  const auto* clamp = ctx.clamp_after ? std::get_if<ClampAttr>(&ctx.clamp_after->attr) : nullptr;
+  if (int8 && rescale != nullptr && (clamp != nullptr) == (ctx.clamp_after != nullptr)) {
+    const Op& last = ctx.clamp_after ? *ctx.clamp_after : *ctx.rescale_after;  // writes the chain's output
+    p.requantize = tosa::conv_requantize(*rescale, clamp, graph.tensors[last.outputs[0]].dtype);
+  }
+  const tosa::ConvRequantize* requantize = p.requantize ? &*p.requantize : nullptr;
+  const size_t bytes = tosa::conv2d_packed_weights_bytes(weight, bias, attr, requantize);
   if (bytes == 0) return Status::ok();  // nothing to pack at this ISA level
   VKRT_RETURN_IF_ERROR(ctx.reserve(bytes, "packed weights"));
   try {
@@ -43,7 +52,7 @@ Status plan_conv2d(const PlanContext& ctx, PlannedOp& p) {
     return make_error(Error::MemoryAllocationFailed, "VGF cpu executor: op ", ctx.index, " (", op_name(op.kind),
                       "): ", bytes, " bytes of packed weights");
   }
-  p.packed_weights = tosa::conv2d_pack_weights(weight, bias, attr, p.packed_weights_memory);
+  p.packed_weights = tosa::conv2d_pack_weights(weight, bias, attr, p.packed_weights_memory, requantize);
   return Status::ok();
 }
 
@@ -114,6 +123,11 @@ constexpr CpuOpImpl kOps[] = {
     {OpKind::RFFT2D, nullptr, run_rfft2d},
 };
 
+// The chain's output stage as its CONV2D was planned with it (null: rescaled in bands).
+const tosa::ConvRequantize* requantize_of(const FusedConvChain& c) {
+  return c.conv->requantize ? &*c.conv->requantize : nullptr;
+}
+
 }  // namespace
 
 std::span<const CpuOpImpl> conv_pool_ops() { return kOps; }
@@ -134,7 +148,7 @@ Status run_fused_conv(const FusedConvChain& c, ParallelRunner* runner, std::span
     return tosa::depthwise_conv2d_rescale(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, rescale, c.rescaled,
                                           clamp, c.clamped, runner, scratch);
   return tosa::conv2d_rescale(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, rescale, c.rescaled, clamp,
-                              c.clamped, runner, tosa::ConvResources{scratch, c.conv->packed_weights});
+                              c.clamped, runner, tosa::ConvResources{scratch, c.conv->packed_weights, requantize_of(c)});
 }
 
 size_t fused_conv_scratch(const FusedConvChain& c, int threads) {
@@ -148,7 +162,7 @@ size_t fused_conv_scratch(const FusedConvChain& c, int threads) {
     return tosa::depthwise_conv2d_rescale_scratch_bytes(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums,
                                                         threads);
   return tosa::conv2d_rescale_scratch_bytes(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, threads,
-                                            c.conv->packed_weights);
+                                            c.conv->packed_weights, requantize_of(c));
 }
 
 }  // namespace vkrt::vgf::cpu

@@ -584,9 +584,12 @@ struct SampleOutput {
   }
 };
 
-SampleOutput run_sample(const std::vector<uint8_t>& pte, const char* executor, std::string* skip, int threads = 1) {
+// `steps`: the delegate's profile step names of the run ("CONV2D+RESCALE [cpu]", ...).
+SampleOutput run_sample(const std::vector<uint8_t>& pte, const char* executor, std::string* skip, int threads = 1,
+                        std::vector<std::string>* steps = nullptr) {
   LoadOptions options;
   options.backend_options.set("VgfBackend.executor", executor);
+  if (steps) options.backend_options.set("VgfBackend.profile", "1");
   options.num_threads = threads;
   auto module = Module::load_from_buffer(pte, options);
   if (!module.ok()) {
@@ -609,8 +612,12 @@ SampleOutput run_sample(const std::vector<uint8_t>& pte, const char* executor, s
   }
   t = *Tensor::make(in.dtype, in.sizes, input.data());
   EXPECT_TRUE((*method)->set_input(0, EValue::from_tensor(&t)).is_ok());
+  (*method)->set_profiling(steps != nullptr);
   Status st = (*method)->execute();
   EXPECT_TRUE(st.is_ok()) << executor << ": " << st.to_string();
+  if (steps)
+    for (const auto& instruction : (*method)->profile())
+      for (const auto& step : instruction.delegate_steps) steps->push_back(step.name);
   const Tensor& out = (*method)->output(0).to_tensor();
   EXPECT_EQ(out.sizes().size(), 2u);
   const auto* data = static_cast<const uint8_t*>(out.data());
@@ -703,6 +710,27 @@ TEST(VgfPte, MobileNetV2SampleSameFusedAndUnfused) {
   EXPECT_EQ(unfused3.bytes, fused.bytes) << why;
   EXPECT_TRUE(bad.bytes.empty());
   EXPECT_NE(refused.find("VKRT_CPU_FUSION must be 0 or 1"), std::string::npos) << refused;
+}
+
+// The sample's ten residual adds (RESCALE, RESCALE -> ADD -> RESCALE each) run as one kernel each on
+// the CPU executor, and as their thirty RESCALEs and ten ADDs with VKRT_CPU_FUSION=0 (the bytes are
+// compared in the test above).
+TEST(VgfPte, MobileNetV2SampleFusesItsResidualAdds) {
+  auto pte = samples::mobilenet_v2_vgf_program(1, 64);
+  ASSERT_TRUE(pte.ok()) << pte.status().to_string();
+  std::string why;
+  auto count = [](const std::vector<std::string>& steps, const std::string& name) {
+    return std::count(steps.begin(), steps.end(), name);
+  };
+  std::vector<std::string> fused, unfused;
+  ASSERT_EQ(run_sample(*pte, "cpu", &why, 1, &fused).numel, 1000) << why;
+  ::setenv("VKRT_CPU_FUSION", "0", 1);
+  ASSERT_EQ(run_sample(*pte, "cpu", &why, 1, &unfused).numel, 1000) << why;
+  ::unsetenv("VKRT_CPU_FUSION");
+  EXPECT_EQ(count(fused, "RESCALE+RESCALE+ADD+RESCALE [cpu]"), 10);
+  EXPECT_EQ(count(fused, "RESCALE [cpu]") + count(fused, "ADD [cpu]"), 0);
+  EXPECT_EQ(count(unfused, "RESCALE [cpu]"), 53 + 30);  // the 52 convolutions', the classifier's, the adds'
+  EXPECT_EQ(count(unfused, "ADD [cpu]"), 10);
 }
 
 // The fp32 network's convolutions and their ReLU6 CLAMPs (CONV2D+CLAMP, DEPTHWISE_CONV2D+CLAMP):
