@@ -1,5 +1,5 @@
 // Private: the reference loops behind the vectorised paths, written straight from the spec's
-// pseudocode (tosa.md §5, §6). The public kernels use them wherever no fast path applies
+// pseudocode (tosa.md §5, §6, §7). The public kernels use them wherever no fast path applies
 // (int16, fp32, more taps than int32 sums hold exactly, RESCALE's scale16); tests and
 // tosa_bench call them directly to compare the two. Operands must already be checked (the
 // check_* functions of tosa_kernels.h).
@@ -14,5 +14,6 @@ void conv2d_reference(const TensorRef& input, const TensorRef& weight, const Ten
 void depthwise_conv2d_reference(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                 const ConvAttr& attrs, const TensorRef& output);
 void rescale_reference(const TensorRef& input, const RescaleAttr& attrs, const TensorRef& output);
+void avg_pool2d_reference(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output);
 
 }  // namespace vkrt::tosa::detail

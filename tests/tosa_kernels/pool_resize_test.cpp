@@ -1,5 +1,6 @@
 // AVG_POOL2D, MAX_POOL2D (tosa.md §7) and RESIZE (tosa.md §11).
 #include <cmath>
+#include <random>
 
 #include "tosa_test_util.h"
 
@@ -51,6 +52,48 @@ TEST(TosaAvgPool2d, ZeroPointsRoundTheShiftedSum) {
   b.output_zp = 100;
   EXPECT_TOSA_OK(avg_pool2d(big, b, out));
   EXPECT_EQ(out.data[0], 127);
+}
+
+// The integer average a pixel at a time (channels contiguous) against the spec's loop one
+// element at a time: windows with padding on each side, strides, zero points, channel counts
+// past one 512-channel chunk, a global pool, and a window of int16 sums that wraps int32.
+TEST(TosaAvgPool2d, IntegerPathMatchesReferenceLoop) {
+  std::mt19937 rng(11);
+  struct Case {
+    int64_t n, h, w, c;
+    int32_t kh, kw, sy, sx, pad_t, pad_b, pad_l, pad_r;
+    int32_t in_zp, out_zp;
+  };
+  const Case cases[] = {
+      {1, 7, 7, 1280, 7, 7, 1, 1, 0, 0, 0, 0, -128, -128},  // MobileNetV2's global pool: 3 chunks
+      {2, 9, 9, 5, 3, 3, 2, 2, 1, 1, 1, 1, 3, -7},         // padding on every side, stride 2
+      {1, 6, 11, 17, 2, 4, 1, 3, 1, 0, 3, 2, -1, 5},       // uneven pads and strides
+      {1, 1, 1, 3, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0},
+  };
+  auto run = [&](auto in, const PoolAttr& a, auto out, auto want) {
+    for (auto& v : in.data) v = std::remove_reference_t<decltype(v)>(rng());
+    ASSERT_TOSA_OK(avg_pool2d(in, a, out));
+    detail::avg_pool2d_reference(in, a, want);
+    EXPECT_EQ(out.data, want.data) << "avg_pool2d " << in.shape[1] << "x" << in.shape[2] << "x" << in.shape[3];
+  };
+  for (const Case& k : cases) {
+    PoolAttr a;
+    a.kernel[0] = k.kh, a.kernel[1] = k.kw, a.stride[0] = k.sy, a.stride[1] = k.sx;
+    a.pad[0] = k.pad_t, a.pad[1] = k.pad_b, a.pad[2] = k.pad_l, a.pad[3] = k.pad_r;
+    a.input_zp = k.in_zp, a.output_zp = k.out_zp;
+    const int64_t oh = (k.h + k.pad_t + k.pad_b - k.kh) / k.sy + 1, ow = (k.w + k.pad_l + k.pad_r - k.kw) / k.sx + 1;
+    run(i8({k.n, k.h, k.w, k.c}), a, i8({k.n, oh, ow, k.c}), i8({k.n, oh, ow, k.c}));
+    a.input_zp = a.output_zp = 0;  // int16 has none
+    run(i16({k.n, k.h, k.w, k.c}), a, i16({k.n, oh, ow, k.c}), i16({k.n, oh, ow, k.c}));
+  }
+  // 300x300 int16 taps near 32767: the window's sum passes 2^31 and wraps, as the device's.
+  PoolAttr big;
+  big.kernel[0] = big.kernel[1] = 300;
+  auto in = i16({1, 300, 300, 2}), out = i16({1, 1, 1, 2}), want = i16({1, 1, 1, 2});
+  for (auto& v : in.data) v = int16_t(32767 - int(rng() % 8));
+  ASSERT_TOSA_OK(avg_pool2d(in, big, out));
+  detail::avg_pool2d_reference(in, big, want);
+  EXPECT_EQ(out.data, want.data);
 }
 
 TEST(TosaAvgPool2d, Int16Fp32AndErrors) {
