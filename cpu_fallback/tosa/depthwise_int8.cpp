@@ -8,8 +8,10 @@
 // weight_zp other than 0 keeps the reference loops: the engine has no weight offset.
 //
 // depthwise_conv2d_rescale (DEPTHWISE_CONV2D → RESCALE → CLAMP, fused by the VGF CPU executor)
-// runs the engine in bands of output rows, each worker with its own band of int32 sums in
-// scratch, rescaled (and clamped) while in cache: the int32 tensor is never written.
+// runs the engine with its int8 output stage where the RESCALE is the CMSIS requantize
+// (ConvRequantize), as the cortex_m depthwise does; other RESCALEs in bands of output rows, each
+// worker with its own band of int32 sums in scratch, rescaled (and clamped) while in cache.
+// Either way the int32 tensor is never written.
 #include <algorithm>
 #include <vector>
 
@@ -54,6 +56,40 @@ bool depthwise_conv2d_int8_engine(const TensorRef& input, const TensorRef& weigh
   compute::depthwise_s8(p, input.as<const int8_t>(), weight.as<const int8_t>(),
                         bias_per_channel ? bias.as<const int32_t>() : nullptr, to, exec);
   if (!bias_per_channel) add_broadcast_bias(bias, output);
+  return true;
+}
+
+// The engine's int8 output stage for the chain, where `rq` is its requantize per channel and the
+// bias is one per channel (a broadcast one is added to int32 sums, which this form never has).
+bool requantize_fits(const compute::DepthwiseS8Params& p, const TensorRef& bias, const ConvRequantize* rq) {
+  return rq != nullptr && rq->per_channel && int64_t(rq->multiplier.size()) == p.out_ch() &&
+         rq->shift.size() == rq->multiplier.size() && bias.dim(0) == p.out_ch();
+}
+
+compute::DepthwiseS8Params with_output_stage(compute::DepthwiseS8Params p, const ConvRequantize& rq) {
+  p.output_offset = rq.output_offset;
+  p.activation_min = rq.act_min, p.activation_max = rq.act_max;
+  return p;
+}
+
+// The chain as one engine call with the int8 output stage, when `rq` was derived from these
+// RESCALE and CLAMP attributes; false, writing nothing, where it was not or the scratch is short.
+bool depthwise_requantize_int8(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                               const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
+                               const ClampAttr* clamp_attrs, const TensorRef& output, ParallelRunner* runner,
+                               std::span<uint8_t> scratch, const ConvRequantize* rq) {
+  compute::DepthwiseS8Params p;
+  if (rq == nullptr || rq->rescale != &rescale_attrs || rq->clamp != clamp_attrs || output.dtype != DType::Int8 ||
+      !engine_params(input, weight, attrs, sums, &p) || !requantize_fits(p, bias, rq))
+    return false;
+  p = with_output_stage(p, *rq);
+  const compute::Exec exec{scratch, runner};
+  if (scratch.size() < compute::depthwise_s8_scratch_bytes(p, /*int32_sums=*/false, exec.num_threads())) return false;
+  compute::DepthwiseS8Output to;
+  to.s8 = output.as<int8_t>();
+  to.multiplier = rq->multiplier.data();
+  to.shift = rq->shift.data();
+  compute::depthwise_s8(p, input.as<const int8_t>(), weight.as<const int8_t>(), bias.as<const int32_t>(), to, exec);
   return true;
 }
 
@@ -160,11 +196,14 @@ size_t depthwise_conv2d_scratch_bytes(const TensorRef& input, const TensorRef& w
 }
 
 size_t depthwise_conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                              const ConvAttr& attrs, const TensorRef& sums, int threads) {
+                                              const ConvAttr& attrs, const TensorRef& sums, int threads,
+                                              const ConvRequantize* requantize) {
   compute::DepthwiseS8Params p;
   if (!check_depthwise_conv2d(input, weight, bias, attrs, sums).is_ok() ||
       !detail::engine_params(input, weight, attrs, sums, &p))
     return 0;
+  if (detail::requantize_fits(p, bias, requantize))  // one engine call, int8 out
+    return compute::depthwise_s8_scratch_bytes(detail::with_output_stage(p, *requantize), false, threads);
   return std::max(depthwise_conv2d_scratch_bytes(input, weight, bias, attrs, sums, threads),
                   detail::depthwise_bands(p, threads).scratch_bytes());
 }
@@ -172,12 +211,16 @@ size_t depthwise_conv2d_rescale_scratch_bytes(const TensorRef& input, const Tens
 Status depthwise_conv2d_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                 const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
                                 const TensorRef& rescaled, const ClampAttr* clamp_attrs, const TensorRef& clamped,
-                                ParallelRunner* runner, std::span<uint8_t> scratch) {
+                                ParallelRunner* runner, std::span<uint8_t> scratch,
+                                const ConvRequantize* requantize) {
   VKRT_RETURN_IF_ERROR(check_depthwise_conv2d(input, weight, bias, attrs, sums));
   VKRT_RETURN_IF_ERROR(check_rescale(sums, rescale_attrs, rescaled));
   if (clamp_attrs) VKRT_RETURN_IF_ERROR(check_clamp(rescaled, *clamp_attrs, clamped));
-  if (detail::depthwise_rescale_int8_bands(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs,
-                                           clamp_attrs ? clamped : rescaled, runner, scratch))
+  const TensorRef& output = clamp_attrs ? clamped : rescaled;
+  if (detail::depthwise_requantize_int8(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner,
+                                        scratch, requantize) ||
+      detail::depthwise_rescale_int8_bands(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner,
+                                           scratch))
     return Status::ok();
   VKRT_RETURN_IF_ERROR(depthwise_conv2d(input, weight, bias, attrs, sums, runner, scratch));
   VKRT_RETURN_IF_ERROR(rescale(sums, rescale_attrs, rescaled, runner));

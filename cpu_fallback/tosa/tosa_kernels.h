@@ -145,15 +145,19 @@ Status depthwise_conv2d(const TensorRef& input, const TensorRef& weight, const T
 size_t depthwise_conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                       const ConvAttr& attrs, const TensorRef& output, int threads);
 
-// DEPTHWISE_CONV2D -> RESCALE (-> CLAMP) as conv2d_rescale does it for CONV2D: bands of output
-// rows rescaled while in cache given depthwise_conv2d_rescale_scratch_bytes of scratch, else the
-// kernels in turn. The final tensor's values are the same either way.
+// DEPTHWISE_CONV2D -> RESCALE (-> CLAMP) as conv2d_rescale does it for CONV2D, given
+// depthwise_conv2d_rescale_scratch_bytes of scratch: with `requantize` (conv_requantize of these
+// attributes, per channel) the depthwise engine's own int8 output stage, otherwise bands of
+// output rows rescaled while in cache; without the scratch the kernels in turn. The final
+// tensor's values are the same every way.
 Status depthwise_conv2d_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                 const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
                                 const TensorRef& rescaled, const ClampAttr* clamp_attrs, const TensorRef& clamped,
-                                ParallelRunner* runner = nullptr, std::span<uint8_t> scratch = {});
+                                ParallelRunner* runner = nullptr, std::span<uint8_t> scratch = {},
+                                const ConvRequantize* requantize = nullptr);
 size_t depthwise_conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                              const ConvAttr& attrs, const TensorRef& sums, int threads);
+                                              const ConvAttr& attrs, const TensorRef& sums, int threads,
+                                              const ConvRequantize* requantize = nullptr);
 
 // CONV2D or DEPTHWISE_CONV2D, then CLAMP of its output `sums` into `clamped`: the fp32 chain the
 // VGF CPU executor fuses where nothing else reads `sums` (a ReLU6 after a float convolution).

@@ -426,7 +426,8 @@ TEST(TosaFastPaths, Conv2dRescaleClampFusedEqualsTheOpsInTurn) {
 
 // DEPTHWISE_CONV2D -> RESCALE -> CLAMP as one kernel (depthwise_conv2d_rescale) equals the
 // three reference kernels in turn on every path, as for CONV2D above; several images and bands of
-// output rows, padding seen by the first bands only, strides 1 and 2.
+// output rows, padding seen by the first bands only, strides 1 and 2; a single-rounding RESCALE
+// (in bands) and a double-rounding one, also as the engine's own output stage (conv_requantize).
 TEST(TosaFastPaths, DepthwiseRescaleClampFusedEqualsTheOpsInTurn) {
   std::mt19937 rng(98);
   CountingThreads three(3);
@@ -458,26 +459,37 @@ TEST(TosaFastPaths, DepthwiseRescaleClampFusedEqualsTheOpsInTurn) {
     ClampAttr clamp_attr;
     clamp_attr.min_int = -128, clamp_attr.max_int = 100;
     auto sums = i32({c.n, oh, ow, c.ic});
-    auto want_rescaled = i8({c.n, oh, ow, c.ic}), want_clamped = i8({c.n, oh, ow, c.ic});
     detail::depthwise_conv2d_reference(in, w, bias, a, sums);
-    detail::rescale_reference(sums, r, want_rescaled);
-    ASSERT_TOSA_OK(clamp(want_rescaled, clamp_attr, want_clamped));
-    for (compute::Isa isa : compute::available_isas()) {
-      compute::ScopedIsa pin(isa);
-      for (ParallelRunner* runner : {static_cast<ParallelRunner*>(nullptr), static_cast<ParallelRunner*>(&three)})
-        for (bool with_scratch : {false, true})
-          for (bool with_clamp : {false, true}) {
-            const int threads = runner ? 3 : 1;
-            std::vector<uint8_t> scratch(
-                with_scratch ? depthwise_conv2d_rescale_scratch_bytes(in, w, bias, a, sums, threads) : 0, 0xA5);
-            auto got_sums = i32({c.n, oh, ow, c.ic});
-            auto rescaled = i8({c.n, oh, ow, c.ic}), clamped = i8({c.n, oh, ow, c.ic});
-            ASSERT_TOSA_OK(depthwise_conv2d_rescale(in, w, bias, a, got_sums, r, rescaled,
-                                                    with_clamp ? &clamp_attr : nullptr, clamped, runner, scratch));
-            EXPECT_EQ(with_clamp ? clamped.data : rescaled.data, with_clamp ? want_clamped.data : want_rescaled.data)
-                << "depthwise " << c.n << "x" << c.ih << "x" << c.iw << "x" << c.ic << " at " << compute::isa_name(isa)
-                << ", " << threads << " threads" << (with_scratch ? ", scratch" : "") << (with_clamp ? ", clamped" : "");
-          }
+    for (RoundingMode rounding : {RoundingMode::SingleRound, RoundingMode::DoubleRound}) {
+      r.rounding_mode = rounding;
+      auto want_rescaled = i8({c.n, oh, ow, c.ic}), want_clamped = i8({c.n, oh, ow, c.ic});
+      detail::rescale_reference(sums, r, want_rescaled);
+      ASSERT_TOSA_OK(clamp(want_rescaled, clamp_attr, want_clamped));
+      const std::optional<ConvRequantize> forms[2] = {conv_requantize(r, nullptr, DType::Int8),
+                                                      conv_requantize(r, &clamp_attr, DType::Int8)};
+      EXPECT_EQ(forms[1].has_value(), rounding == RoundingMode::DoubleRound);
+      for (compute::Isa isa : compute::available_isas()) {
+        compute::ScopedIsa pin(isa);
+        for (ParallelRunner* runner : {static_cast<ParallelRunner*>(nullptr), static_cast<ParallelRunner*>(&three)})
+          for (bool with_scratch : {false, true})
+            for (bool with_clamp : {false, true})
+              for (bool as_output_stage : {false, true}) {
+                const ConvRequantize* rq = as_output_stage && forms[with_clamp] ? &*forms[with_clamp] : nullptr;
+                if (as_output_stage && rq == nullptr) continue;
+                const int threads = runner ? 3 : 1;
+                std::vector<uint8_t> scratch(
+                    with_scratch ? depthwise_conv2d_rescale_scratch_bytes(in, w, bias, a, sums, threads, rq) : 0, 0xA5);
+                auto got_sums = i32({c.n, oh, ow, c.ic});
+                auto rescaled = i8({c.n, oh, ow, c.ic}), clamped = i8({c.n, oh, ow, c.ic});
+                ASSERT_TOSA_OK(depthwise_conv2d_rescale(in, w, bias, a, got_sums, r, rescaled,
+                                                        with_clamp ? &clamp_attr : nullptr, clamped, runner, scratch,
+                                                        rq));
+                EXPECT_EQ(with_clamp ? clamped.data : rescaled.data, with_clamp ? want_clamped.data : want_rescaled.data)
+                    << "depthwise " << c.n << "x" << c.ih << "x" << c.iw << "x" << c.ic << " at "
+                    << compute::isa_name(isa) << ", " << threads << " threads" << (with_scratch ? ", scratch" : "")
+                    << (with_clamp ? ", clamped" : "") << (rq ? ", requantize as the output stage" : "");
+              }
+      }
     }
   }
   EXPECT_GT(three.tasks, 0);  // the cases with several bands ran on the threads

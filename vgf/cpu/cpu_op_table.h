@@ -33,8 +33,8 @@ struct PlannedOp {
   // in the budget (PlanContext::reserve) before they are allocated.
   std::vector<uint8_t> packed_weights_memory;
   const void* packed_weights = nullptr;
-  // A CONV2D fused with a RESCALE that is the CMSIS requantize (tosa::conv_requantize): its
-  // output stage, which the weights above were packed with.
+  // A CONV2D or DEPTHWISE_CONV2D fused with a RESCALE that is the CMSIS requantize
+  // (tosa::conv_requantize): its output stage, which a CONV2D's weights above were packed with.
   std::optional<tosa::ConvRequantize> requantize;
 
   template <typename T>

@@ -24,6 +24,16 @@ bool constant_ref(const Graph& graph, TensorId t, tosa::DType dtype, int rank, t
   return true;
 }
 
+// A fused RESCALE (and CLAMP) that is the requantize becomes the convolution's output stage
+// (p.requantize; tosa::conv_requantize).
+void plan_output_stage(const PlanContext& ctx, PlannedOp& p) {
+  const auto* rescale = ctx.rescale_after ? std::get_if<RescaleAttr>(&ctx.rescale_after->attr) : nullptr;
+  const auto* clamp = ctx.clamp_after ? std::get_if<ClampAttr>(&ctx.clamp_after->attr) : nullptr;
+  if (rescale == nullptr || (clamp != nullptr) != (ctx.clamp_after != nullptr)) return;
+  const Op& last = ctx.clamp_after ? *ctx.clamp_after : *ctx.rescale_after;  // writes the chain's output
+  p.requantize = tosa::conv_requantize(*rescale, clamp, ctx.graph.tensors[last.outputs[0]].dtype);
+}
+
 Status plan_conv2d(const PlanContext& ctx, PlannedOp& p) {
   const Graph& graph = ctx.graph;
   const Op& op = ctx.op;
@@ -34,14 +44,8 @@ Status plan_conv2d(const PlanContext& ctx, PlannedOp& p) {
                     constant_ref(graph, op.inputs[2], tosa::DType::Fp32, 1, &bias);
   if (!int8 && !fp32) return Status::ok();  // not constants (or int16): packed per call, in the scratch
   const auto& attr = std::get<ConvAttr>(op.attr);
-  // A fused RESCALE (and CLAMP) that is the requantize becomes the GEMM's output stage, packed
-  // with the weights.
-  const auto* rescale = ctx.rescale_after ? std::get_if<RescaleAttr>(&ctx.rescale_after->attr) : nullptr;
-  const auto* clamp = ctx.clamp_after ? std::get_if<ClampAttr>(&ctx.clamp_after->attr) : nullptr;
-  if (int8 && rescale != nullptr && (clamp != nullptr) == (ctx.clamp_after != nullptr)) {
-    const Op& last = ctx.clamp_after ? *ctx.clamp_after : *ctx.rescale_after;  // writes the chain's output
-    p.requantize = tosa::conv_requantize(*rescale, clamp, graph.tensors[last.outputs[0]].dtype);
-  }
+  // The GEMM's output stage, packed with the weights.
+  if (int8) plan_output_stage(ctx, p);
   const tosa::ConvRequantize* requantize = p.requantize ? &*p.requantize : nullptr;
   const size_t bytes = tosa::conv2d_packed_weights_bytes(weight, bias, attr, requantize);
   if (bytes == 0) return Status::ok();  // nothing to pack at this ISA level
@@ -66,6 +70,12 @@ Status run_conv2d(const PlannedOp& p, const KernelArgs& a) {
 size_t conv2d_scratch(const PlannedOp& p, const KernelArgs& a, int threads) {
   return tosa::conv2d_scratch_bytes(a.in[0], a.in[1], a.in[2], p.ir_attr<ConvAttr>(), a.out[0], threads,
                                     p.packed_weights);
+}
+
+// The depthwise engine's int8 output stage, where the chain's RESCALE is the requantize.
+Status plan_depthwise_conv2d(const PlanContext& ctx, PlannedOp& p) {
+  plan_output_stage(ctx, p);
+  return Status::ok();
 }
 
 Status run_depthwise_conv2d(const PlannedOp& p, const KernelArgs& a) {
@@ -113,7 +123,7 @@ Status run_max_pool2d(const PlannedOp& p, const KernelArgs& a) {
 
 constexpr CpuOpImpl kOps[] = {
     {OpKind::CONV2D, plan_conv2d, run_conv2d, conv2d_scratch},
-    {OpKind::DEPTHWISE_CONV2D, nullptr, run_depthwise_conv2d, depthwise_conv2d_scratch},
+    {OpKind::DEPTHWISE_CONV2D, plan_depthwise_conv2d, run_depthwise_conv2d, depthwise_conv2d_scratch},
     {OpKind::CONV3D, nullptr, run_conv3d},
     {OpKind::TRANSPOSE_CONV2D, nullptr, run_transpose_conv2d},
     {OpKind::MATMUL, nullptr, run_matmul},
@@ -146,7 +156,7 @@ Status run_fused_conv(const FusedConvChain& c, ParallelRunner* runner, std::span
   const ClampAttr* clamp = c.clamp ? &c.clamp->ir_attr<ClampAttr>() : nullptr;
   if (c.kind == OpKind::DEPTHWISE_CONV2D)
     return tosa::depthwise_conv2d_rescale(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, rescale, c.rescaled,
-                                          clamp, c.clamped, runner, scratch);
+                                          clamp, c.clamped, runner, scratch, requantize_of(c));
   return tosa::conv2d_rescale(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, rescale, c.rescaled, clamp,
                               c.clamped, runner, tosa::ConvResources{scratch, c.conv->packed_weights, requantize_of(c)});
 }
@@ -160,7 +170,7 @@ size_t fused_conv_scratch(const FusedConvChain& c, int threads) {
                                             c.conv->packed_weights);
   if (c.kind == OpKind::DEPTHWISE_CONV2D)
     return tosa::depthwise_conv2d_rescale_scratch_bytes(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums,
-                                                        threads);
+                                                        threads, requantize_of(c));
   return tosa::conv2d_rescale_scratch_bytes(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, threads,
                                             c.conv->packed_weights, requantize_of(c));
 }
