@@ -32,7 +32,8 @@ Types types_of(Precision p) {
 
 class Builder {
  public:
-  Builder(Precision precision, uint32_t seed) : precision_(precision), t_(types_of(precision)), rng_(seed) {}
+  Builder(Precision precision, uint32_t seed, bool single_round = false)
+      : precision_(precision), t_(types_of(precision)), rng_(seed), single_round_(single_round) {}
 
   TensorId tensor(DType t, Shape s) {
     vgf::TensorInfo info;
@@ -82,7 +83,8 @@ class Builder {
   vgf::RescaleAttr requant(int64_t channels, int32_t out_zp, int shift, bool scale16 = false) {
     vgf::RescaleAttr a;
     a.scale32 = !scale16;
-    a.rounding_mode = scale16 ? vgf::RoundingMode::SingleRound : vgf::RoundingMode::DoubleRound;  // TOSA: double round needs scale32
+    // TOSA: double rounding needs scale32.
+    a.rounding_mode = scale16 || single_round_ ? vgf::RoundingMode::SingleRound : vgf::RoundingMode::DoubleRound;
     a.per_channel = channels > 1;
     a.output_zp = out_zp;
     std::uniform_int_distribution<int32_t> m(scale16 ? 1 << 14 : 1 << 30, scale16 ? INT16_MAX : INT32_MAX);
@@ -213,6 +215,7 @@ class Builder {
   Precision precision_;
   Types t_;
   std::mt19937 rng_;
+  bool single_round_;
 };
 
 }  // namespace
@@ -227,7 +230,7 @@ const char* precision_name(Precision p) {
 }
 
 vgf::Graph build_mobilenet_v2(const MobileNetV2Options& o) {
-  Builder b(o.precision, o.seed);
+  Builder b(o.precision, o.seed, o.single_round);
   Shape s{o.batch, o.resolution, o.resolution, 3};
   TensorId x = b.input(s);
   x = b.conv(x, s, 32, 3, 2, false, true, &s);

@@ -26,6 +26,9 @@ struct MobileNetV2Options {
   int64_t resolution = 224;  // multiple of 32
   uint32_t seed = 1;
   Precision precision = Precision::Int8;
+  // Integer precisions: every scale32 RESCALE rounds once (TOSA SINGLE_ROUND, the form
+  // ExecuTorch's Arm backend emits) rather than twice (DOUBLE_ROUND, TFLite's and CMSIS-NN's).
+  bool single_round = false;
 };
 
 vgf::Graph build_mobilenet_v2(const MobileNetV2Options& options);

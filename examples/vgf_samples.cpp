@@ -22,6 +22,10 @@ Result<std::vector<uint8_t>> mobilenet_v2_vgf_program(int64_t batch, int64_t res
   options.batch = batch;
   options.resolution = resolution;
   options.precision = precision;
+  return mobilenet_v2_vgf_program(options);
+}
+
+Result<std::vector<uint8_t>> mobilenet_v2_vgf_program(const MobileNetV2Options& options) {
   return single_delegate_program(build_mobilenet_v2(options));
 }
 

@@ -17,6 +17,8 @@ namespace vkrt::samples {
 // mobilenet_v2_graph.h, seed 1) -> [batch, 1000] logits.
 Result<std::vector<uint8_t>> mobilenet_v2_vgf_program(int64_t batch, int64_t resolution,
                                                       Precision precision = Precision::Int8);
+// The same for any options (the seed, the rounding of its RESCALEs).
+Result<std::vector<uint8_t>> mobilenet_v2_vgf_program(const MobileNetV2Options& options);
 
 // [1, 32, 32, 3] -> VgfBackend(build_small_cnn(precision)) -> [1, 10].
 Result<std::vector<uint8_t>> small_cnn_vgf_program(Precision precision);

@@ -3,12 +3,13 @@
 // (conv2d(), depthwise_conv2d(), rescale(): the vectorised int8 paths) against the reference
 // loops (detail::conv2d_reference, ...) in the same run, then a summary with the ratio. The
 // "fused" column is the convolution with its per-channel RESCALE to int8 and a ReLU6 CLAMP as
-// one call (conv2d_rescale, depthwise_conv2d_rescale), as the executor runs MobileNetV2: for
-// CONV2D its double-rounding RESCALE is the GEMM's output stage (tosa::conv_requantize), the
-// weights packed with it.
+// one call (conv2d_rescale, depthwise_conv2d_rescale), as the executor runs MobileNetV2: the
+// RESCALE is the engine's output stage (tosa::conv_requantize), the GEMM's weights packed with it.
 //
 //   build/bench/tosa/tosa_bench                      # all layers
 //   build/bench/tosa/tosa_bench --benchmark_repetitions=3   # on a busy machine: best of 3
+//   build/bench/tosa/tosa_bench --fused_rounding=single     # the fused RESCALE rounds once (ExecuTorch's Arm backend)
+//   build/bench/tosa/tosa_bench --fused_output_stage=off    # the fused RESCALE in bands of int32 sums
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -28,6 +29,14 @@ namespace vkrt::tosa {
 namespace {
 
 enum class Kind { kConv, kDepthwise, kRescale };
+
+// The fused chains' RESCALE: its rounding, and whether it is the engine's output stage (else
+// the int32 sums go through it in bands).
+struct FusedOptions {
+  bool single_round = false;
+  bool output_stage = true;
+};
+FusedOptions g_fused;
 
 struct Layer {
   const char* name;
@@ -147,13 +156,13 @@ struct LayerData {
       fused_rescale.multiplier = fused_multiplier;
       fused_rescale.shift.assign(fused_shift.begin(), fused_shift.end());
       fused_rescale.scale32 = true;
-      fused_rescale.rounding_mode = RoundingMode::DoubleRound;
+      fused_rescale.rounding_mode = g_fused.single_round ? RoundingMode::SingleRound : RoundingMode::DoubleRound;
       fused_rescale.per_channel = true;
       fused_rescale.output_zp = -128;
       relu6.min_int = -128, relu6.max_int = 40;
       out8.resize(acc.size());
+      if (g_fused.output_stage) fused_requantize = conv_requantize(fused_rescale, &relu6, DType::Int8);
       if (l.kind == Kind::kConv) {  // the weights packed with the output stage, as the executor plans them
-        fused_requantize = conv_requantize(fused_rescale, &relu6, DType::Int8);
         const ConvRequantize* rq = fused_requantize ? &*fused_requantize : nullptr;
         fused_packed.resize(conv2d_packed_weights_bytes(w_ref(), b_ref(), attrs, rq));
         if (!fused_packed.empty()) fused_packed_weights = conv2d_pack_weights(w_ref(), b_ref(), attrs, fused_packed, rq);
@@ -162,8 +171,9 @@ struct LayerData {
                                     ? conv2d_rescale_scratch_bytes(in_ref(), w_ref(), b_ref(), attrs, sums, threads,
                                                                    fused_packed_weights,
                                                                    fused_requantize ? &*fused_requantize : nullptr)
-                                    : depthwise_conv2d_rescale_scratch_bytes(in_ref(), w_ref(), b_ref(), attrs, sums,
-                                                                             threads)));
+                                    : depthwise_conv2d_rescale_scratch_bytes(
+                                          in_ref(), w_ref(), b_ref(), attrs, sums, threads,
+                                          fused_requantize ? &*fused_requantize : nullptr)));
     }
     const TensorRef out_ref{DType::Int8, out_shape, out8.data()};
     if (l.kind == Kind::kConv)
@@ -172,7 +182,7 @@ struct LayerData {
                                          fused_requantize ? &*fused_requantize : nullptr}));
     else
       check(depthwise_conv2d_rescale(in_ref(), w_ref(), b_ref(), attrs, sums, fused_rescale, out_ref, &relu6, out_ref,
-                                     runner, fused_scratch));
+                                     runner, fused_scratch, fused_requantize ? &*fused_requantize : nullptr));
   }
 
   // DEPTHWISE_CONV2D's scratch for one thread, as the executor gives it.
@@ -252,6 +262,24 @@ class CollectingReporter : public benchmark::ConsoleReporter {
 
 int main(int argc, char** argv) {
   using namespace vkrt::tosa;
+  // Our flags first; the rest go to Google Benchmark.
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--fused_rounding=single" || arg == "--fused_rounding=double") {
+      g_fused.single_round = arg.ends_with("=single");
+    } else if (arg == "--fused_output_stage=on" || arg == "--fused_output_stage=off") {
+      g_fused.output_stage = arg.ends_with("=on");
+    } else if (arg.starts_with("--fused_")) {
+      std::fprintf(stderr,
+                   "tosa_bench: unknown option '%s' (--fused_rounding=single|double, --fused_output_stage=on|off)\n",
+                   arg.c_str());
+      return 1;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
   for (const Layer& l : kLayers) {
     const std::string n = l.name;
     benchmark::RegisterBenchmark((n + "/kernel").c_str(), bench_layer, &l, Mode::kKernel, 1)->UseRealTime();
@@ -267,8 +295,10 @@ int main(int argc, char** argv) {
   std::printf("\nSummary (GMAC/s for convolutions, Gelem/s for RESCALE; best repetition, one thread unless said). "
               "CPU: %s; ISA level %s (pin with VKRT_CPU_ISA); CONV2D on the compute core's GEMM, weights packed ahead\n",
               vkrt::compute::cpu_model_name().c_str(), vkrt::compute::isa_name(vkrt::compute::active_isa()));
-  std::printf("fused: the convolution with RESCALE to int8 and CLAMP in one call, GMAC/s of the convolution; "
-              "fused_2t: the same on two threads\n");
+  std::printf("fused: the convolution with RESCALE to int8 (%s rounding, %s) and CLAMP in one call, GMAC/s of the "
+              "convolution; fused_2t: the same on two threads\n",
+              g_fused.single_round ? "single" : "double",
+              g_fused.output_stage ? "the engine's output stage" : "in bands of int32 sums");
   std::printf("%-30s %10s %10s %10s %10s %10s %8s %8s\n", "layer", "M work", "kernel", "fused", "fused_2t", "reference",
               "ratio", "2t/1t");
   for (const Layer& l : kLayers) {

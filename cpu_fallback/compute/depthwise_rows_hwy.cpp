@@ -76,9 +76,10 @@ HWY_INLINE void Store(D d, hn::Vec<D> v, T* p, ptrdiff_t n) {
 template <class D32>
 struct OutputConsts {
   hn::Vec<D32> offset, lo, hi;
+  bool single_round = false;
   const RequantizeScales<D32>* scales = nullptr;
 };
-// Channels whose scales the row's table holds: 24 KiB of stack at either width.
+// Channels whose scales the row's table holds: 32 KiB of stack at either width.
 constexpr int32_t kScaleTableChannels = 1024;
 
 // Channels [c, c + 2·L32) of one pixel (kFull), or the last n < 2·L32 of them: the sums over the
@@ -143,9 +144,10 @@ HWY_INLINE void channel_block(D32 d32, const WindowTaps& taps, const int8_t* inp
     acc0 = Requantize(d32, acc0, block[0]);
     acc1 = Requantize(d32, acc1, block[1]);
   } else {
-    acc0 = Requantize(d32, acc0, Load<kFull>(d32, to.multiplier + c, n), Load<kFull>(d32, to.shift + c, n));
+    acc0 = Requantize(d32, acc0, Load<kFull>(d32, to.multiplier + c, n), Load<kFull>(d32, to.shift + c, n),
+                      k.single_round);
     acc1 = Requantize(d32, acc1, Load<kFull>(d32, to.multiplier + c + lanes32, n - lanes32),
-                      Load<kFull>(d32, to.shift + c + lanes32, n - lanes32));
+                      Load<kFull>(d32, to.shift + c + lanes32, n - lanes32), k.single_round);
   }
   if constexpr (kFull) return StoreS8x2(d32, acc0, acc1, k.offset, k.lo, k.hi, to.s8 + pixel + c);
   StoreS8(d32, acc0, k.offset, k.lo, k.hi, to.s8 + pixel + c, n);
@@ -160,7 +162,8 @@ void depthwise_row_s8(const DepthwiseS8Params& p, int64_t b, int32_t oy, const i
   const int32_t lanes16 = int32_t(hn::Lanes(d16));
   const int32_t channels = p.in_ch;
   const auto offset16 = hn::Set(d16, int16_t(p.input_offset));
-  OutputConsts<D32> k{hn::Set(d32, p.output_offset), hn::Set(d32, p.activation_min), hn::Set(d32, p.activation_max)};
+  OutputConsts<D32> k{hn::Set(d32, p.output_offset), hn::Set(d32, p.activation_min), hn::Set(d32, p.activation_max),
+                      p.single_round};
   // The int8 output stage's scales, once for the row rather than once per pixel (8 of the 25
   // instructions of a vector's requantize on AVX2).
   RequantizeScales<D32> scales[2 * kScaleTableChannels / (2 * HWY_MAX_BYTES / 4)];
@@ -169,7 +172,7 @@ void depthwise_row_s8(const DepthwiseS8Params& p, int64_t b, int32_t oy, const i
     // Up to the end of the last block of 2·L32: a tail block reads both its entries.
     for (int32_t c = 0, i = 0; c < (channels + lanes16 - 1) / lanes16 * lanes16; c += lanes32, ++i) {
       const ptrdiff_t n = channels - c;
-      scales[i] = MakeScales(d32, Load<false>(d32, to.multiplier + c, n), Load<false>(d32, to.shift + c, n));
+      scales[i] = MakeScales(d32, Load<false>(d32, to.multiplier + c, n), Load<false>(d32, to.shift + c, n), p.single_round);
     }
     k.scales = scales;
   }

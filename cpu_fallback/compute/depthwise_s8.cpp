@@ -113,7 +113,7 @@ void output_row_neon(const DepthwiseS8Params& p, int64_t b, int32_t oy, const in
       int8_t* out = to.s8 + pixel;
       for (int q = 0; q < 4; ++q)
         acc[q] = simd::requantize_x4(acc[q], load_s32x4(to.multiplier + c + 4 * q, n - 4 * q),
-                                     load_s32x4(to.shift + c + 4 * q, n - 4 * q));
+                                     load_s32x4(to.shift + c + 4 * q, n - 4 * q), p.single_round);
       const int8x16_t bytes = simd::narrow_s8x16(acc, out_offset, lo, hi);
       if (n == 16) {
         vst1q_s8(out + c, bytes);
@@ -170,6 +170,8 @@ size_t depthwise_s8_scratch_bytes(const DepthwiseS8Params& p, bool int32_sums, i
   return depthwise_vnni_usable(p, int32_sums) ? depthwise_vnni_scratch_bytes(p, threads) : 0;
 }
 
+bool depthwise_s8_int8_output_pays(const DepthwiseS8Params& p) { return depthwise_vnni_usable(p, /*int32_sums=*/false); }
+
 void depthwise_s8(const DepthwiseS8Params& p, const int8_t* input, const int8_t* weight, const int32_t* bias,
                   const DepthwiseS8Output& to, const Exec& exec) {
   const int64_t rows = int64_t(p.batches) * p.out_h;
@@ -190,6 +192,7 @@ void depthwise_s8(const DepthwiseS8Params& p, const int8_t* input, const int8_t*
   spec.output_offset = p.output_offset;
   spec.activation_min = p.activation_min;
   spec.activation_max = p.activation_max;
+  spec.single_round = p.single_round;
   // Threads only pay off on layers of a few hundred thousand MACs or more.
   const int threads = std::max(1, std::min(exec.num_threads(), int(macs / 262144.0) + 1));
   exec.parallel_chunks(threads, rows, [&](int, int64_t r0, int64_t r1) {

@@ -34,11 +34,12 @@ struct DepthwiseS8Params {
   // The int8 output stage only (DepthwiseS8Output::s8); ignored for int32 sums.
   int32_t output_offset = 0;
   int32_t activation_min = -128, activation_max = 127;
+  bool single_round = false;  // RequantizeRow::single_round: TOSA's one rounding (shifts -31..-1)
   int32_t out_ch() const { return in_ch * ch_mult; }
 };
 
 // Where the sums go: exactly one of `s8` (requantized per channel by multiplier/shift as
-// arith::requantize, plus output_offset, clamped to the activation range) and `s32` (the sums).
+// requantize_value, plus output_offset, clamped to the activation range) and `s32` (the sums).
 struct DepthwiseS8Output {
   int8_t* s8 = nullptr;
   const int32_t* multiplier = nullptr;
@@ -49,6 +50,13 @@ struct DepthwiseS8Output {
 // Scratch that lets depthwise_s8 take its vector paths on `threads` workers (less: the
 // scratch-free loop, same values).
 size_t depthwise_s8_scratch_bytes(const DepthwiseS8Params& p, bool int32_sums, int threads);
+
+// Whether writing int8 through the engine's output stage beats writing the int32 sums and
+// requantizing them in a second pass while they are in cache (TOSA's fused chains, which can do
+// either): where the AVX-512 VNNI path runs the layer (about 2x at MobileNetV2's layers). The
+// rows below it (AVX2, AVX-512BW) measured 5-10% slower than the two passes in `tosa_bench`
+// (Xeon, one thread); NEON is unmeasured and keeps the two passes too.
+bool depthwise_s8_int8_output_pays(const DepthwiseS8Params& p);
 
 // The layer, split over output rows of all batches. Sizes as checked by the callers
 // (non-negative, stride/dilation >= 1); bias may be null (zero).

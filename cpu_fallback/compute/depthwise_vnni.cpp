@@ -159,7 +159,8 @@ VKRT_TARGET_AVX512 inline void permute_block(__m512i n0, __m512i n1, __m512i n2,
 }
 
 // Per-lane constants of 16 channels (permuted order), prepared once per call. The output stage
-// is arith::requantize (cortex-m-ops.md §3) with its two roundings merged into one 64-bit shift:
+// is requantize_value: with double rounding, arith::requantize (cortex-m-ops.md §3) with its two
+// roundings merged into one 64-bit shift:
 //   y = (x·M + 2^30) >> 31                           (SRDHM without saturation)
 //   z = RDBPOT(y, r) = (y + 2^(r−1) − [y < 0]) >> r  (r > 0; z = y for r = 0)
 // and since ⌊(⌊Q/2^31⌋ + c)/2^r⌋ = ⌊(Q + c·2^31)/2^(31+r)⌋ for integer c, with [y < 0] = [Q < 0]:
@@ -246,14 +247,19 @@ VKRT_TARGET_AVX512VNNI bool prepare(const DepthwiseS8Params& p, const Layout& l,
       any_left |= _mm512_test_epi32_mask(left, left);
       const __mmask16 rounds = _mm512_test_epi32_mask(right, right);
       const __m512i half = _mm512_maskz_sllv_epi32(rounds, one, _mm512_sub_epi32(right, one));  // 2^(right−1) or 0
-      const __m512i adjust = _mm512_maskz_mov_epi32(rounds, one);
+      // The single rounding (p.single_round, shifts -31..-1): ⌊(x·M + 2^(r−1)·2^31) / 2^(31+r)⌋, no
+      // 2^30 and no adjustment, except that r = 0 keeps SRDHM's 2^30 (one rounding either way).
+      const __m512i srdhm_round = p.single_round ? _mm512_maskz_mov_epi32(__mmask16(~rounds), _mm512_set1_epi32(1 << 30))
+                                                 : _mm512_set1_epi32(1 << 30);
+      const __m512i adjust = _mm512_maskz_mov_epi32(p.single_round ? __mmask16(0) : rounds, one);
       const __m512i total_shift = _mm512_add_epi32(right, _mm512_set1_epi32(31));
       LaneConstants k;
       k.colterm = _mm512_add_epi32(bias_v[j], _mm512_mullo_epi32(correction, weight_sum));
       k.mult = mult_v[j];
       k.mult_odd = _mm512_srli_epi64(mult_v[j], 32);
-      k.round_even = _mm512_add_epi64(_mm512_slli_epi64(_mm512_and_si512(half, low_dwords), 31), _mm512_set1_epi64(1 << 30));
-      k.round_odd = _mm512_add_epi64(_mm512_slli_epi64(_mm512_srli_epi64(half, 32), 31), _mm512_set1_epi64(1 << 30));
+      k.round_even = _mm512_add_epi64(_mm512_slli_epi64(_mm512_and_si512(half, low_dwords), 31),
+                                      _mm512_and_si512(srdhm_round, low_dwords));
+      k.round_odd = _mm512_add_epi64(_mm512_slli_epi64(_mm512_srli_epi64(half, 32), 31), _mm512_srli_epi64(srdhm_round, 32));
       k.adjust_even = _mm512_slli_epi64(_mm512_and_si512(adjust, low_dwords), 31);
       k.adjust_odd = _mm512_slli_epi64(_mm512_srli_epi64(adjust, 32), 31);
       k.shift_even = _mm512_and_si512(total_shift, low_dwords);

@@ -79,7 +79,7 @@ struct TilePath {
     if (cols <= 0) return;
     acc = hn::Add(hn::Add(acc, hn::LoadU(d32, b.colterm + col)), hn::Set(d32, row_term));
     if (g.c32) return StorePartial(d32, acc, g.c32 + row * g.c_stride + col, cols);
-    const auto v = Requantize(d32, acc, hn::LoadU(d32, b.mult + col), hn::LoadU(d32, b.shift + col));
+    const auto v = Requantize(d32, acc, hn::LoadU(d32, b.mult + col), hn::LoadU(d32, b.shift + col), g.out.single_round);
     StoreS8(d32, v, hn::Set(d32, g.out.output_offset), hn::Set(d32, g.out.activation_min),
             hn::Set(d32, g.out.activation_max), g.c + row * g.c_stride + col, cols);
   }
@@ -147,8 +147,9 @@ struct TilePath {
         // All 2·L columns to int8: the columns' terms and scales once for the R rows, and each
         // row's two vectors narrowed together.
         const V32 colterm0 = hn::LoadU(d32, b.colterm + col), colterm1 = hn::LoadU(d32, b.colterm + col + lanes32);
-        const auto scales0 = MakeScales(d32, hn::LoadU(d32, b.mult + col), hn::LoadU(d32, b.shift + col));
-        const auto scales1 = MakeScales(d32, hn::LoadU(d32, b.mult + col + lanes32), hn::LoadU(d32, b.shift + col + lanes32));
+        const auto scales0 = MakeScales(d32, hn::LoadU(d32, b.mult + col), hn::LoadU(d32, b.shift + col), g.out.single_round);
+        const auto scales1 = MakeScales(d32, hn::LoadU(d32, b.mult + col + lanes32), hn::LoadU(d32, b.shift + col + lanes32),
+                                        g.out.single_round);
         const V32 offset = hn::Set(d32, g.out.output_offset), lo = hn::Set(d32, g.out.activation_min),
                   hi = hn::Set(d32, g.out.activation_max);
 #pragma GCC unroll 16

@@ -34,7 +34,8 @@ inline void store_columns(const GemmS8& g, const TiledPanels& b, int32x4_t acc[4
     return;
   }
   for (int q = 0; q < 4; ++q)
-    acc[q] = simd::requantize_x4(acc[q], vld1q_s32(b.mult + col + 4 * q), vld1q_s32(b.shift + col + 4 * q));
+    acc[q] = simd::requantize_x4(acc[q], vld1q_s32(b.mult + col + 4 * q), vld1q_s32(b.shift + col + 4 * q),
+                                  g.out.single_round);
   const int8x16_t bytes = simd::narrow_s8x16(acc, vdupq_n_s32(g.out.output_offset), vdupq_n_s32(g.out.activation_min),
                                              vdupq_n_s32(g.out.activation_max));
   int8_t* out = g.c + row * g.c_stride + col;

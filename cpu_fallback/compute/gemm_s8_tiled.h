@@ -261,7 +261,8 @@ VKRT_TARGET_AVX512 inline void store_c_x16(const GemmS8& g, __m512i v, const int
     _mm512_mask_storeu_epi32(g.c32 + row * g.c_stride + col, m, v);
     return;
   }
-  v = simd::requantize_x16(v, _mm512_loadu_si512(mult + col), simd::split_shift(_mm512_loadu_si512(shift + col)));
+  v = simd::requantize_x16(v, _mm512_loadu_si512(mult + col),
+                           simd::split_shift(_mm512_loadu_si512(shift + col), g.out.single_round));
   simd::store_s8x16(g.c + row * g.c_stride + col, v, _mm512_set1_epi32(g.out.output_offset),
                     _mm512_set1_epi32(g.out.activation_min), _mm512_set1_epi32(g.out.activation_max), cols);
 }

@@ -107,7 +107,7 @@ VKRT_TARGET_AVX512VNNI void gemv_row(const GemmS8& g, int64_t r) {
                                            : _mm512_set1_epi32(g.out.multiplier[0]);
     const __m512i shift = g.out.per_channel ? _mm512_maskz_loadu_epi32(valid, g.out.shift + j0)
                                             : _mm512_set1_epi32(g.out.shift[0]);
-    v = simd::requantize_x16(v, mult, simd::split_shift(shift));
+    v = simd::requantize_x16(v, mult, simd::split_shift(shift, g.out.single_round));
     simd::store_s8x16(g.c + r * g.c_stride + j0, v, out_offset, lo, hi, cols);
   }
 }

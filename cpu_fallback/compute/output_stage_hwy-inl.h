@@ -2,8 +2,12 @@
 // the *_hwy.cpp kernels (hwy_targets.h). Included once per target from inside their
 // foreach_target passes, hence the per-target include guard (Highway's -inl.h convention).
 //
-// The arithmetic is arith::requantize, op for op: RDBPOT(SRDHM_no_sat(v << left, m), right),
-// left = clamp(shift, 0, 31), right = clamp(-shift, 0, 31). The 32x32→64 products come from
+// The arithmetic is requantize_value (requantize_row.h), op for op. Double rounding
+// (arith::requantize): RDBPOT(SRDHM_no_sat(v << left, m), right), left = clamp(shift, 0, 31),
+// right = clamp(-shift, 0, 31). Single rounding (TOSA's, shifts -31..-1, m >= 0): x = ⌊v·m / 2^31⌋
+// then ⌊(x + 2^(right−1)) / 2^right⌋, which equals ⌊(v·m + 2^(30+right)) / 2^(31+right)⌋ since
+// nested floor divisions compose; that is the same divide with the +2^30 in SRDHM and the
+// "+1 where negative" in RDBPOT's threshold both left out. The 32x32→64 products come from
 // MulEven; Highway 1.0.3 has no MulOdd for int32, so the odd lanes are shifted down first.
 #if defined(VKRT_COMPUTE_OUTPUT_STAGE_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef VKRT_COMPUTE_OUTPUT_STAGE_HWY_INL_H_
@@ -64,14 +68,18 @@ struct RequantizeScales {
   hn::Vec<D> mult, mult_odd;  // the multipliers; the odd lanes' moved down for MulEven
   hn::Vec<D> left, right;     // clamp(shift, 0, 31), clamp(-shift, 0, 31)
   hn::Vec<D> mask, half;      // 2^right - 1 and its half: the rounding divide's remainder bits
+  hn::Vec<hn::Repartition<uint64_t, D>> round;  // added to the 64-bit products: 2^30, or 0 (single rounding)
+  hn::Vec<D> negative;        // all ones: ties away from zero (double rounding); zero: ties up
 };
 
 template <class D>
-HWY_INLINE RequantizeScales<D> MakeScales(D d, hn::Vec<D> mult, hn::Vec<D> shift) {
+HWY_INLINE RequantizeScales<D> MakeScales(D d, hn::Vec<D> mult, hn::Vec<D> shift, bool single_round) {
   using V = hn::Vec<D>;
   const hn::Repartition<uint64_t, D> du64;
   const V zero = hn::Zero(d), max_shift = hn::Set(d, 31), one = hn::Set(d, 1);
   RequantizeScales<D> s;
+  s.round = hn::Set(du64, single_round ? 0 : uint64_t{1} << 30);
+  s.negative = single_round ? zero : hn::Set(d, -1);
   s.mult = mult;
   s.mult_odd = hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(du64, mult)));
   s.left = hn::Min(hn::Max(shift, zero), max_shift);
@@ -81,30 +89,30 @@ HWY_INLINE RequantizeScales<D> MakeScales(D d, hn::Vec<D> mult, hn::Vec<D> shift
   return s;
 }
 
-// arith::requantize on int32 lanes with their columns' scales.
+// requantize_value on int32 lanes with their columns' scales.
 template <class D>
 HWY_INLINE hn::Vec<D> Requantize(D d, hn::Vec<D> v, const RequantizeScales<D>& s) {
   using V = hn::Vec<D>;
   const hn::Repartition<uint64_t, D> du64;
   v = v << s.left;
-  // SRDHM without saturation: (i64(a)·b + 2^30) >> 31, low 32 bits. A logical shift gives the
-  // same low bits as an arithmetic one, and AVX2 has no 64-bit arithmetic shift.
-  const auto round = hn::Set(du64, uint64_t{1} << 30);
-  const auto even = hn::ShiftRight<31>(hn::Add(hn::BitCast(du64, hn::MulEven(v, s.mult)), round));
+  // SRDHM without saturation: (i64(a)·b + 2^30) >> 31, low 32 bits (single rounding: no 2^30). A
+  // logical shift gives the same low bits as an arithmetic one, and AVX2 has no 64-bit
+  // arithmetic shift.
+  const auto even = hn::ShiftRight<31>(hn::Add(hn::BitCast(du64, hn::MulEven(v, s.mult)), s.round));
   const V v_odd = hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(du64, v)));
-  const auto odd = hn::ShiftRight<31>(hn::Add(hn::BitCast(du64, hn::MulEven(v_odd, s.mult_odd)), round));
+  const auto odd = hn::ShiftRight<31>(hn::Add(hn::BitCast(du64, hn::MulEven(v_odd, s.mult_odd)), s.round));
   const V x = hn::OddEven(hn::BitCast(d, hn::ShiftLeft<32>(odd)), hn::BitCast(d, even));
-  // Rounding divide by 2^right, ties away from zero: threshold = half + (x < 0).
+  // Rounding divide by 2^right: threshold = half + (x < 0) ties away from zero, half alone ties up.
   const V remainder = hn::And(x, s.mask);
   const V quotient = x >> s.right;
-  const V threshold = hn::Sub(s.half, hn::ShiftRight<31>(quotient));
+  const V threshold = hn::Sub(s.half, hn::And(hn::ShiftRight<31>(quotient), s.negative));
   return hn::Sub(quotient, hn::VecFromMask(d, remainder > threshold));
 }
 
-// arith::requantize on int32 lanes with per-lane multipliers and CMSIS shifts.
+// requantize_value on int32 lanes with per-lane multipliers and CMSIS shifts.
 template <class D>
-HWY_INLINE hn::Vec<D> Requantize(D d, hn::Vec<D> v, hn::Vec<D> mult, hn::Vec<D> shift) {
-  return Requantize(d, v, MakeScales(d, mult, shift));
+HWY_INLINE hn::Vec<D> Requantize(D d, hn::Vec<D> v, hn::Vec<D> mult, hn::Vec<D> shift, bool single_round) {
+  return Requantize(d, v, MakeScales(d, mult, shift, single_round));
 }
 
 // clamp(v + offset, lo, hi) narrowed to int8 and stored to the first n bytes at out. The narrowing

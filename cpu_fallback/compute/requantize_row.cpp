@@ -13,7 +13,7 @@ void requantize_row_portable(const RequantizeRow& spec, const int32_t* acc, int 
                              int count, int8_t* out) {
   for (int i = 0; i < count; ++i) {
     const int c = spec.per_channel ? first_channel + i : 0;
-    const int32_t v = arith::requantize(acc[i], spec.multiplier[c], spec.shift[c]);
+    const int32_t v = requantize_value(spec, acc[i], c);
     out[i] = int8_t(arith::clamp_activation(arith::wrap_add(v, spec.output_offset),
                                             spec.activation_min, spec.activation_max));
   }

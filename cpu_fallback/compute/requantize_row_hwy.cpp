@@ -27,6 +27,7 @@ HWY_INLINE void RequantizeRowLoop(const RequantizeRow& spec, const int32_t* acc,
   const int32_t* mult = spec.multiplier + (kPerChannel ? first_channel : 0);
   const int32_t* shift = spec.shift + (kPerChannel ? first_channel : 0);
   V m = hn::Set(d, mult[0]), s = hn::Set(d, shift[0]);
+  const bool single = spec.single_round;
   int i = 0;
   for (; i + 2 * lanes <= count; i += 2 * lanes) {
     V m1 = m, s1 = s;
@@ -34,7 +35,7 @@ HWY_INLINE void RequantizeRowLoop(const RequantizeRow& spec, const int32_t* acc,
       m = hn::LoadU(d, mult + i), m1 = hn::LoadU(d, mult + i + lanes);
       s = hn::LoadU(d, shift + i), s1 = hn::LoadU(d, shift + i + lanes);
     }
-    StoreS8x2(d, Requantize(d, hn::LoadU(d, acc + i), m, s), Requantize(d, hn::LoadU(d, acc + i + lanes), m1, s1),
+    StoreS8x2(d, Requantize(d, hn::LoadU(d, acc + i), m, s, single), Requantize(d, hn::LoadU(d, acc + i + lanes), m1, s1, single),
               offset, lo, hi, out + i);
   }
   for (; i + lanes <= count; i += lanes) {
@@ -42,7 +43,7 @@ HWY_INLINE void RequantizeRowLoop(const RequantizeRow& spec, const int32_t* acc,
       m = hn::LoadU(d, mult + i);
       s = hn::LoadU(d, shift + i);
     }
-    StoreS8(d, Requantize(d, hn::LoadU(d, acc + i), m, s), offset, lo, hi, out + i, lanes);
+    StoreS8(d, Requantize(d, hn::LoadU(d, acc + i), m, s, single), offset, lo, hi, out + i, lanes);
   }
   if (i < count) {
     const ptrdiff_t n = count - i;
@@ -50,7 +51,7 @@ HWY_INLINE void RequantizeRowLoop(const RequantizeRow& spec, const int32_t* acc,
       m = LoadPartial(d, mult + i, n);
       s = LoadPartial(d, shift + i, n);
     }
-    StoreS8(d, Requantize(d, LoadPartial(d, acc + i, n), m, s), offset, lo, hi, out + i, n);
+    StoreS8(d, Requantize(d, LoadPartial(d, acc + i, n), m, s, single), offset, lo, hi, out + i, n);
   }
 }
 

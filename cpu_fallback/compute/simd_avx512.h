@@ -1,8 +1,9 @@
 // AVX-512 building blocks shared by the optimized paths (internal header; include only from
 // .cpp files, and call only where compute::has(Isa::Avx512bw)).
 //
-// requantize_x16 is arith::requantize on 16 int32 lanes, bit for bit (cortex-m-ops.md §3):
-// RDBPOT(SRDHM_no_sat(v << left, m), right) with left = clamp(shift, 0, 31), right = clamp(-shift, 0, 31).
+// requantize_x16 is requantize_value (requantize_row.h) on 16 int32 lanes, bit for bit: CMSIS's
+// (cortex-m-ops.md §3) RDBPOT(SRDHM_no_sat(v << left, m), right) with left = clamp(shift, 0, 31),
+// right = clamp(-shift, 0, 31), or TOSA's single rounding.
 #pragma once
 
 #if defined(__x86_64__)
@@ -15,45 +16,50 @@
 
 namespace vkrt::compute::simd {
 
-// SRDHM without saturation: (i64(a)·b + 2^30) >> 31, low 32 bits. b_odd = b >> 32 per 64-bit
-// lane (the odd elements moved down), precomputed by callers with a constant b.
-VKRT_TARGET_AVX512 inline __m512i rounding_doubling_high_mul_split(__m512i a, __m512i b, __m512i b_odd) {
-  const __m512i round = _mm512_set1_epi64(int64_t(1) << 30);
+// SRDHM without saturation: (i64(a)·b + round) >> 31, low 32 bits, round = 2^30 (0 for the
+// single rounding). b_odd = b >> 32 per 64-bit lane (the odd elements moved down), precomputed by
+// callers with a constant b.
+VKRT_TARGET_AVX512 inline __m512i rounding_doubling_high_mul_split(__m512i a, __m512i b, __m512i b_odd,
+                                                                   __m512i round) {
   __m512i even = _mm512_mul_epi32(a, b);
   __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(a, 32), b_odd);
   even = _mm512_srai_epi64(_mm512_add_epi64(even, round), 31);
   odd = _mm512_srai_epi64(_mm512_add_epi64(odd, round), 31);
   return _mm512_mask_blend_epi32(__mmask16(0xAAAA), even, _mm512_slli_epi64(odd, 32));
 }
-VKRT_TARGET_AVX512 inline __m512i rounding_doubling_high_mul(__m512i a, __m512i b) {
-  return rounding_doubling_high_mul_split(a, b, _mm512_srli_epi64(b, 32));
-}
 
-// Rounding divide by 2^right (right in [0, 31] per lane), ties away from zero.
-VKRT_TARGET_AVX512 inline __m512i rounding_divide_by_pot(__m512i x, __m512i right) {
+// Rounding divide by 2^right (right in [0, 31] per lane), ties away from zero; ties up where
+// `negative` is zero (the single rounding).
+VKRT_TARGET_AVX512 inline __m512i rounding_divide_by_pot(__m512i x, __m512i right,
+                                                         __m512i negative) {
   const __m512i one = _mm512_set1_epi32(1);
   const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
   const __m512i remainder = _mm512_and_si512(x, mask);
   const __m512i quotient = _mm512_srav_epi32(x, right);
   // threshold = (mask >> 1) + (quotient < 0): subtracting (quotient >> 31) adds 1 when negative.
-  const __m512i threshold = _mm512_sub_epi32(_mm512_srli_epi32(mask, 1), _mm512_srai_epi32(quotient, 31));
+  const __m512i threshold =
+      _mm512_sub_epi32(_mm512_srli_epi32(mask, 1), _mm512_and_si512(_mm512_srai_epi32(quotient, 31), negative));
   const __mmask16 bump = _mm512_cmpgt_epi32_mask(remainder, threshold);
   return _mm512_mask_add_epi32(quotient, bump, quotient, one);
 }
 
-// Per-lane shifts from CMSIS shifts.
+// Per-lane shifts from CMSIS shifts, and the rounding (RequantizeRow::single_round).
 struct Shifts16 {
   __m512i left, right;
+  __m512i round, negative;  // 2^30 and all ones (double rounding), or zeros (single)
 };
-VKRT_TARGET_AVX512 inline Shifts16 split_shift(__m512i shift) {
+VKRT_TARGET_AVX512 inline Shifts16 split_shift(__m512i shift, bool single_round) {
   const __m512i zero = _mm512_setzero_si512(), max_shift = _mm512_set1_epi32(31);
   return {_mm512_min_epi32(_mm512_max_epi32(shift, zero), max_shift),
-          _mm512_min_epi32(_mm512_max_epi32(_mm512_sub_epi32(zero, shift), zero), max_shift)};
+          _mm512_min_epi32(_mm512_max_epi32(_mm512_sub_epi32(zero, shift), zero), max_shift),
+          single_round ? zero : _mm512_set1_epi64(int64_t(1) << 30), single_round ? zero : _mm512_set1_epi32(-1)};
 }
 
-VKRT_TARGET_AVX512 inline __m512i requantize_x16(__m512i v, __m512i multiplier, Shifts16 s) {
-  return rounding_divide_by_pot(rounding_doubling_high_mul(_mm512_sllv_epi32(v, s.left), multiplier),
-                                s.right);
+// requantize_value (requantize_row.h) on 16 lanes; single rounding as output_stage_hwy-inl.h derives it.
+VKRT_TARGET_AVX512 inline __m512i requantize_x16(__m512i v, __m512i multiplier, const Shifts16& s) {
+  const __m512i x = rounding_doubling_high_mul_split(_mm512_sllv_epi32(v, s.left), multiplier,
+                                                     _mm512_srli_epi64(multiplier, 32), s.round);
+  return rounding_divide_by_pot(x, s.right, s.negative);
 }
 
 // clamp(v + offset, lo, hi) narrowed to int8 and stored to `count` (<= 16) bytes.

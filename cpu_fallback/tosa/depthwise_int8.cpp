@@ -59,17 +59,20 @@ bool depthwise_conv2d_int8_engine(const TensorRef& input, const TensorRef& weigh
   return true;
 }
 
-// The engine's int8 output stage for the chain, where `rq` is its requantize per channel and the
-// bias is one per channel (a broadcast one is added to int32 sums, which this form never has).
-bool requantize_fits(const compute::DepthwiseS8Params& p, const TensorRef& bias, const ConvRequantize* rq) {
-  return rq != nullptr && rq->per_channel && int64_t(rq->multiplier.size()) == p.out_ch() &&
-         rq->shift.size() == rq->multiplier.size() && bias.dim(0) == p.out_ch();
-}
-
 compute::DepthwiseS8Params with_output_stage(compute::DepthwiseS8Params p, const ConvRequantize& rq) {
   p.output_offset = rq.output_offset;
   p.activation_min = rq.act_min, p.activation_max = rq.act_max;
+  p.single_round = rq.single_round;
   return p;
+}
+
+// The engine's int8 output stage for the chain, where `rq` is its requantize per channel, the
+// bias is one per channel (a broadcast one is added to int32 sums, which this form never has),
+// and the engine runs it faster than the bands would (compute::depthwise_s8_int8_output_pays).
+bool requantize_fits(const compute::DepthwiseS8Params& p, const TensorRef& bias, const ConvRequantize* rq) {
+  return rq != nullptr && rq->per_channel && int64_t(rq->multiplier.size()) == p.out_ch() &&
+         rq->shift.size() == rq->multiplier.size() && bias.dim(0) == p.out_ch() &&
+         compute::depthwise_s8_int8_output_pays(with_output_stage(p, *rq));
 }
 
 // The chain as one engine call with the int8 output stage, when `rq` was derived from these

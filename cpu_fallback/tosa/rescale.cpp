@@ -477,10 +477,13 @@ Status rescale(const TensorRef& input, const RescaleAttr& attrs, const TensorRef
 }
 
 std::optional<ConvRequantize> conv_requantize(const RescaleAttr& a, const ClampAttr* clamp, DType output) {
-  if (output != DType::Int8 || !a.scale32 || a.rounding_mode != RoundingMode::DoubleRound || a.input_unsigned ||
-      a.output_unsigned || a.input_zp != 0 || a.multiplier.empty() || a.multiplier.size() != a.shift.size())
+  const bool single = a.rounding_mode == RoundingMode::SingleRound;
+  if (output != DType::Int8 || !a.scale32 || (!single && a.rounding_mode != RoundingMode::DoubleRound) ||
+      a.input_unsigned || a.output_unsigned || a.input_zp != 0 || a.multiplier.empty() ||
+      a.multiplier.size() != a.shift.size())
     return std::nullopt;
   ConvRequantize r;
+  r.single_round = single;
   r.rescale = &a;
   r.clamp = clamp;
   r.per_channel = a.per_channel;
@@ -491,7 +494,8 @@ std::optional<ConvRequantize> conv_requantize(const RescaleAttr& a, const ClampA
   if (lo > hi) return std::nullopt;  // a CLAMP disjoint from int8's range: not a narrowing
   r.act_min = int32_t(lo), r.act_max = int32_t(hi);
   // The proof above (tosa_kernels.h) needs m >= 0 and a right shift of 1 to 31 after SRDHM: a
-  // TOSA shift of 32 to 62. Shifts below 32 round once, whatever the mode.
+  // TOSA shift of 32 to 62; so does the single rounding's stage (requantize_row.h). Shifts below
+  // 32 round once, whatever the mode.
   for (size_t c = 0; c < a.multiplier.size(); ++c) {
     if (a.multiplier[c] < 0 || a.shift[c] < 32 || a.shift[c] > 62) return std::nullopt;
     r.multiplier.push_back(a.multiplier[c]);

@@ -62,15 +62,17 @@ namespace vkrt::tosa {
 // `resources`: scratch of conv2d_scratch_bytes() for the threads of `runner`, and optionally
 // the weights packed once by conv2d_pack_weights() (for these weight and bias buffers; a packing
 // of other buffers is ignored). Without enough scratch it runs the reference loops: same bytes.
-// The int8 output stage that a CONV2D → RESCALE (→ CLAMP) chain's RESCALE is, exactly, when it
-// is the CMSIS-NN requantize (cortex-m-ops.md §3): scale32, double rounding, every shift in
-// [32, 62], int32 sums (zero point 0) to signed int8. TOSA's
-//   (v·m + 2^(s−1) ± 2^30) >> s   (± by v's sign)
-// equals SRDHM(v, m) then a rounding divide by 2^(s−31) (half away from zero) for every int32 v
-// and m >= 0: both are floor((v·m + 2^30 + 2^(s−1) − [v·m < −2^30]·2^31) / 2^s). So the GEMM
-// writes the int8 outputs from its registers, as the cortex_m kernels do, with no int32 band
-// and no second pass. A single-rounding RESCALE (ExecuTorch's Arm backend emits those) is not
-// this form: its chains run in bands (conv2d_rescale).
+// The int8 output stage that a CONV2D → RESCALE (→ CLAMP) chain's RESCALE is, exactly: scale32,
+// every shift in [32, 62], multipliers >= 0, int32 sums (zero point 0) to signed int8, and either
+// rounding (compute::RequantizeRow::single_round):
+// - double rounding is the CMSIS-NN requantize (cortex-m-ops.md §3). TOSA's
+//     (v·m + 2^(s−1) ± 2^30) >> s   (± by v's sign)
+//   equals SRDHM(v, m) then a rounding divide by 2^(s−31) (half away from zero) for every int32 v
+//   and m >= 0: both are floor((v·m + 2^30 + 2^(s−1) − [v·m < −2^30]·2^31) / 2^s).
+// - single rounding (what ExecuTorch's Arm backend emits), (v·m + 2^(s−1)) >> s, is the compute
+//   core's one-rounding stage with the same shift 31 − s, by its definition (requantize_row.h).
+// So the GEMM writes the int8 outputs from its registers, as the cortex_m kernels do, with no
+// int32 band and no second pass.
 struct ConvRequantize {
   // What it was derived from: conv2d_rescale uses it only for these attributes.
   const RescaleAttr* rescale = nullptr;
@@ -80,9 +82,10 @@ struct ConvRequantize {
   bool per_channel = false;
   int32_t output_offset = 0;  // the RESCALE's output zero point
   int32_t act_min = -128, act_max = 127;  // int8's range, narrowed by the CLAMP
+  bool single_round = false;              // the RESCALE's rounding_mode is SINGLE_ROUND
 };
 // The form of `rescale` (and `clamp`, may be null) after an int8 CONV2D, or nothing where the
-// RESCALE is not the CMSIS requantize or the CLAMP's range does not overlap int8's.
+// RESCALE is not of that form or the CLAMP's range does not overlap int8's.
 std::optional<ConvRequantize> conv_requantize(const RescaleAttr& rescale, const ClampAttr* clamp, DType output);
 
 struct ConvResources {

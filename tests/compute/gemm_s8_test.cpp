@@ -1,18 +1,22 @@
-// The int8 GEMM's int32 output (what TOSA's CONV2D takes from it) against direct sums, bit for
-// bit, at every ISA level the CPU has: random shapes that reach every path (GEMV rows, tiles
-// with short last tiles, panels past n, odd depths), offsets up to the ±65536 the kernels
-// accept, biases that make the sums wrap, rows read in place or through a row callback, B
-// packed ahead or per call, one and two threads; and the ISA level names.
+// The int8 GEMM at every ISA level the CPU has, bit for bit: its int32 output (what TOSA's CONV2D
+// takes from it) against direct sums, and its int8 output stage with either rounding against the
+// definitions (arith) on those sums: random shapes that reach every path, B packed ahead or per
+// call, one and two threads. The output stage's row form on its ties and extremes; the ISA level
+// names.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "compute/exec.h"
 #include "compute/gemm_s8.h"
 #include "compute/isa.h"
+#include "compute/requantize_row.h"
 #include "vkrt/thread_pool.h"
 
 namespace vkrt::compute {
@@ -41,6 +45,71 @@ const int8_t* copy_row(const void* ctx, int64_t r, int8_t* tmp) {
 
 int pick(std::mt19937& rng, std::initializer_list<int> values) { return *(values.begin() + rng() % values.size()); }
 
+// A random product of shapes that reach every path (GEMV rows, tiles with short last tiles,
+// panels past n, odd depths), offsets up to the ±65536 the kernels accept, biases that make the
+// sums wrap, rows read in place or through a row callback; its direct sums.
+struct RandomProduct {
+  GemmS8 g;  // no C yet, no output stage
+  std::vector<int8_t> a, b;
+  std::vector<int32_t> bias, sums;
+  std::pair<const int8_t*, int32_t> rows;
+  std::string what;
+
+  explicit RandomProduct(std::mt19937& rng) {
+    const int64_t m = pick(rng, {1, 2, 3, 4, 5, 7, 33, 64, 65, 150});
+    const int32_t n = pick(rng, {1, 5, 16, 17, 40, 100});
+    const int32_t k = pick(rng, {1, 2, 3, 7, 24, 64, 65, 200});
+    const int32_t ao = pick(rng, {0, 128, -127, 5, 65536, -65536});
+    const int32_t bo = pick(rng, {0, 0, 3, -128, 127});
+    const bool with_bias = rng() % 4 != 0, by_callback = rng() % 3 == 0;
+    std::uniform_int_distribution<int> byte(-128, 127);
+    a.resize(size_t(m) * k), b.resize(size_t(n) * k), bias.resize(size_t(n));
+    for (auto& v : a) v = int8_t(byte(rng));
+    for (auto& v : b) v = int8_t(byte(rng));
+    for (auto& v : bias) v = int32_t(rng());  // any int32: the sums wrap
+    sums = direct_sums(m, n, k, a, b, with_bias ? bias.data() : nullptr, ao, bo);
+    g.m = m, g.n = n, g.k = k;
+    rows = {a.data(), k};
+    if (by_callback) {
+      g.a_row = copy_row, g.a_ctx = &rows;
+    } else {
+      g.a = a.data(), g.a_stride = k;
+    }
+    g.b = b.data(), g.b_stride = k;
+    g.bias = with_bias ? bias.data() : nullptr;
+    g.a_offset = ao, g.b_offset = bo;
+    what = std::to_string(m) + "x" + std::to_string(k) + " * " + std::to_string(n) + " ao " + std::to_string(ao) +
+           " bo " + std::to_string(bo) + (with_bias ? "" : " no bias") + (by_callback ? " rows by callback" : "");
+  }
+  RandomProduct(const RandomProduct&) = delete;  // g points into the vectors
+};
+
+// Runs g at one and two threads (B packed ahead into `packed_memory` when pack_ahead) and
+// returns what each wrote, C initialised to `fill`.
+template <typename T>
+void for_each_run(GemmS8 g, bool pack_ahead, vkrt::ThreadPool& two, T fill,
+                  const std::function<void(const std::vector<T>&, const std::string&)>& check) {
+  std::vector<uint8_t> packed_memory(gemm_s8_packed_b_bytes(g));
+  if (pack_ahead && !packed_memory.empty()) {
+    g.packed_b = gemm_s8_pack_b(g, packed_memory);
+    ASSERT_NE(g.packed_b, nullptr);
+  }
+  for (int threads : {1, 2}) {
+    std::vector<T> got(size_t(g.m) * g.n, fill);
+    if constexpr (std::is_same_v<T, int32_t>)
+      g.c32 = got.data();
+    else
+      g.c = got.data();
+    g.c_stride = g.n;
+    std::vector<uint8_t> scratch(gemm_s8_scratch_bytes(g, threads) + 64, 0xA5);
+    Exec exec;
+    exec.scratch = scratch;
+    exec.runner = threads == 2 ? &two : nullptr;
+    gemm_s8(g, exec);
+    check(got, std::string(g.packed_b ? " packed ahead" : "") + ", " + std::to_string(threads) + " thread(s)");
+  }
+}
+
 TEST(ComputeGemmS8, Int32OutputEqualsDirectSumsAtEveryLevel) {
   vkrt::ThreadPool two(2);
   for (Isa isa : available_isas()) {
@@ -48,51 +117,94 @@ TEST(ComputeGemmS8, Int32OutputEqualsDirectSumsAtEveryLevel) {
     SCOPED_TRACE(std::string("ISA level ") + isa_name(isa));
     std::mt19937 rng(uint32_t(int(isa)) + 5);
     for (int iteration = 0; iteration < 120; ++iteration) {
-      const int64_t m = pick(rng, {1, 2, 3, 4, 5, 7, 33, 64, 65, 150});
-      const int32_t n = pick(rng, {1, 5, 16, 17, 40, 100});
-      const int32_t k = pick(rng, {1, 2, 3, 7, 24, 64, 65, 200});
-      const int32_t ao = pick(rng, {0, 128, -127, 5, 65536, -65536});
-      const int32_t bo = pick(rng, {0, 0, 3, -128, 127});
-      const bool with_bias = rng() % 4 != 0, by_callback = rng() % 3 == 0, pack_ahead = rng() % 2 == 0;
-      std::uniform_int_distribution<int> byte(-128, 127);
-      std::vector<int8_t> a(size_t(m) * k), b(size_t(n) * k);
-      for (auto& v : a) v = int8_t(byte(rng));
-      for (auto& v : b) v = int8_t(byte(rng));
-      std::vector<int32_t> bias(static_cast<size_t>(n));
-      for (auto& v : bias) v = int32_t(rng());  // any int32: the sums wrap
-      const auto want = direct_sums(m, n, k, a, b, with_bias ? bias.data() : nullptr, ao, bo);
-
-      GemmS8 g;
-      g.m = m, g.n = n, g.k = k;
-      const std::pair<const int8_t*, int32_t> rows{a.data(), k};
-      if (by_callback) {
-        g.a_row = copy_row, g.a_ctx = &rows;
-      } else {
-        g.a = a.data(), g.a_stride = k;
-      }
-      g.b = b.data(), g.b_stride = k;
-      g.bias = with_bias ? bias.data() : nullptr;
-      g.a_offset = ao, g.b_offset = bo;
-      g.out.per_channel = true;  // no output stage: multiplier and shift stay null
-      std::vector<uint8_t> packed_memory(gemm_s8_packed_b_bytes(g));
-      if (pack_ahead && !packed_memory.empty()) {
-        g.packed_b = gemm_s8_pack_b(g, packed_memory);
-        ASSERT_NE(g.packed_b, nullptr);
-      }
-      for (int threads : {1, 2}) {
-        std::vector<int32_t> got(want.size(), 0x5A5A5A5A);
-        g.c32 = got.data(), g.c_stride = n;
-        std::vector<uint8_t> scratch(gemm_s8_scratch_bytes(g, threads) + 64, 0xA5);
-        Exec exec;
-        exec.scratch = scratch;
-        exec.runner = threads == 2 ? &two : nullptr;
-        gemm_s8(g, exec);
-        ASSERT_EQ(got, want) << "iteration " << iteration << ": " << m << "x" << k << " * " << n << " ao " << ao
-                             << " bo " << bo << (with_bias ? "" : " no bias") << (by_callback ? " rows by callback" : "")
-                             << (g.packed_b ? " packed ahead" : "") << ", " << threads << " thread(s)";
-      }
+      RandomProduct p(rng);
+      p.g.out.per_channel = true;  // no output stage: multiplier and shift stay null
+      for_each_run<int32_t>(p.g, rng() % 2 == 0, two, 0x5A5A5A5A,
+                            [&](const std::vector<int32_t>& got, const std::string& how) {
+                              ASSERT_EQ(got, p.sums) << "iteration " << iteration << ": " << p.what << how;
+                            });
     }
   }
+}
+
+// The int8 output stage with either rounding against its definition on the direct sums:
+// arith::requantize (CMSIS-NN, double rounding) or arith::apply_scale_32 (TOSA's single
+// rounding, shift 31 − shift), then the offset and the clamp. Multipliers over all of [0, 2^31),
+// per channel or per tensor, and scales that put most results inside int8, so the roundings show.
+TEST(ComputeGemmS8, Int8OutputEqualsRequantizedSumsAtEveryLevelAndRounding) {
+  vkrt::ThreadPool two(2);
+  for (Isa isa : available_isas()) {
+    ScopedIsa pin(isa);
+    SCOPED_TRACE(std::string("ISA level ") + isa_name(isa));
+    std::mt19937 rng(uint32_t(int(isa)) + 17);
+    for (int iteration = 0; iteration < 120; ++iteration) {
+      RandomProduct p(rng);
+      GemmS8& g = p.g;
+      g.out.single_round = iteration % 2 == 0;
+      g.out.per_channel = rng() % 3 != 0;
+      g.out.output_offset = pick(rng, {0, -128, 5, 127});
+      g.out.activation_min = pick(rng, {-128, -128, -20});
+      g.out.activation_max = pick(rng, {127, 127, 30});
+      // Scale each column's sums into about ±300: m·2^-(31+r) ≈ 300 / max |sum| (the wrapped
+      // biases make that 2^31), with r = −shift in [1, 31] and m >= 2^30 where r allows.
+      std::vector<int32_t> mult(size_t(g.n)), shift(size_t(g.n));
+      for (int32_t j = 0; j < g.n; ++j) {
+        const int r = pick(rng, {1, 2, 8, 15, 22, 31});
+        shift[size_t(j)] = g.out.single_round ? -r : pick(rng, {-r, -r, 0, 3});
+        mult[size_t(j)] = j % 7 == 3 ? pick(rng, {0, 1, INT32_MAX, 1 << 30}) : int32_t((1u << 30) | (rng() >> 2));
+      }
+      g.out.multiplier = mult.data(), g.out.shift = shift.data();
+      std::vector<int8_t> want(p.sums.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        const int c = g.out.per_channel ? int(i % size_t(g.n)) : 0;
+        const int32_t v = g.out.single_round ? arith::apply_scale_32(p.sums[i], mult[size_t(c)], 31 - shift[size_t(c)], false)
+                                             : arith::requantize(p.sums[i], mult[size_t(c)], shift[size_t(c)]);
+        want[i] = int8_t(std::clamp(arith::wrap_add(v, g.out.output_offset), g.out.activation_min, g.out.activation_max));
+      }
+      for_each_run<int8_t>(g, rng() % 2 == 0, two, int8_t(0x5A), [&](const std::vector<int8_t>& got, const std::string& how) {
+        ASSERT_EQ(got, want) << "iteration " << iteration << ": " << p.what
+                             << (g.out.single_round ? ", single rounding" : ", double rounding")
+                             << (g.out.per_channel ? ", per channel" : ", per tensor") << how;
+      });
+    }
+  }
+}
+
+// requantize_row_s8 at every level against the definitions, on the values where the roundings
+// differ: every tie (acc·m exactly half way, m = 2^30: acc = (2j + 1)·2^r) of both signs, for
+// every right shift r; results of either sign near int8's ends; int32's extremes.
+TEST(ComputeRequantizeRow, EqualsTheDefinitionsOnTiesAndExtremesAtEveryLevel) {
+  for (bool single : {true, false})
+    for (int r = 1; r <= 31; ++r) {
+      std::vector<int32_t> acc = {INT32_MIN, INT32_MIN + 1, -1, 0, 1, INT32_MAX};
+      for (int64_t j = -130; j <= 130; ++j) {
+        const int64_t tie = (2 * j + 1) << std::min(r, 22);
+        acc.push_back(int32_t(tie));
+        acc.push_back(int32_t(tie - 1));
+        acc.push_back(int32_t(tie + 1));
+      }
+      const std::vector<int32_t> mult = {1 << 30, INT32_MAX, 0, 1 << 30, int32_t(0x5A5A5A5A)};
+      for (bool per_channel : {true, false}) {
+        std::vector<int32_t> m(acc.size()), s(acc.size(), -r);
+        for (size_t i = 0; i < m.size(); ++i) m[i] = per_channel ? mult[i % mult.size()] : mult[0];
+        RequantizeRow spec{m.data(), s.data(), per_channel, -3, -128, 127, single};
+        std::vector<int8_t> want(acc.size());
+        for (size_t i = 0; i < acc.size(); ++i) {
+          const int32_t v = single ? arith::apply_scale_32(acc[i], m[i], 31 + r, false) : arith::requantize(acc[i], m[i], -r);
+          want[i] = int8_t(std::clamp(arith::wrap_add(v, -3), -128, 127));
+        }
+        for (Isa isa : available_isas()) {
+          ScopedIsa pin(isa);
+          for (int count : {int(acc.size()), 5, 37}) {  // tails of every vector width
+            std::vector<int8_t> got(size_t(count), 0x5A);
+            requantize_row_s8(spec, acc.data(), 0, count, got.data());
+            ASSERT_EQ(got, std::vector<int8_t>(want.begin(), want.begin() + count))
+                << isa_name(isa) << (single ? ", single" : ", double") << " rounding, shift -" << r
+                << (per_channel ? ", per channel" : ", per tensor") << ", " << count << " values";
+          }
+        }
+      }
+    }
 }
 
 TEST(ComputeIsa, NamesParseAndPinningIsBounded) {

@@ -712,6 +712,33 @@ TEST(VgfPte, MobileNetV2SampleSameFusedAndUnfused) {
   EXPECT_NE(refused.find("VKRT_CPU_FUSION must be 0 or 1"), std::string::npos) << refused;
 }
 
+// The network with single-rounding RESCALEs (ExecuTorch's Arm backend's form): each convolution's
+// RESCALE is then the engine's one-rounding output stage; the same bytes as the ops in turn
+// (VKRT_CPU_FUSION=0, the reference RESCALE), on one thread and three, and as the Vulkan
+// executor's where there is one.
+TEST(VgfPte, MobileNetV2SingleRoundingSampleSameFusedUnfusedAndOnVulkan) {
+  samples::MobileNetV2Options options;
+  options.resolution = 64;
+  options.single_round = true;
+  auto pte = samples::mobilenet_v2_vgf_program(options);
+  ASSERT_TRUE(pte.ok()) << pte.status().to_string();
+  std::string why;
+  const SampleOutput fused = run_sample(*pte, "cpu", &why, 1), fused3 = run_sample(*pte, "cpu", &why, 3);
+  ASSERT_EQ(fused.numel, 1000) << why;
+  const std::vector<int8_t> logits = fused.as<int8_t>();
+  EXPECT_GT(std::set<int8_t>(logits.begin(), logits.end()).size(), 10u);
+  ::setenv("VKRT_CPU_FUSION", "0", 1);
+  const SampleOutput unfused = run_sample(*pte, "cpu", &why, 1);
+  ::unsetenv("VKRT_CPU_FUSION");
+  EXPECT_EQ(unfused.bytes, fused.bytes) << why;
+  EXPECT_EQ(fused3.bytes, fused.bytes) << why;
+  // Not the double-rounding network's bytes: the rounding reached the outputs.
+  EXPECT_NE(run_sample(*samples::mobilenet_v2_vgf_program(1, 64), "cpu", &why, 1).bytes, fused.bytes);
+  SampleOutput gpu = run_sample(*pte, "vulkan", &why);
+  if (gpu.bytes.empty()) GTEST_SKIP() << "no Vulkan executor here: " << why;
+  EXPECT_EQ(gpu.bytes, fused.bytes);
+}
+
 // The sample's ten residual adds (RESCALE, RESCALE -> ADD -> RESCALE each) run as one kernel each on
 // the CPU executor, and as their thirty RESCALEs and ten ADDs with VKRT_CPU_FUSION=0 (the bytes are
 // compared in the test above).
