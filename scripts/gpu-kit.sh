@@ -4,6 +4,7 @@
 #
 #   scripts/gpu-kit.sh pack    # here (Debian bookworm, x86-64): build and pack .gpukit/
 #   scripts/gpu-kit.sh run     # on the GPU host, in the repository root, with .gpukit/ carried
+#   scripts/gpu-kit.sh threads # there too: the CPU executor at 1, 2, 4, 8 and every core
 #
 # The GPU hosts this project borrows have the NVIDIA driver, CMake and PyTorch, but no Vulkan
 # loader, no glslang, no package registry, and a glibc of their own. So `pack` builds here
@@ -187,8 +188,29 @@ run() {
   cat "$summary"
 }
 
+# The CPU executor's threads on the GPU host (16 cores, shared): what the scheduler gives the
+# process (affinity, the cgroup's CPU quota) and the int8 sample's times at 1, 2, 4, 8 and every
+# core, one process each.
+threads() {
+  local out=${OUT:-$PWD/gpukit-out} sample n
+  work=/tmp/vkrt-gpukit
+  mkdir -p "$out"
+  unpack
+  "$work/run" "$work/bin/make_sample_programs" "$work/samples" >/dev/null
+  sample=$work/samples/mobilenet_v2_int8_vgf.pte
+  {
+    echo "nproc $(nproc); cgroup cpu.max $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo none);" \
+      "$(grep -m1 'model name' /proc/cpuinfo)"
+    for n in 1 2 4 8 "$(nproc)"; do
+      echo "threads $n: $(timeout 60 "$work/run" "$work/bin/executor_runner" "$sample" --vgf_executor cpu \
+        --num_executions 20 --num_threads "$n" 2>&1 | grep Executions)"
+    done
+  } | tee "$out/threads.txt"
+}
+
 case "${1:-}" in
   pack) pack ;;
   run) run ;;
-  *) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  threads) threads ;;
+  *) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -15,14 +15,19 @@
 
 namespace vkrt {
 
-// Protocol. run() publishes (task_, count_), resets next_ and pending_workers_, then bumps
-// generation_ (release). Every worker takes part in every generation: it sees the bump
-// (acquire), drains task indices from next_ (possibly none), and decrements pending_workers_
-// (release). run() returns only when pending_workers_ is 0, so task_ stays valid for as long as
-// any worker may read it, and the next run cannot overwrite it early.
+// Protocol. state_ holds the generation (high 32 bits) and the next task index to hand out
+// (low 32 bits). run() opens generation g in three steps: it closes the index (g, kClosed), so
+// that no claim of an older generation can succeed any more; publishes task_ and count_
+// (release); and opens (g, 0). A thread claims index i by a compare-exchange from (g, i) to
+// (g, i + 1), only while i < count_, runs task i and counts it in done_. run() returns when
+// done_ reaches count: a worker that wakes late, or never (a descheduled thread on a loaded
+// machine), holds nothing up, since only the indices claimed are waited for. While an index of g
+// is claimed and not done, run(g) has not returned, so task_ is g's task for as long as it runs.
+// A worker that read (g, i) and then count_ of a later generation cannot claim: that count was
+// published after the close, which its compare-exchange then sees.
 //
-// Sleeping without lost wake-ups: a worker increments sleepers_ and then re-reads generation_
-// under sleep_mutex_; run() bumps generation_ and then reads sleepers_. Both are sequentially
+// Sleeping without lost wake-ups: a worker increments sleepers_ and then re-reads state_ under
+// sleep_mutex_; run() changes the generation and then reads sleepers_. Both are sequentially
 // consistent, so either the worker sees the new generation or run() sees the sleeper and
 // notifies under the mutex.
 
@@ -60,7 +65,7 @@ ThreadPool::ThreadPool(int num_threads) {
 
 ThreadPool::~ThreadPool() {
   stop_.store(true);
-  generation_.fetch_add(1);
+  state_.store(((generation() + 1) << 32) | kClosed);
   {
     std::lock_guard<std::mutex> lock(sleep_mutex_);
   }
@@ -68,23 +73,33 @@ ThreadPool::~ThreadPool() {
   for (auto& w : workers_) w.join();
 }
 
-void ThreadPool::drain(const std::function<void(int)>& task, int count) {
-  for (int i = next_.fetch_add(1, std::memory_order_relaxed); i < count;
-       i = next_.fetch_add(1, std::memory_order_relaxed))
-    task(i);
+void ThreadPool::claim_and_run(uint64_t generation) {
+  for (;;) {
+    uint64_t s = state_.load(std::memory_order_acquire);
+    if ((s >> 32) != generation) return;  // a later run: the caller's loop waits for it
+    const uint32_t i = uint32_t(s);
+    if (i == kClosed) {  // run() is between closing and opening this generation
+      VKRT_CPU_RELAX();
+      continue;
+    }
+    if (int64_t(i) >= int64_t(count_.load(std::memory_order_acquire))) return;  // all handed out
+    if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel, std::memory_order_relaxed)) continue;
+    (*task_.load(std::memory_order_acquire))(int(i));
+    done_.fetch_add(1, std::memory_order_release);
+  }
 }
 
 bool ThreadPool::wait_for_work(uint64_t seen) {
   const Clock::time_point start = Clock::now();
   for (int spins = 0;; ++spins) {
-    if (generation_.load(std::memory_order_acquire) != seen) return !stop_.load();
+    if (generation() != seen) return !stop_.load();
     polite_pause(spins, start);
     // Reading the clock costs ~20 ns; check it every 256 polls only.
     if ((spins & 255) == 255 && spun_too_long(start, kSpinMicros)) break;
   }
   std::unique_lock<std::mutex> lock(sleep_mutex_);
   sleepers_.fetch_add(1);
-  wake_.wait(lock, [&] { return generation_.load() != seen; });
+  wake_.wait(lock, [&] { return generation() != seen; });
   sleepers_.fetch_sub(1);
   return !stop_.load();
 }
@@ -93,9 +108,8 @@ void ThreadPool::worker_loop() {
   uint64_t seen = 0;
   for (;;) {
     if (!wait_for_work(seen)) return;
-    seen = generation_.load(std::memory_order_acquire);
-    drain(*task_, count_);
-    pending_workers_.fetch_sub(1, std::memory_order_release);
+    seen = generation();
+    claim_and_run(seen);
   }
 }
 
@@ -105,20 +119,21 @@ void ThreadPool::run(int count, const std::function<void(int)>& task) {
     return;
   }
   std::lock_guard<std::mutex> run_lock(run_mutex_);
-  task_ = &task;
-  count_ = count;
-  next_.store(0, std::memory_order_relaxed);
-  pending_workers_.store(int(workers_.size()), std::memory_order_relaxed);
-  generation_.fetch_add(1);  // seq_cst: publishes the above and orders against sleepers_
+  // Only run() writes the generation, and one run at a time.
+  const uint64_t generation = this->generation() + 1;
+  state_.store((generation << 32) | kClosed);
+  done_.store(0, std::memory_order_relaxed);
+  task_.store(&task, std::memory_order_release);
+  count_.store(count, std::memory_order_release);
+  state_.store(generation << 32);  // seq_cst: opens the generation and orders against sleepers_
   if (sleepers_.load() > 0) {
     std::lock_guard<std::mutex> lock(sleep_mutex_);
     wake_.notify_all();
   }
-  drain(task, count);
-  // The caller has run out of indices; the workers finish theirs (or wake late and find none).
+  claim_and_run(generation);
+  // The caller has run out of indices; the tasks other threads claimed finish.
   const Clock::time_point start = Clock::now();
-  for (int spins = 0; pending_workers_.load(std::memory_order_acquire) != 0; ++spins)
-    polite_pause(spins, start);
+  for (int spins = 0; done_.load(std::memory_order_acquire) != count; ++spins) polite_pause(spins, start);
 }
 
 }  // namespace vkrt

@@ -152,6 +152,20 @@ TEST(ThreadPool, RunsEveryTaskOnceRepeatedly) {
   }
 }
 
+// More threads than this machine has cores, and runs of every small size back to back: workers
+// wake late, find a later generation or nothing left, and must neither run a task twice, nor run
+// one of another run, nor miss one. Each run's tasks write that run's number.
+TEST(ThreadPool, MoreThreadsThanCoresRunEachRunsTasksExactlyOnce) {
+  ThreadPool pool(8);
+  std::vector<std::atomic<int>> hits(40);
+  for (int round = 0; round < 3000; ++round) {
+    const int count = round % 41;
+    for (auto& h : hits) h.store(-1);
+    pool.run(count, [&](int i) { ASSERT_EQ(hits[size_t(i)].exchange(round), -1) << "task " << i << " twice"; });
+    for (int i = 0; i < 40; ++i) ASSERT_EQ(hits[size_t(i)].load(), i < count ? round : -1) << "round " << round << ", task " << i;
+  }
+}
+
 // A pool asked for more threads than the system lets it start runs with the ones it got: no
 // std::system_error escapes (it used to abort the process, exit 134). Run in a child whose
 // address space is capped at 512 MiB, so 1024 threads' stacks cannot all be mapped.

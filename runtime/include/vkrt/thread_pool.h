@@ -5,7 +5,10 @@
 // the cost that matters is the hand-off, not throughput. A condition-variable wake-up costs
 // tens of microseconds on a virtual machine, more than a whole small layer; so, like
 // pthreadpool and OpenMP runtimes, workers spin on an atomic generation counter for a while
-// after each run before they go to sleep, and the caller spins for the workers to finish.
+// after each run before they go to sleep, and the caller spins for the tasks to finish. run()
+// waits for the tasks only, never for an idle worker to check in: with more threads than free
+// cores (a shared machine, --num_threads above the CPU count) a worker the scheduler has not
+// run yet would otherwise hold up every call for a time slice.
 #pragma once
 
 #include <atomic>
@@ -36,18 +39,21 @@ class ThreadPool final : public ParallelRunner {
   static constexpr int64_t kSpinMicros = 2000;
 
  private:
+  static constexpr uint32_t kClosed = 0xFFFFFFFFu;  // state_'s index while run() publishes a task
+
+  uint64_t generation() const { return state_.load() >> 32; }
   void worker_loop();
-  // Waits (spinning, then sleeping) until generation_ differs from `seen`; false on shutdown.
+  // Waits (spinning, then sleeping) until the generation differs from `seen`; false on shutdown.
   bool wait_for_work(uint64_t seen);
-  void drain(const std::function<void(int)>& task, int count);
+  // Claims and runs the generation's task indices until none is left or a later run began.
+  void claim_and_run(uint64_t generation);
 
   std::vector<std::thread> workers_;
-  // Published by run() before generation_ is bumped; read by workers after they see the bump.
-  const std::function<void(int)>* task_ = nullptr;
-  int count_ = 0;
-  std::atomic<int> next_{0};            // next task index to hand out
-  std::atomic<int> pending_workers_{0};  // workers that have not finished this generation
-  std::atomic<uint64_t> generation_{0};
+  std::atomic<uint64_t> state_{0};  // generation << 32 | next index to hand out (thread_pool.cpp)
+  // Published by run() between closing and opening a generation.
+  std::atomic<const std::function<void(int)>*> task_{nullptr};
+  std::atomic<int> count_{0};
+  std::atomic<int> done_{0};  // tasks of this generation finished
   std::atomic<bool> stop_{false};
 
   std::mutex sleep_mutex_;
