@@ -89,17 +89,20 @@ void ThreadPool::claim_and_run(uint64_t generation) {
   }
 }
 
-bool ThreadPool::wait_for_work(uint64_t seen) {
+bool ThreadPool::wait_for_work(uint64_t seen, uint64_t* now) {
+  // The generation is read before stop_: the destructor sets stop_ before it changes the
+  // generation, so a shutdown's generation is never returned as a run's (the worker would wait
+  // for it to open).
   const Clock::time_point start = Clock::now();
   for (int spins = 0;; ++spins) {
-    if (generation() != seen) return !stop_.load();
+    if ((*now = generation()) != seen) return !stop_.load();
     polite_pause(spins, start);
     // Reading the clock costs ~20 ns; check it every 256 polls only.
     if ((spins & 255) == 255 && spun_too_long(start, kSpinMicros)) break;
   }
   std::unique_lock<std::mutex> lock(sleep_mutex_);
   sleepers_.fetch_add(1);
-  wake_.wait(lock, [&] { return generation() != seen; });
+  wake_.wait(lock, [&] { return (*now = generation()) != seen; });
   sleepers_.fetch_sub(1);
   return !stop_.load();
 }
@@ -107,8 +110,7 @@ bool ThreadPool::wait_for_work(uint64_t seen) {
 void ThreadPool::worker_loop() {
   uint64_t seen = 0;
   for (;;) {
-    if (!wait_for_work(seen)) return;
-    seen = generation();
+    if (!wait_for_work(seen, &seen)) return;
     claim_and_run(seen);
   }
 }

@@ -166,6 +166,16 @@ TEST(ThreadPool, MoreThreadsThanCoresRunEachRunsTasksExactlyOnce) {
   }
 }
 
+// Destroyed right after a run whose tasks the caller took alone: a worker still on its way back
+// from that generation must not mistake the shutdown's for a new run (it would wait for the run
+// to open, forever, and the destructor's join with it).
+TEST(ThreadPool, DestroysRightAfterARunWithWorkersStillWaking) {
+  for (int i = 0; i < 3000; ++i) {
+    ThreadPool pool(8);
+    pool.run(2, [](int) {});
+  }
+}
+
 // A pool asked for more threads than the system lets it start runs with the ones it got: no
 // std::system_error escapes (it used to abort the process, exit 134). Run in a child whose
 // address space is capped at 512 MiB, so 1024 threads' stacks cannot all be mapped.

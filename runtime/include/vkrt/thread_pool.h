@@ -43,8 +43,9 @@ class ThreadPool final : public ParallelRunner {
 
   uint64_t generation() const { return state_.load() >> 32; }
   void worker_loop();
-  // Waits (spinning, then sleeping) until the generation differs from `seen`; false on shutdown.
-  bool wait_for_work(uint64_t seen);
+  // Waits (spinning, then sleeping) until the generation differs from `seen`, and stores the
+  // one it saw in `now`; false on shutdown.
+  bool wait_for_work(uint64_t seen, uint64_t* now);
   // Claims and runs the generation's task indices until none is left or a later run began.
   void claim_and_run(uint64_t generation);
 
