@@ -108,7 +108,7 @@ compute::GemmS8 conv_gemm(const TensorRef& input, const TensorRef& weight, const
 // g with the requantize as its output stage, writing int8 `output` in place of the int32 sums.
 compute::GemmS8 with_requantize(compute::GemmS8 g, const ConvRequantize& rq, int8_t* output) {
   g.out = compute::RequantizeRow{rq.multiplier.data(), rq.shift.data(), rq.per_channel, rq.output_offset,
-                                 rq.act_min,           rq.act_max,      rq.single_round};
+                                 rq.act_min, rq.act_max, rq.single_round};
   g.c32 = nullptr;
   g.c = output;
   return g;
