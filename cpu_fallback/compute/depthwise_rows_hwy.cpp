@@ -1,23 +1,39 @@
-// The int8 depthwise row of depthwise_s8.h below VNNI on x86-64 (AVX2, AVX-512BW), written once
+// The int8 depthwise rows of depthwise_s8.h below VNNI on x86-64 (AVX2, AVX-512BW), written once
 // with Highway, one copy per target (hwy_targets.h). It needs channel multiplier 1 and
 // input_offset in [-127, 128]: then (x + input_offset)·w fits int16 exactly (|x + off| <= 255,
 // |w| <= 128), and a pixel's sums stay in registers across all its taps.
 //
 // L int16 lanes of channels per step (16 on AVX2, 32 on AVX3), two taps per VPMADDWD. Two taps'
-// (x + offset) and w are interleaved per channel (InterleaveLower/Upper), and
-// ReorderWidenMulAccumulate, VPMADDWD on x86, multiplies and adds both: x0·w0 + x1·w1 in one
-// int32 lane, exact (|sum| <= 2·255·128). An odd last tap pairs with zeros. The interleaves work
-// within 128-bit blocks, so block i of sums_a holds channels 8i..8i+3 and of sums_b 8i+4..8i+7;
-// the channel order is restored once per block of channels, after the taps: ConcatLowerLower /
-// ConcatUpperUpper on AVX2, plus a 128-bit block permutation on AVX3 (4 blocks).
+// (x + offset) are interleaved per channel (InterleaveLower/Upper) and ReorderWidenMulAccumulate,
+// VPMADDWD on x86, multiplies them by the two taps' weights and adds both: x0·w0 + x1·w1 in one
+// int32 lane, exact (|sum| <= 2·255·128). The interleaves work within 128-bit blocks, so block i
+// of sums_a holds channels 8i..8i+3 and of sums_b 8i+4..8i+7; the channel order is restored once
+// per block of channels, after the taps: ConcatLowerLower / ConcatUpperUpper on AVX2, plus a
+// 128-bit block permutation on AVX3 (4 blocks).
 //
-// The taps are listed as offsets from the window's origin once per output row, and again only
-// for the windows at the left and right edges, which lose columns: listing them for every pixel
-// cost up to 2x on layers of few channels (32: one or two blocks per pixel).
+// Prepared once per call (a chunk of output rows), not per pixel:
+//   - the weights, widened to int16 and interleaved by tap pairs in the order the inputs are
+//     (PackedWeights): a pixel's weights are then plain loads. Widening and interleaving them per
+//     pixel took half the shuffles of the loop, and shuffles (one port on Intel) bound it;
+//   - a row of padding, −input_offset in every channel, so that (x + offset) is 0 there: a tap
+//     outside the input, and the second tap of an odd count (whose weights are 0), read it.
+//     Every window then runs every tap of the kernel (as XNNPACK's indirection buffer does), and
+//     the pairs, hence the packed weights, are the same for every pixel;
+//   - the int8 output stage's scales per block of channels.
 //
-// Whole blocks of L channels in the loop and the tail once after it, each with its own loads:
-// a partial load in the loop is a memcpy on AVX2 (docs/simd-choice.md, "Code generation").
+// Channel blocks: whole blocks of L from channel 0, then, where L does not divide the channels,
+// one more whole block ending at the last channel. It overlaps the one before and writes some
+// channels twice, with the same values: a partial load is a copy through the stack on AVX2
+// (docs/simd-choice.md, "Code generation") and cost up to 1.5x on layers such as 276 channels.
+// Only layers of fewer than L channels take partial loads.
+//
+// The 3x3 kernels' five pairs are a compile-time count (the loop unrolled): 1.1-1.2x on
+// MobileNetV2's layers, one thread, AVX2 and AVX-512BW alike (docs/simd-choice.md).
 #include "compute/hwy_targets.h"
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
 
 #include "compute/depthwise_s8.h"
 
@@ -32,32 +48,6 @@ HWY_BEFORE_NAMESPACE();
 namespace vkrt::compute::HWY_NAMESPACE {
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
 
-// The window's valid kernel taps [*k0, *k1) along one axis, for a window starting at `start`.
-HWY_INLINE void valid_taps(int64_t start, int32_t kernel, int32_t dilation, int32_t size, int32_t* k0, int32_t* k1) {
-  for (*k0 = 0; *k0 < kernel && start + int64_t(*k0) * dilation < 0; ++*k0) {}
-  for (*k1 = kernel; *k1 > *k0 && start + int64_t(*k1 - 1) * dilation >= size; --*k1) {}
-}
-
-// Taps of a window as byte offsets: of the input pixel, from the window's origin (the input
-// pixel at iy0, ix0 of its first tap, which may lie in the padding), and of the weight row.
-struct WindowTaps {
-  int64_t in[kDepthwiseRowTaps];
-  int64_t w[kDepthwiseRowTaps];
-  int count = 0;
-};
-
-// Kernel rows [ky0, ky1) and columns [kx0, kx1) as a list of taps.
-HWY_INLINE void list_taps(const DepthwiseS8Params& p, int32_t ky0, int32_t ky1, int32_t kx0, int32_t kx1,
-                          WindowTaps* taps) {
-  const int64_t channels = p.in_ch;
-  taps->count = 0;
-  for (int32_t ky = ky0; ky < ky1; ++ky)
-    for (int32_t kx = kx0; kx < kx1; ++kx, ++taps->count) {
-      taps->in[taps->count] = (int64_t(ky) * p.dilation_h * p.in_w + int64_t(kx) * p.dilation_w) * channels;
-      taps->w[taps->count] = (int64_t(ky) * p.kernel_w + kx) * channels;
-    }
-}
-
 // LoadU / StoreU for a whole vector (kFull), else the first n lanes.
 template <bool kFull, class D, typename T = hn::TFromD<D>>
 HWY_INLINE hn::Vec<D> Load(D d, const T* p, ptrdiff_t n) {
@@ -70,53 +60,87 @@ HWY_INLINE void Store(D d, hn::Vec<D> v, T* p, ptrdiff_t n) {
   StorePartial(d, v, p, n);
 }
 
-// The output stage's constant vectors, and the requantize scales of the row's channel blocks
-// (two per block of 2·L32 channels), derived once per row into `scales`; null where the
-// channels are too many for the table (then per pixel).
+// The layer's channel blocks of L int16 lanes: block i starts at channel i·L, except a last
+// block that overlaps the one before (see the top of the file).
+struct ChannelBlocks {
+  int32_t lanes = 0, count = 0, channels = 0;
+  int32_t start(int32_t i) const { return channels >= lanes ? std::min(i * lanes, channels - lanes) : 0; }
+  // Channels the block computes: L, or all of them where the layer has fewer than L.
+  int32_t width() const { return std::min(lanes, channels); }
+};
+
+// The weights of every tap pair and channel block as the loop reads them: for block i and pair j
+// (taps 2j, 2j + 1; a missing second tap has weight 0), InterleaveLower then InterleaveUpper of
+// the two taps' int16 weights, L lanes each.
+template <class D16>
+std::vector<int16_t> pack_weights(D16 d16, const DepthwiseS8Params& p, const ChannelBlocks& blocks, int pairs,
+                                  const int8_t* weight) {
+  const hn::Rebind<int8_t, D16> d8;
+  const int32_t taps = p.kernel_h * p.kernel_w, lanes = blocks.lanes;
+  std::vector<int16_t> packed(size_t(blocks.count) * size_t(pairs) * 2 * size_t(lanes));
+  int16_t* to = packed.data();
+  for (int32_t i = 0; i < blocks.count; ++i) {
+    const int32_t c = blocks.start(i);
+    for (int j = 0; j < pairs; ++j, to += 2 * lanes) {
+      const auto w0 = hn::PromoteTo(d16, LoadPartial(d8, weight + int64_t(2 * j) * p.in_ch + c, blocks.width()));
+      const auto w1 = 2 * j + 1 < taps
+                          ? hn::PromoteTo(d16, LoadPartial(d8, weight + int64_t(2 * j + 1) * p.in_ch + c, blocks.width()))
+                          : hn::Zero(d16);
+      hn::StoreU(hn::InterleaveLower(d16, w0, w1), d16, to);
+      hn::StoreU(hn::InterleaveUpper(d16, w0, w1), d16, to + lanes);
+    }
+  }
+  return packed;
+}
+
+// The output stage's constant vectors, and the requantize scales of each channel block (two per
+// block), derived once per call; null where the channels are too many for the table (then per
+// pixel).
 template <class D32>
 struct OutputConsts {
   hn::Vec<D32> offset, lo, hi;
   bool single_round = false;
   const RequantizeScales<D32>* scales = nullptr;
 };
-// Channels whose scales the row's table holds: 32 KiB of stack at either width.
+// Channels whose scales the table holds: 32 KiB of stack at either width.
 constexpr int32_t kScaleTableChannels = 1024;
 
-// Channels [c, c + 2·L32) of one pixel (kFull), or the last n < 2·L32 of them: the sums over the
-// taps, plus the bias, stored as int32 or through the int8 output stage.
-template <bool kFull, class D32>
-HWY_INLINE void channel_block(D32 d32, const WindowTaps& taps, const int8_t* input, int64_t origin,
-                              const int8_t* weight, int32_t c, ptrdiff_t n,
-                              hn::Vec<hn::Repartition<int16_t, D32>> offset16, const int32_t* bias,
-                              const DepthwiseS8Output& to, int64_t pixel, const OutputConsts<D32>& k) {
+// Where a window's taps read: a window inside the input reads origin + offset[t] (the offsets
+// are the same for every such window: no per-pixel list); one at an edge reads the list x[t],
+// whose taps outside the input point at the padding row.
+struct WindowTaps {
+  const int8_t* origin = nullptr;
+  const int64_t* offset = nullptr;
+  const int8_t* const* x = nullptr;
+};
+template <bool kInside>
+HWY_INLINE const int8_t* tap(const WindowTaps& taps, int t) {
+  if constexpr (kInside) return taps.origin + taps.offset[t];
+  return taps.x[t];
+}
+
+// One channel block of one pixel: the sums over the taps (tap(t) + c: tap t's input or the
+// padding row), plus the bias, stored as int32 or through the int8 output stage. Whole blocks
+// (kFull), or the first n < L channels of a layer that has fewer.
+template <bool kFull, bool kInside, int kPairs, class D32>
+HWY_INLINE void channel_block(D32 d32, const WindowTaps& taps, int pairs, const int16_t* w, int32_t c,
+                              int32_t block, ptrdiff_t n, hn::Vec<hn::Repartition<int16_t, D32>> offset16,
+                              const int32_t* bias, const DepthwiseS8Output& to, int64_t pixel,
+                              const OutputConsts<D32>& k) {
   using V32 = hn::Vec<D32>;
   const hn::Repartition<int16_t, D32> d16;
   const hn::Rebind<int8_t, decltype(d16)> d8;
-  const ptrdiff_t lanes32 = ptrdiff_t(hn::Lanes(d32));
-  if constexpr (kFull) n = 2 * lanes32;
-  const int8_t* in = input + c;  // + origin + taps.in[t]: within the input for every valid tap
-  const int8_t* w = weight + c;
+  const ptrdiff_t lanes32 = ptrdiff_t(hn::Lanes(d32)), lanes16 = 2 * lanes32;
+  if constexpr (kFull) n = lanes16;
   V32 sums_a = hn::Zero(d32), sums_b = hn::Zero(d32);
   V32 unused_a = hn::Zero(d32), unused_b = hn::Zero(d32);  // ReorderWidenMulAccumulate's second sums (x86: none)
-  int t = 0;
-  for (; t + 1 < taps.count; t += 2) {
-    const auto x0 = hn::Add(hn::PromoteTo(d16, Load<kFull>(d8, in + (origin + taps.in[t]), n)), offset16);
-    const auto x1 = hn::Add(hn::PromoteTo(d16, Load<kFull>(d8, in + (origin + taps.in[t + 1]), n)), offset16);
-    const auto w0 = hn::PromoteTo(d16, Load<kFull>(d8, w + taps.w[t], n));
-    const auto w1 = hn::PromoteTo(d16, Load<kFull>(d8, w + taps.w[t + 1], n));
-    sums_a = hn::ReorderWidenMulAccumulate(d32, hn::InterleaveLower(d16, x0, x1), hn::InterleaveLower(d16, w0, w1),
-                                           sums_a, unused_a);
-    sums_b = hn::ReorderWidenMulAccumulate(d32, hn::InterleaveUpper(d16, x0, x1), hn::InterleaveUpper(d16, w0, w1),
-                                           sums_b, unused_b);
-  }
-  if (t < taps.count) {
-    const auto zero = hn::Zero(d16);
-    const auto x0 = hn::Add(hn::PromoteTo(d16, Load<kFull>(d8, in + (origin + taps.in[t]), n)), offset16);
-    const auto w0 = hn::PromoteTo(d16, Load<kFull>(d8, w + taps.w[t], n));
-    sums_a = hn::ReorderWidenMulAccumulate(d32, hn::InterleaveLower(d16, x0, zero), hn::InterleaveLower(d16, w0, zero),
-                                           sums_a, unused_a);
-    sums_b = hn::ReorderWidenMulAccumulate(d32, hn::InterleaveUpper(d16, x0, zero), hn::InterleaveUpper(d16, w0, zero),
-                                           sums_b, unused_b);
+  if constexpr (kPairs > 0) pairs = kPairs;
+  for (int j = 0; j < pairs; ++j, w += 2 * lanes16) {
+    const auto x0 = hn::Add(hn::PromoteTo(d16, Load<kFull>(d8, tap<kInside>(taps, 2 * j) + c, n)), offset16);
+    const auto x1 = hn::Add(hn::PromoteTo(d16, Load<kFull>(d8, tap<kInside>(taps, 2 * j + 1) + c, n)), offset16);
+    sums_a = hn::ReorderWidenMulAccumulate(d32, hn::InterleaveLower(d16, x0, x1), hn::LoadU(d16, w), sums_a, unused_a);
+    sums_b = hn::ReorderWidenMulAccumulate(d32, hn::InterleaveUpper(d16, x0, x1), hn::LoadU(d16, w + lanes16), sums_b,
+                                           unused_b);
   }
   // Channel order: block i of sums_a is a_i (channels 8i..8i+3), of sums_b b_i (8i+4..8i+7).
   // The lower halves give a0 b0 (AVX2: channels 0-7), the upper a1 b1 (8-15); on AVX3 they give
@@ -140,9 +164,8 @@ HWY_INLINE void channel_block(D32 d32, const WindowTaps& taps, const int8_t* inp
     return;
   }
   if (k.scales) {
-    const RequantizeScales<D32>* block = k.scales + 2 * (c / (2 * lanes32));
-    acc0 = Requantize(d32, acc0, block[0]);
-    acc1 = Requantize(d32, acc1, block[1]);
+    acc0 = Requantize(d32, acc0, k.scales[2 * block]);
+    acc1 = Requantize(d32, acc1, k.scales[2 * block + 1]);
   } else {
     acc0 = Requantize(d32, acc0, Load<kFull>(d32, to.multiplier + c, n), Load<kFull>(d32, to.shift + c, n),
                       k.single_round);
@@ -154,51 +177,82 @@ HWY_INLINE void channel_block(D32 d32, const WindowTaps& taps, const int8_t* inp
   StoreS8(d32, acc1, k.offset, k.lo, k.hi, to.s8 + pixel + c + lanes32, n - lanes32);
 }
 
-void depthwise_row_s8(const DepthwiseS8Params& p, int64_t b, int32_t oy, const int8_t* input, const int8_t* weight,
-                      const int32_t* bias, const DepthwiseS8Output& to) {
+void depthwise_rows_s8(const DepthwiseS8Params& p, int64_t first_row, int64_t last_row, const int8_t* input,
+                       const int8_t* weight, const int32_t* bias, const DepthwiseS8Output& to) {
   using D32 = hn::ScalableTag<int32_t>;
   const D32 d32;
   const hn::Repartition<int16_t, D32> d16;
-  const int32_t lanes16 = int32_t(hn::Lanes(d16));
-  const int32_t channels = p.in_ch;
+  const int32_t channels = p.in_ch, taps = p.kernel_h * p.kernel_w, pairs = (taps + 1) / 2;
+  const int32_t lanes16 = int32_t(hn::Lanes(d16)), lanes32 = lanes16 / 2;
+  const ChannelBlocks blocks{lanes16, (channels + lanes16 - 1) / lanes16, channels};
+  const std::vector<int16_t> packed = pack_weights(d16, p, blocks, pairs, weight);
+  const std::vector<int8_t> padding(size_t(channels), int8_t(-p.input_offset));
   const auto offset16 = hn::Set(d16, int16_t(p.input_offset));
   OutputConsts<D32> k{hn::Set(d32, p.output_offset), hn::Set(d32, p.activation_min), hn::Set(d32, p.activation_max),
                       p.single_round};
-  // The int8 output stage's scales, once for the row rather than once per pixel (8 of the 25
+  // The int8 output stage's scales, once for the call rather than once per pixel (8 of the 25
   // instructions of a vector's requantize on AVX2).
   RequantizeScales<D32> scales[2 * kScaleTableChannels / (2 * HWY_MAX_BYTES / 4)];
   if (to.s8 && channels <= kScaleTableChannels) {
-    const int32_t lanes32 = lanes16 / 2;
-    // Up to the end of the last block of 2·L32: a tail block reads both its entries.
-    for (int32_t c = 0, i = 0; c < (channels + lanes16 - 1) / lanes16 * lanes16; c += lanes32, ++i) {
-      const ptrdiff_t n = channels - c;
-      scales[i] = MakeScales(d32, Load<false>(d32, to.multiplier + c, n), Load<false>(d32, to.shift + c, n), p.single_round);
+    for (int32_t i = 0; i < blocks.count; ++i) {
+      const int32_t c = blocks.start(i);
+      for (int half = 0; half < 2; ++half) {
+        const int32_t ch = c + half * lanes32;
+        const ptrdiff_t n = blocks.width() - half * lanes32;
+        scales[2 * i + half] = MakeScales(d32, LoadPartial(d32, to.multiplier + ch, n),
+                                          LoadPartial(d32, to.shift + ch, n), p.single_round);
+      }
     }
     k.scales = scales;
   }
-  const int64_t iy0 = int64_t(oy) * p.stride_h - p.pad_h;
-  int32_t ky0, ky1;
-  valid_taps(iy0, p.kernel_h, p.dilation_h, p.in_h, &ky0, &ky1);
-  // The taps of a window with all its columns inside the input, listed once for the row; a
-  // window at the left or right edge lists its own.
-  WindowTaps row_taps, edge_taps;
-  list_taps(p, ky0, ky1, 0, p.kernel_w, &row_taps);
-  for (int32_t ox = 0; ox < p.out_w; ++ox) {
-    const int64_t ix0 = int64_t(ox) * p.stride_w - p.pad_w;
-    int32_t kx0, kx1;
-    valid_taps(ix0, p.kernel_w, p.dilation_w, p.in_w, &kx0, &kx1);
-    const WindowTaps* taps = &row_taps;
-    if (kx0 != 0 || kx1 != p.kernel_w) {
-      list_taps(p, ky0, ky1, kx0, kx1, &edge_taps);
-      taps = &edge_taps;
+  // Each tap's input pixel as a byte offset from the window's origin (its first tap's pixel);
+  // the odd count's second tap reads the padding row (an edge window's list) or the origin
+  // (a window inside; its weights are 0).
+  int64_t tap_offset[kDepthwiseRowTaps + 1];
+  for (int32_t ky = 0, t = 0; ky < p.kernel_h; ++ky)
+    for (int32_t kx = 0; kx < p.kernel_w; ++kx, ++t)
+      tap_offset[t] = (int64_t(ky) * p.dilation_h * p.in_w + int64_t(kx) * p.dilation_w) * channels;
+  tap_offset[taps] = 0;
+  const int8_t* edge_x[kDepthwiseRowTaps + 1];
+  edge_x[taps] = padding.data();
+  // The pixel's channel blocks, its window inside the input or not.
+  auto pixel_blocks = [&](auto inside, const WindowTaps& window, int64_t pixel) HWY_ATTR {
+    constexpr bool kInside = decltype(inside)::value;
+    const int16_t* w = packed.data();
+    if (channels < lanes16)
+      return channel_block<false, kInside, 0>(d32, window, pairs, w, 0, 0, channels, offset16, bias, to, pixel, k);
+    if (pairs == 5) {
+      for (int32_t i = 0; i < blocks.count; ++i, w += 2 * 5 * lanes16)
+        channel_block<true, kInside, 5>(d32, window, 5, w, blocks.start(i), i, lanes16, offset16, bias, to, pixel, k);
+      return;
     }
-    const int64_t origin = ((b * p.in_h + iy0) * p.in_w + ix0) * channels;
-    const int64_t pixel = ((b * p.out_h + oy) * p.out_w + ox) * channels;
-    int32_t c = 0;
-    for (; c + lanes16 <= channels; c += lanes16)
-      channel_block<true>(d32, *taps, input, origin, weight, c, lanes16, offset16, bias, to, pixel, k);
-    if (c < channels)
-      channel_block<false>(d32, *taps, input, origin, weight, c, channels - c, offset16, bias, to, pixel, k);
+    for (int32_t i = 0; i < blocks.count; ++i, w += 2 * pairs * lanes16)
+      channel_block<true, kInside, 0>(d32, window, pairs, w, blocks.start(i), i, lanes16, offset16, bias, to, pixel, k);
+  };
+  for (int64_t row = first_row; row < last_row; ++row) {
+    const int64_t b = row / p.out_h, oy = row % p.out_h;
+    const int64_t iy0 = oy * p.stride_h - p.pad_h;
+    const bool rows_inside = iy0 >= 0 && iy0 + int64_t(p.kernel_h - 1) * p.dilation_h < p.in_h;
+    for (int32_t ox = 0; ox < p.out_w; ++ox) {
+      const int64_t ix0 = int64_t(ox) * p.stride_w - p.pad_w;
+      const int64_t pixel = ((b * p.out_h + oy) * p.out_w + ox) * channels;
+      if (rows_inside && ix0 >= 0 && ix0 + int64_t(p.kernel_w - 1) * p.dilation_w < p.in_w) {
+        const WindowTaps window{input + ((b * p.in_h + iy0) * p.in_w + ix0) * channels, tap_offset, nullptr};
+        pixel_blocks(std::true_type{}, window, pixel);
+        continue;
+      }
+      // The window crosses the input's edge: its taps outside read the padding row.
+      for (int32_t ky = 0, t = 0; ky < p.kernel_h; ++ky) {
+        const int64_t iy = iy0 + int64_t(ky) * p.dilation_h;
+        for (int32_t kx = 0; kx < p.kernel_w; ++kx, ++t) {
+          const int64_t ix = ix0 + int64_t(kx) * p.dilation_w;
+          edge_x[t] = iy >= 0 && iy < p.in_h && ix >= 0 && ix < p.in_w
+                          ? input + ((b * p.in_h + iy) * p.in_w + ix) * channels
+                          : padding.data();
+        }
+      }
+      pixel_blocks(std::false_type{}, WindowTaps{nullptr, nullptr, edge_x}, pixel);
+    }
   }
 }
 

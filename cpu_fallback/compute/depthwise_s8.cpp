@@ -197,11 +197,10 @@ void depthwise_s8(const DepthwiseS8Params& p, const int8_t* input, const int8_t*
   const int threads = std::max(1, std::min(exec.num_threads(), int(macs / 262144.0) + 1));
   exec.parallel_chunks(threads, rows, [&](int, int64_t r0, int64_t r1) {
 #if defined(__x86_64__)
-    // Below VNNI: the Highway row (depthwise_rows_hwy.cpp), AVX3 copy at avx512bw, AVX2 copy at avx2.
+    // Below VNNI: the Highway rows (depthwise_rows_hwy.cpp), AVX3 copy at avx512bw, AVX2 copy at avx2.
     if (int16_products_exact(p) && has(Isa::Avx2) && int64_t(p.kernel_h) * p.kernel_w <= kDepthwiseRowTaps) {
-      const auto row_fn = has(Isa::Avx512bw) ? N_AVX3::depthwise_row_s8 : N_AVX2::depthwise_row_s8;
-      for (int64_t r = r0; r < r1; ++r) row_fn(p, r / p.out_h, int32_t(r % p.out_h), input, weight, bias, to);
-      return;
+      const auto rows_fn = has(Isa::Avx512bw) ? N_AVX3::depthwise_rows_s8 : N_AVX2::depthwise_rows_s8;
+      return rows_fn(p, r0, r1, input, weight, bias, to);
     }
 #elif defined(__aarch64__)
     if (int16_products_exact(p) && has(Isa::Neon)) {

@@ -11,10 +11,11 @@
 // whose RESCALE follows).
 //
 // Paths, fastest first, all giving the same values: AVX-512 VNNI (depthwise_vnni.cpp; needs
-// scratch); below VNNI on x86 one row written once with Highway (depthwise_rows_hwy.cpp: two taps
-// per VPMADDWD, 32 channels a step on AVX-512BW, 16 on AVX2; kernels of at most 64 taps); a NEON
-// row (16); and a portable row (target_clones). The vector paths need ch_mult == 1 and
-// input_offset in [-127, 128] (every int8 zero point): then (x + offset)·w fits int16 exactly.
+// scratch); below VNNI on x86 rows written once with Highway (depthwise_rows_hwy.cpp: two taps
+// per VPMADDWD on weights packed per call, 32 channels a step on AVX-512BW, 16 on AVX2; kernels
+// of at most 64 taps); a NEON row (16); and a portable row (target_clones). The vector paths need
+// ch_mult == 1 and input_offset in [-127, 128] (every int8 zero point): then (x + offset)·w fits
+// int16 exactly.
 #pragma once
 
 #include <cstddef>

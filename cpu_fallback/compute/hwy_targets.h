@@ -36,7 +36,7 @@ struct DepthwiseS8Params;
 struct DepthwiseS8Output;
 struct ResidualAddS8;
 
-// The most taps (kernel_h · kernel_w) depthwise_row_s8 takes: a row's taps are listed on the
+// The most taps (kernel_h · kernel_w) depthwise_rows_s8 takes: a window's taps are listed on the
 // stack (8x8; larger kernels take the portable row).
 inline constexpr int kDepthwiseRowTaps = 64;
 
@@ -48,10 +48,12 @@ inline constexpr int kDepthwiseRowTaps = 64;
   const detail::TiledGemmPath* tiled_gemm_path();                                                     \
   /* gemm_f32's register tiles (gemm_f32_tile.h): 6x16 on AVX2, 12x32 on AVX3. */                      \
   const detail::F32Kernel& f32_kernel();                                                              \
-  /* One output row of depthwise_s8 (depthwise_s8.h) for ch_mult 1, input_offset in [-127, 128] */    \
-  /* and at most kDepthwiseRowTaps taps: two taps per VPMADDWD. */                                    \
-  void depthwise_row_s8(const DepthwiseS8Params& p, int64_t b, int32_t oy, const int8_t* input,       \
-                        const int8_t* weight, const int32_t* bias, const DepthwiseS8Output& to);         \
+  /* Output rows [first_row, last_row) (of all batches: row = b·out_h + oy) of depthwise_s8         */ \
+  /* (depthwise_s8.h) for ch_mult 1, input_offset in [-127, 128] and at most kDepthwiseRowTaps     */ \
+  /* taps: two taps per VPMADDWD. */                                                                  \
+  void depthwise_rows_s8(const DepthwiseS8Params& p, int64_t first_row, int64_t last_row,             \
+                         const int8_t* input, const int8_t* weight, const int32_t* bias,              \
+                         const DepthwiseS8Output& to);                                                \
   /* residual_add_s8 (residual_add_s8.h): the int8 residual add with its RESCALEs. */                  \
   void residual_add_s8(const ResidualAddS8& p, const int8_t* a, const int8_t* b, int8_t* out, int64_t count);
 
