@@ -4,11 +4,10 @@
 //
 // The arithmetic is requantize_value (requantize_row.h), op for op. Double rounding
 // (arith::requantize): RDBPOT(SRDHM_no_sat(v << left, m), right), left = clamp(shift, 0, 31),
-// right = clamp(-shift, 0, 31). Single rounding (TOSA's, shifts -31..-1, m >= 0): x = ⌊v·m / 2^31⌋
-// then ⌊(x + 2^(right−1)) / 2^right⌋, which equals ⌊(v·m + 2^(30+right)) / 2^(31+right)⌋ since
-// nested floor divisions compose; that is the same divide with the +2^30 in SRDHM and the
-// "+1 where negative" in RDBPOT's threshold both left out. The 32x32→64 products come from
-// MulEven; Highway 1.0.3 has no MulOdd for int32, so the odd lanes are shifted down first.
+// right = clamp(-shift, 0, 31). Single rounding (TOSA's, shifts -31..-1):
+// ⌊(v·m + 2^(30+right)) / 2^(31+right)⌋, taken in one step from the 64-bit sums' high words
+// (Requantize). The 32x32→64 products come from MulEven; Highway 1.0.3 has no MulOdd for int32,
+// so the odd lanes are shifted down first.
 #if defined(VKRT_COMPUTE_OUTPUT_STAGE_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef VKRT_COMPUTE_OUTPUT_STAGE_HWY_INL_H_
 #undef VKRT_COMPUTE_OUTPUT_STAGE_HWY_INL_H_
@@ -70,6 +69,11 @@ struct RequantizeScales {
   hn::Vec<D> mask, half;      // 2^right - 1 and its half: the rounding divide's remainder bits
   hn::Vec<hn::Repartition<uint64_t, D>> round;  // added to the 64-bit products: 2^30, or 0 (single rounding)
   hn::Vec<D> negative;        // all ones: ties away from zero (double rounding); zero: ties up
+  // Single rounding only (Requantize's one-divide form): 2^(30+right) for the even and the odd
+  // lanes' products, and right − 1, the shift of the products' high words.
+  hn::Vec<hn::Repartition<uint64_t, D>> round_even, round_odd;
+  hn::Vec<D> high_shift;
+  bool single_round = false;
 };
 
 template <class D>
@@ -86,6 +90,21 @@ HWY_INLINE RequantizeScales<D> MakeScales(D d, hn::Vec<D> mult, hn::Vec<D> shift
   s.right = hn::Min(hn::Max(hn::Sub(zero, shift), zero), max_shift);
   s.mask = hn::Sub(one << s.right, one);
   s.half = hn::ShiftRight<1>(s.mask);
+  s.single_round = single_round;
+  if (single_round) {
+    // Shifts −31..−1 (RequantizeRow::single_round): right >= 1; the max keeps other shifts
+    // harmless (their results are not defined).
+    const V right = hn::Max(s.right, one);
+    const auto right_even = hn::And(hn::BitCast(du64, right), hn::Set(du64, 0xFFFFFFFFu));
+    const auto right_odd = hn::ShiftRight<32>(hn::BitCast(du64, right));
+    const auto one64 = hn::Set(du64, 1), thirty = hn::Set(du64, 30);
+    s.round_even = hn::Shl(one64, hn::Add(right_even, thirty));
+    s.round_odd = hn::Shl(one64, hn::Add(right_odd, thirty));
+    s.high_shift = hn::Sub(right, one);
+  } else {
+    s.round_even = s.round_odd = hn::Zero(du64);
+    s.high_shift = zero;
+  }
   return s;
 }
 
@@ -94,6 +113,17 @@ template <class D>
 HWY_INLINE hn::Vec<D> Requantize(D d, hn::Vec<D> v, const RequantizeScales<D>& s) {
   using V = hn::Vec<D>;
   const hn::Repartition<uint64_t, D> du64;
+  if (s.single_round) {
+    // One divide: ⌊(v·m + 2^(30+right)) / 2^(31+right)⌋ is the high word of the 64-bit sum (which
+    // cannot overflow: |v·m| <= 2^62) shifted right by right − 1. 8 instructions on AVX2 where
+    // the two-step form below takes 17.
+    const auto even = hn::Add(hn::BitCast(du64, hn::MulEven(v, s.mult)), s.round_even);
+    const V v_odd = hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(du64, v)));
+    const auto odd = hn::Add(hn::BitCast(du64, hn::MulEven(v_odd, s.mult_odd)), s.round_odd);
+    // The high words: the even sums' moved down into the even lanes, the odd ones' in place.
+    const V high = hn::OddEven(hn::BitCast(d, odd), hn::BitCast(d, hn::ShiftRight<32>(even)));
+    return high >> s.high_shift;
+  }
   v = v << s.left;
   // SRDHM without saturation: (i64(a)·b + 2^30) >> 31, low 32 bits (single rounding: no 2^30). A
   // logical shift gives the same low bits as an arithmetic one, and AVX2 has no 64-bit

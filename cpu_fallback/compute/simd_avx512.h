@@ -47,16 +47,41 @@ VKRT_TARGET_AVX512 inline __m512i rounding_divide_by_pot(__m512i x, __m512i righ
 struct Shifts16 {
   __m512i left, right;
   __m512i round, negative;  // 2^30 and all ones (double rounding), or zeros (single)
+  // Single rounding only: 2^(30+right) and 31 + right for the even and the odd lanes' products.
+  __m512i round_even, round_odd, shift_even, shift_odd;
+  bool single_round;
 };
 VKRT_TARGET_AVX512 inline Shifts16 split_shift(__m512i shift, bool single_round) {
   const __m512i zero = _mm512_setzero_si512(), max_shift = _mm512_set1_epi32(31);
-  return {_mm512_min_epi32(_mm512_max_epi32(shift, zero), max_shift),
-          _mm512_min_epi32(_mm512_max_epi32(_mm512_sub_epi32(zero, shift), zero), max_shift),
-          single_round ? zero : _mm512_set1_epi64(int64_t(1) << 30), single_round ? zero : _mm512_set1_epi32(-1)};
+  Shifts16 s{_mm512_min_epi32(_mm512_max_epi32(shift, zero), max_shift),
+             _mm512_min_epi32(_mm512_max_epi32(_mm512_sub_epi32(zero, shift), zero), max_shift),
+             single_round ? zero : _mm512_set1_epi64(int64_t(1) << 30),
+             single_round ? zero : _mm512_set1_epi32(-1),
+             zero, zero, zero, zero, single_round};
+  if (single_round) {
+    // Shifts −31..−1 (RequantizeRow::single_round): right >= 1; the max keeps other shifts
+    // harmless (their results are not defined).
+    const __m512i total = _mm512_add_epi32(_mm512_max_epi32(s.right, _mm512_set1_epi32(1)), _mm512_set1_epi32(31));
+    s.shift_even = _mm512_and_si512(total, _mm512_set1_epi64(0xFFFFFFFF));
+    s.shift_odd = _mm512_srli_epi64(total, 32);
+    const __m512i one = _mm512_set1_epi64(1);
+    s.round_even = _mm512_sllv_epi64(one, _mm512_sub_epi64(s.shift_even, one));
+    s.round_odd = _mm512_sllv_epi64(one, _mm512_sub_epi64(s.shift_odd, one));
+  }
+  return s;
 }
 
-// requantize_value (requantize_row.h) on 16 lanes; single rounding as output_stage_hwy-inl.h derives it.
+// requantize_value (requantize_row.h) on 16 lanes. Single rounding in one divide,
+// ⌊(v·m + 2^(30+right)) / 2^(31+right)⌋ on the 64-bit products (which cannot overflow: |v·m| <=
+// 2^62), as output_stage_hwy-inl.h derives it.
 VKRT_TARGET_AVX512 inline __m512i requantize_x16(__m512i v, __m512i multiplier, const Shifts16& s) {
+  if (s.single_round) {
+    const __m512i even = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(v, multiplier), s.round_even), s.shift_even);
+    const __m512i odd = _mm512_srav_epi64(
+        _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(v, 32), _mm512_srli_epi64(multiplier, 32)), s.round_odd),
+        s.shift_odd);
+    return _mm512_mask_blend_epi32(__mmask16(0xAAAA), even, _mm512_slli_epi64(odd, 32));
+  }
   const __m512i x = rounding_doubling_high_mul_split(_mm512_sllv_epi32(v, s.left), multiplier,
                                                      _mm512_srli_epi64(multiplier, 32), s.round);
   return rounding_divide_by_pot(x, s.right, s.negative);
