@@ -32,6 +32,7 @@
 #include "compute/hwy_targets.h"
 
 #include <algorithm>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -94,16 +95,12 @@ std::vector<int16_t> pack_weights(D16 d16, const DepthwiseS8Params& p, const Cha
 }
 
 // The output stage's constant vectors, and the requantize scales of each channel block (two per
-// block), derived once per call; null where the channels are too many for the table (then per
-// pixel).
+// block), derived once per call.
 template <class D32>
 struct OutputConsts {
   hn::Vec<D32> offset, lo, hi;
-  bool single_round = false;
   const RequantizeScales<D32>* scales = nullptr;
 };
-// Channels whose scales the table holds: 32 KiB of stack at either width.
-constexpr int32_t kScaleTableChannels = 1024;
 
 // Where a window's taps read: a window inside the input reads origin + offset[t] (the offsets
 // are the same for every such window: no per-pixel list); one at an edge reads the list x[t],
@@ -163,15 +160,8 @@ HWY_INLINE void channel_block(D32 d32, const WindowTaps& taps, int pairs, const 
     Store<kFull>(d32, acc1, to.s32 + pixel + c + lanes32, n - lanes32);
     return;
   }
-  if (k.scales) {
-    acc0 = Requantize(d32, acc0, k.scales[2 * block]);
-    acc1 = Requantize(d32, acc1, k.scales[2 * block + 1]);
-  } else {
-    acc0 = Requantize(d32, acc0, Load<kFull>(d32, to.multiplier + c, n), Load<kFull>(d32, to.shift + c, n),
-                      k.single_round);
-    acc1 = Requantize(d32, acc1, Load<kFull>(d32, to.multiplier + c + lanes32, n - lanes32),
-                      Load<kFull>(d32, to.shift + c + lanes32, n - lanes32), k.single_round);
-  }
+  acc0 = Requantize(d32, acc0, k.scales[2 * block]);
+  acc1 = Requantize(d32, acc1, k.scales[2 * block + 1]);
   if constexpr (kFull) return StoreS8x2(d32, acc0, acc1, k.offset, k.lo, k.hi, to.s8 + pixel + c);
   StoreS8(d32, acc0, k.offset, k.lo, k.hi, to.s8 + pixel + c, n);
   StoreS8(d32, acc1, k.offset, k.lo, k.hi, to.s8 + pixel + c + lanes32, n - lanes32);
@@ -188,12 +178,13 @@ void depthwise_rows_s8(const DepthwiseS8Params& p, int64_t first_row, int64_t la
   const std::vector<int16_t> packed = pack_weights(d16, p, blocks, pairs, weight);
   const std::vector<int8_t> padding(size_t(channels), int8_t(-p.input_offset));
   const auto offset16 = hn::Set(d16, int16_t(p.input_offset));
-  OutputConsts<D32> k{hn::Set(d32, p.output_offset), hn::Set(d32, p.activation_min), hn::Set(d32, p.activation_max),
-                      p.single_round};
-  // The int8 output stage's scales, once for the call rather than once per pixel (8 of the 25
-  // instructions of a vector's requantize on AVX2).
-  RequantizeScales<D32> scales[2 * kScaleTableChannels / (2 * HWY_MAX_BYTES / 4)];
-  if (to.s8 && channels <= kScaleTableChannels) {
+  OutputConsts<D32> k{hn::Set(d32, p.output_offset), hn::Set(d32, p.activation_min), hn::Set(d32, p.activation_max)};
+  // The int8 output stage's scales, once for the call rather than once per pixel (MakeScales is
+  // 8 instructions per vector on AVX2, beside Requantize's 17). On the heap: 384 bytes per 16
+  // channels on AVX2, too much for a thread's stack at MobileNetV2's widths.
+  std::unique_ptr<RequantizeScales<D32>[]> scales;
+  if (to.s8) {
+    scales.reset(new RequantizeScales<D32>[2 * size_t(blocks.count)]);
     for (int32_t i = 0; i < blocks.count; ++i) {
       const int32_t c = blocks.start(i);
       for (int half = 0; half < 2; ++half) {
@@ -203,7 +194,7 @@ void depthwise_rows_s8(const DepthwiseS8Params& p, int64_t first_row, int64_t la
                                           LoadPartial(d32, to.shift + ch, n), p.single_round);
       }
     }
-    k.scales = scales;
+    k.scales = scales.get();
   }
   // Each tap's input pixel as a byte offset from the window's origin (its first tap's pixel);
   // the odd count's second tap reads the padding row (an edge window's list) or the origin
