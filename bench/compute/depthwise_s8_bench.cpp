@@ -80,7 +80,11 @@ int main(int argc, char** argv) {
                   "this CPU has (or the listed ones), int32 sums and int8 output.\n");
       return 0;
     }
-    if (arg == "--levels" && i + 1 < argc) {
+    if (arg == "--levels" && i + 1 == argc) {
+      std::fprintf(stderr, "depthwise_s8_bench: --levels needs a comma-separated list (avx2,avx512bw,...)\n");
+      return 1;
+    }
+    if (arg == "--levels") {
       levels.clear();
       std::string list = argv[++i];
       for (size_t start = 0; start <= list.size();) {
