@@ -13,12 +13,12 @@
 //
 // Prepared once per call (a chunk of output rows), not per pixel:
 //   - the weights, widened to int16 and interleaved by tap pairs in the order the inputs are
-//     (PackedWeights): a pixel's weights are then plain loads. Widening and interleaving them per
+//     (pack_weights): a pixel's weights are then plain loads. Widening and interleaving them per
 //     pixel took half the shuffles of the loop, and shuffles (one port on Intel) bound it;
 //   - a row of padding, −input_offset in every channel, so that (x + offset) is 0 there: a tap
-//     outside the input, and the second tap of an odd count (whose weights are 0), read it.
-//     Every window then runs every tap of the kernel (as XNNPACK's indirection buffer does), and
-//     the pairs, hence the packed weights, are the same for every pixel;
+//     outside the input reads it. Every window then runs every tap of the kernel (as XNNPACK's
+//     indirection buffer does), and the pairs, hence the packed weights, are the same for every
+//     pixel. The second tap of an odd count has weights 0 and reads any valid pixel;
 //   - the int8 output stage's scales per block of channels.
 //
 // Channel blocks: whole blocks of L from channel 0, then, where L does not divide the channels,
