@@ -180,8 +180,9 @@ void depthwise_rows_s8(const DepthwiseS8Params& p, int64_t first_row, int64_t la
   const auto offset16 = hn::Set(d16, int16_t(p.input_offset));
   OutputConsts<D32> k{hn::Set(d32, p.output_offset), hn::Set(d32, p.activation_min), hn::Set(d32, p.activation_max)};
   // The int8 output stage's scales, once for the call rather than once per pixel (MakeScales is
-  // 8 instructions per vector on AVX2, beside Requantize's 17). On the heap: 384 bytes per 16
-  // channels on AVX2, too much for a thread's stack at MobileNetV2's widths.
+  // about 20 instructions per vector on AVX2 where it folds the double rounding into one divide,
+  // beside Requantize's 10). On the heap: 384 bytes per 8 channels on AVX2, too much for a
+  // thread's stack at MobileNetV2's widths.
   std::unique_ptr<RequantizeScales<D32>[]> scales;
   if (to.s8) {
     scales.reset(new RequantizeScales<D32>[2 * size_t(blocks.count)]);

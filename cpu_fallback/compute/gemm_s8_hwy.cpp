@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "arith/fixed_point.h"
 #include "compute/gemm_s8_tiled.h"
@@ -68,20 +69,6 @@ struct TilePath {
     for (; i + lanes <= g.k; i += lanes) hn::StoreU(hn::Add(hn::PromoteTo(d16, hn::LoadU(d8, src + i)), offset), d16, dst + i);
     for (; i < g.k; ++i) dst[i] = int16_t(src[i] + g.a_offset);
     for (; i < kp; ++i) dst[i] = 0;
-  }
-
-  // L columns of one row from `col`: acc + column terms + row term, stored as int32 (an int32 C)
-  // or requantized, offset, clamped and stored as int8; the columns before n only.
-  template <class D>
-  static HWY_INLINE void store_columns(D d32, const GemmS8& g, const TiledPanels& b, hn::Vec<D> acc, int32_t row_term,
-                                       int64_t row, int32_t col) {
-    const ptrdiff_t cols = ptrdiff_t(g.n) - col;
-    if (cols <= 0) return;
-    acc = hn::Add(hn::Add(acc, hn::LoadU(d32, b.colterm + col)), hn::Set(d32, row_term));
-    if (g.c32) return StorePartial(d32, acc, g.c32 + row * g.c_stride + col, cols);
-    const auto v = Requantize(d32, acc, hn::LoadU(d32, b.mult + col), hn::LoadU(d32, b.shift + col), g.out.single_round);
-    StoreS8(d32, v, hn::Set(d32, g.out.output_offset), hn::Set(d32, g.out.activation_min),
-            hn::Set(d32, g.out.activation_max), g.c + row * g.c_stride + col, cols);
   }
 
   // R rows × V vectors of L columns from panel `panel`. Vector q's columns start at
@@ -141,34 +128,59 @@ struct TilePath {
           acc[0][r][q] = hn::Add(acc[0][r][q], acc[c][r][q]);
           odd[0][r][q] = hn::Add(odd[0][r][q], odd[c][r][q]);
         }
-    const int32_t col = panel * 16;
-    if constexpr (V == 2) {
-      if (!g.c32 && g.n - col >= 2 * lanes32) {
-        // All 2·L columns to int8: the columns' terms and scales once for the R rows, and each
-        // row's two vectors narrowed together.
-        const V32 colterm0 = hn::LoadU(d32, b.colterm + col), colterm1 = hn::LoadU(d32, b.colterm + col + lanes32);
-        const auto scales0 = MakeScales(d32, hn::LoadU(d32, b.mult + col), hn::LoadU(d32, b.shift + col), g.out.single_round);
-        const auto scales1 = MakeScales(d32, hn::LoadU(d32, b.mult + col + lanes32), hn::LoadU(d32, b.shift + col + lanes32),
-                                        g.out.single_round);
-        const V32 offset = hn::Set(d32, g.out.output_offset), lo = hn::Set(d32, g.out.activation_min),
-                  hi = hn::Set(d32, g.out.activation_max);
-#pragma GCC unroll 16
-        for (int r = 0; r < R; ++r) {
-          const V32 term = hn::Set(d32, row_terms[r]);
-          const V32 v0 = hn::Add(hn::Add(hn::RearrangeToOddPlusEven(acc[0][r][0], odd[0][r][0]), colterm0), term);
-          const V32 v1 = hn::Add(hn::Add(hn::RearrangeToOddPlusEven(acc[0][r][1], odd[0][r][1]), colterm1), term);
-          StoreS8x2(d32, Requantize(d32, v0, scales0), Requantize(d32, v1, scales1), offset, lo, hi,
-                    g.c + (row0 + r) * g.c_stride + col);
-        }
-        return;
-      }
-    }
+    V32 sums[R][V];
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 2
+      for (int q = 0; q < V; ++q) sums[r][q] = hn::RearrangeToOddPlusEven(acc[0][r][q], odd[0][r][q]);
+    store_tile<R, V>(g, b, sums, row_terms, row0, panel * 16);
+  }
+
+  // The tile's sums (bias and row terms not yet added) of R rows × V vectors from column `col`,
+  // stored as int32 or through the output stage. Not inlined: inlined, it changed how GCC 12
+  // allocates the depth loop's registers, and an accumulator went through the stack on every
+  // depth pair (0.85x on AVX2 at k = 384 and 960).
+  template <int R, int V, class V32>
+  static HWY_NOINLINE void store_tile(const GemmS8& g, const TiledPanels& b, const V32 (&sums)[R][V],
+                                      const int32_t* row_terms, int64_t row0, int32_t col) {
+    const hn::ScalableTag<int32_t> d32;
+    const int32_t lanes32 = int32_t(hn::Lanes(d32));
+    // The columns' terms and output scales once for the R rows; each row's vectors narrowed
+    // together where it has all 2·L columns.
+    V32 colterm[V];
+    RequantizeScales<hn::ScalableTag<int32_t>> scales[V];
+#pragma GCC unroll 2
+    for (int q = 0; q < V; ++q) {
+      colterm[q] = hn::LoadU(d32, b.colterm + col + q * lanes32);
+      if (!g.c32)
+        scales[q] = MakeScales(d32, hn::LoadU(d32, b.mult + col + q * lanes32), hn::LoadU(d32, b.shift + col + q * lanes32),
+                               g.out.single_round);
+    }
+    const V32 offset = hn::Set(d32, g.out.output_offset), lo = hn::Set(d32, g.out.activation_min),
+              hi = hn::Set(d32, g.out.activation_max);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      const V32 term = hn::Set(d32, row_terms[r]);
+      V32 v[V];
+#pragma GCC unroll 2
+      for (int q = 0; q < V; ++q) v[q] = hn::Add(hn::Add(sums[r][q], colterm[q]), term);
+      const int64_t row = row0 + r;
+      if (g.c32) {
+#pragma GCC unroll 2
+        for (int q = 0; q < V; ++q) StorePartial(d32, v[q], g.c32 + row * g.c_stride + col + q * lanes32, g.n - col - q * lanes32);
+        continue;
+      }
+      int8_t* out = g.c + row * g.c_stride + col;
+      if constexpr (V == 2) {
+        if (g.n - col >= 2 * lanes32) {
+          StoreS8x2(d32, Requantize(d32, v[0], scales[0]), Requantize(d32, v[1], scales[1]), offset, lo, hi, out);
+          continue;
+        }
+      }
+#pragma GCC unroll 2
       for (int q = 0; q < V; ++q)
-        store_columns(d32, g, b, hn::RearrangeToOddPlusEven(acc[0][r][q], odd[0][r][q]), row_terms[r], row0 + r,
-                      col + q * lanes32);
+        StoreS8(d32, Requantize(d32, v[q], scales[q]), offset, lo, hi, out + q * lanes32, g.n - col - q * lanes32);
+    }
   }
 
   // R rows × `panels` (1 or kPanelsPerTile) panels from `panel`.

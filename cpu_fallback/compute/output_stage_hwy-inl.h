@@ -2,12 +2,13 @@
 // the *_hwy.cpp kernels (hwy_targets.h). Included once per target from inside their
 // foreach_target passes, hence the per-target include guard (Highway's -inl.h convention).
 //
-// The arithmetic is requantize_value (requantize_row.h), op for op. Double rounding
+// The arithmetic is requantize_value (requantize_row.h), bit for bit. Double rounding
 // (arith::requantize): RDBPOT(SRDHM_no_sat(v << left, m), right), left = clamp(shift, 0, 31),
 // right = clamp(-shift, 0, 31). Single rounding (TOSA's, shifts -31..-1):
-// ⌊(v·m + 2^(30+right)) / 2^(31+right)⌋, taken in one step from the 64-bit sums' high words
-// (Requantize). The 32x32→64 products come from MulEven; Highway 1.0.3 has no MulOdd for int32,
-// so the odd lanes are shifted down first.
+// ⌊(v·m + 2^(30+right)) / 2^(31+right)⌋. Both are taken in one divide from the 64-bit sums' high
+// words where they can be (Requantize; the double rounding's derivation is at OneDivideTerms).
+// The 32x32→64 products come from MulEven; Highway 1.0.3 has no MulOdd for int32, so the odd
+// lanes are shifted down first.
 #if defined(VKRT_COMPUTE_OUTPUT_STAGE_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef VKRT_COMPUTE_OUTPUT_STAGE_HWY_INL_H_
 #undef VKRT_COMPUTE_OUTPUT_STAGE_HWY_INL_H_
@@ -61,49 +62,72 @@ HWY_INLINE void StorePartial(D d, hn::Vec<D> v, T* p, ptrdiff_t n) {
 
 // What arith::requantize derives from each lane's multiplier and CMSIS shift, derived once per
 // vector of columns: a GEMM tile applies the same columns to all its rows, so deriving them per
-// row (8 of Requantize's 25 instructions on AVX2) is wasted on all but the first.
+// row is wasted on all but the first. Only the chosen form's members are derived.
 template <class D>
 struct RequantizeScales {
   hn::Vec<D> mult, mult_odd;  // the multipliers; the odd lanes' moved down for MulEven
-  hn::Vec<D> left, right;     // clamp(shift, 0, 31), clamp(-shift, 0, 31)
-  hn::Vec<D> mask, half;      // 2^right - 1 and its half: the rounding divide's remainder bits
-  hn::Vec<hn::Repartition<uint64_t, D>> round;  // added to the 64-bit products: 2^30, or 0 (single rounding)
-  hn::Vec<D> negative;        // all ones: ties away from zero (double rounding); zero: ties up
-  // Single rounding only (Requantize's one-divide form): 2^(30+right) for the even and the odd
-  // lanes' products, and right − 1, the shift of the products' high words.
-  hn::Vec<hn::Repartition<uint64_t, D>> round_even, round_odd;
+  // The one-divide form (Requantize): the terms added to the even and the odd lanes' 64-bit
+  // products (the double rounding's chosen by the product's sign: *_negative where it is
+  // negative), and right − 1, the shift of the sums' high words.
+  hn::Vec<hn::Repartition<int64_t, D>> round_even, round_odd, round_even_negative, round_odd_negative;
   hn::Vec<D> high_shift;
+  // The two-step form (double rounding where the one divide does not hold): clamp(shift, 0, 31),
+  // clamp(-shift, 0, 31), and 2^right − 1 and its half, the rounding divide's remainder bits.
+  hn::Vec<D> left, right, mask, half;
   bool single_round = false;
+  bool one_divide = false;
 };
 
+// The double rounding in one divide. With P = (v << left)·m and x = SRDHM_no_sat = ⌊(P + 2^30) /
+// 2^31⌋, RDBPOT(x, right) for right >= 1 is ⌊(x + 2^(right−1) − [x < 0]) / 2^right⌋, and nested
+// floors fold (⌊(⌊a/b⌋ + k)/c⌋ = ⌊(a + k·b)/(b·c)⌋), so the result is
+//   ⌊(P + 2^30 + 2^(30+right) − [P + 2^30 < 0]·2^31) / 2^(31+right)⌋,
+// x < 0 being P + 2^30 < 0. P < 0 may stand for that: the two differ only for −2^30 <= P < 0,
+// where either sum lies in [0, 2^(31+right)) and the result is 0. So the product's sign bit
+// chooses the term. The sum stays below 2^63, so its high word shifted right by right − 1 is the
+// result, as for the single rounding (depthwise_vnni.cpp folds the same two roundings with
+// AVX-512's 64-bit shifts). It does not hold where right is 0 (no second rounding; left may be
+// nonzero) or m is INT32_MIN: P = 2^62 there for v = INT32_MIN, and SRDHM's int32 result wraps,
+// which the one divide would not. A vector with such a lane keeps the two steps.
+//
+// Deriving the one divide's terms and checking the lanes costs about what one Requantize saves,
+// so scales used for one vector only (fold_double = false) keep the double rounding's two steps.
 template <class D>
-HWY_INLINE RequantizeScales<D> MakeScales(D d, hn::Vec<D> mult, hn::Vec<D> shift, bool single_round) {
+HWY_INLINE RequantizeScales<D> MakeScales(D d, hn::Vec<D> mult, hn::Vec<D> shift, bool single_round,
+                                          bool fold_double = true) {
   using V = hn::Vec<D>;
-  const hn::Repartition<uint64_t, D> du64;
+  const hn::Repartition<int64_t, D> d64;
   const V zero = hn::Zero(d), max_shift = hn::Set(d, 31), one = hn::Set(d, 1);
   RequantizeScales<D> s;
-  s.round = hn::Set(du64, single_round ? 0 : uint64_t{1} << 30);
-  s.negative = single_round ? zero : hn::Set(d, -1);
   s.mult = mult;
-  s.mult_odd = hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(du64, mult)));
-  s.left = hn::Min(hn::Max(shift, zero), max_shift);
-  s.right = hn::Min(hn::Max(hn::Sub(zero, shift), zero), max_shift);
-  s.mask = hn::Sub(one << s.right, one);
-  s.half = hn::ShiftRight<1>(s.mask);
+  s.mult_odd = hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(hn::Repartition<uint64_t, D>(), mult)));  // logical
   s.single_round = single_round;
-  if (single_round) {
-    // Shifts −31..−1 (RequantizeRow::single_round): right >= 1; the max keeps other shifts
-    // harmless (their results are not defined).
-    const V right = hn::Max(s.right, one);
-    const auto right_even = hn::And(hn::BitCast(du64, right), hn::Set(du64, 0xFFFFFFFFu));
-    const auto right_odd = hn::ShiftRight<32>(hn::BitCast(du64, right));
-    const auto one64 = hn::Set(du64, 1), thirty = hn::Set(du64, 30);
-    s.round_even = hn::Shl(one64, hn::Add(right_even, thirty));
-    s.round_odd = hn::Shl(one64, hn::Add(right_odd, thirty));
+  V right = hn::Min(hn::Max(hn::Sub(zero, shift), zero), max_shift);
+  s.one_divide = single_round ||
+                 (fold_double && hn::AllFalse(d, hn::Or(hn::Eq(right, zero), hn::Eq(mult, hn::Set(d, INT32_MIN)))));
+  if (s.one_divide) {
+    // Single rounding: ⌊(v·m + 2^(30+right)) / 2^(31+right)⌋ for shifts −31..−1
+    // (RequantizeRow::single_round); the max keeps other shifts harmless (their results are not
+    // defined). Double rounding: 2^30 + 2^(30+right), less 2^31 where P < 0.
+    if (single_round) right = hn::Max(right, one);
+    const hn::Repartition<uint64_t, D> du64;  // logical shifts: AVX2 has no 64-bit arithmetic one
+    const auto right64 = hn::BitCast(du64, right);
+    const auto base = hn::Set(du64, uint64_t{1} << 30);
+    const auto extra = hn::BitCast(d64, single_round ? hn::Zero(du64) : base);
+    s.round_even = hn::Add(extra, hn::BitCast(d64, hn::Shl(base, hn::And(right64, hn::Set(du64, 0xFFFFFFFFu)))));
+    s.round_odd = hn::Add(extra, hn::BitCast(d64, hn::Shl(base, hn::ShiftRight<32>(right64))));
+    const auto carry = hn::Set(d64, int64_t{1} << 31);
+    s.round_even_negative = hn::Sub(s.round_even, carry);
+    s.round_odd_negative = hn::Sub(s.round_odd, carry);
     s.high_shift = hn::Sub(right, one);
+    s.left = s.right = s.mask = s.half = zero;
   } else {
-    s.round_even = s.round_odd = hn::Zero(du64);
+    s.round_even = s.round_odd = s.round_even_negative = s.round_odd_negative = hn::Zero(d64);
     s.high_shift = zero;
+    s.left = hn::Min(hn::Max(shift, zero), max_shift);
+    s.right = right;
+    s.mask = hn::Sub(one << right, one);
+    s.half = hn::ShiftRight<1>(s.mask);
   }
   return s;
 }
@@ -113,36 +137,40 @@ template <class D>
 HWY_INLINE hn::Vec<D> Requantize(D d, hn::Vec<D> v, const RequantizeScales<D>& s) {
   using V = hn::Vec<D>;
   const hn::Repartition<uint64_t, D> du64;
-  if (s.single_round) {
-    // One divide: ⌊(v·m + 2^(30+right)) / 2^(31+right)⌋ is the high word of the 64-bit sum (which
-    // cannot overflow: |v·m| <= 2^62) shifted right by right − 1. 8 instructions on AVX2 where
-    // the two-step form below takes 17.
-    const auto even = hn::Add(hn::BitCast(du64, hn::MulEven(v, s.mult)), s.round_even);
+  const hn::Repartition<int64_t, D> d64;
+  if (s.one_divide) {
+    // The high word of the 64-bit sum (below 2^63: |v·m| <= 2^62) shifted right by right − 1.
+    // On AVX2: 8 instructions for the single rounding, 10 for the double (its terms chosen by a
+    // blend on the products' sign bits), where the two steps below take 17.
+    const auto even_product = hn::BitCast(d64, hn::MulEven(v, s.mult));
     const V v_odd = hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(du64, v)));
-    const auto odd = hn::Add(hn::BitCast(du64, hn::MulEven(v_odd, s.mult_odd)), s.round_odd);
+    const auto odd_product = hn::BitCast(d64, hn::MulEven(v_odd, s.mult_odd));
+    hn::Vec<decltype(d64)> even, odd;
+    if (s.single_round) {
+      even = hn::Add(even_product, s.round_even);
+      odd = hn::Add(odd_product, s.round_odd);
+    } else {
+      even = hn::Add(even_product, hn::IfNegativeThenElse(even_product, s.round_even_negative, s.round_even));
+      odd = hn::Add(odd_product, hn::IfNegativeThenElse(odd_product, s.round_odd_negative, s.round_odd));
+    }
     // The high words: the even sums' moved down into the even lanes, the odd ones' in place.
-    const V high = hn::OddEven(hn::BitCast(d, odd), hn::BitCast(d, hn::ShiftRight<32>(even)));
+    const V high = hn::OddEven(hn::BitCast(d, odd), hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(du64, even))));
     return high >> s.high_shift;
   }
-  v = v << s.left;
-  // SRDHM without saturation: (i64(a)·b + 2^30) >> 31, low 32 bits (single rounding: no 2^30). A
-  // logical shift gives the same low bits as an arithmetic one, and AVX2 has no 64-bit
+  // The double rounding's two steps. SRDHM without saturation: (i64(a)·b + 2^30) >> 31, low 32
+  // bits. A logical shift gives the same low bits as an arithmetic one, and AVX2 has no 64-bit
   // arithmetic shift.
-  const auto even = hn::ShiftRight<31>(hn::Add(hn::BitCast(du64, hn::MulEven(v, s.mult)), s.round));
+  v = v << s.left;
+  const auto srdhm_round = hn::Set(du64, uint64_t{1} << 30);
+  const auto even = hn::ShiftRight<31>(hn::Add(hn::BitCast(du64, hn::MulEven(v, s.mult)), srdhm_round));
   const V v_odd = hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(du64, v)));
-  const auto odd = hn::ShiftRight<31>(hn::Add(hn::BitCast(du64, hn::MulEven(v_odd, s.mult_odd)), s.round));
+  const auto odd = hn::ShiftRight<31>(hn::Add(hn::BitCast(du64, hn::MulEven(v_odd, s.mult_odd)), srdhm_round));
   const V x = hn::OddEven(hn::BitCast(d, hn::ShiftLeft<32>(odd)), hn::BitCast(d, even));
-  // Rounding divide by 2^right: threshold = half + (x < 0) ties away from zero, half alone ties up.
+  // Rounding divide by 2^right, ties away from zero: threshold = half + (x < 0).
   const V remainder = hn::And(x, s.mask);
   const V quotient = x >> s.right;
-  const V threshold = hn::Sub(s.half, hn::And(hn::ShiftRight<31>(quotient), s.negative));
+  const V threshold = hn::Sub(s.half, hn::ShiftRight<31>(quotient));
   return hn::Sub(quotient, hn::VecFromMask(d, remainder > threshold));
-}
-
-// requantize_value on int32 lanes with per-lane multipliers and CMSIS shifts.
-template <class D>
-HWY_INLINE hn::Vec<D> Requantize(D d, hn::Vec<D> v, hn::Vec<D> mult, hn::Vec<D> shift, bool single_round) {
-  return Requantize(d, v, MakeScales(d, mult, shift, single_round));
 }
 
 // clamp(v + offset, lo, hi) narrowed to int8 and stored to the first n bytes at out. The narrowing

@@ -16,6 +16,17 @@ HWY_BEFORE_NAMESPACE();
 namespace vkrt::compute::HWY_NAMESPACE {
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
 
+// The scales of the n (<= one vector) channels from `channel`, used for that one vector: the
+// double rounding in two steps (MakeScales).
+template <class D>
+HWY_INLINE RequantizeScales<D> ChannelScales(D d, const RequantizeRow& spec, int channel, ptrdiff_t n) {
+  const bool single = spec.single_round, fold_double = false;
+  if (n >= ptrdiff_t(hn::Lanes(d)))
+    return MakeScales(d, hn::LoadU(d, spec.multiplier + channel), hn::LoadU(d, spec.shift + channel), single, fold_double);
+  return MakeScales(d, LoadPartial(d, spec.multiplier + channel, n), LoadPartial(d, spec.shift + channel, n), single,
+                    fold_double);
+}
+
 template <bool kPerChannel>
 HWY_INLINE void RequantizeRowLoop(const RequantizeRow& spec, const int32_t* acc, int first_channel, int count,
                                   int8_t* out) {
@@ -24,34 +35,25 @@ HWY_INLINE void RequantizeRowLoop(const RequantizeRow& spec, const int32_t* acc,
   const int lanes = int(hn::Lanes(d));
   const V offset = hn::Set(d, spec.output_offset);
   const V lo = hn::Set(d, spec.activation_min), hi = hn::Set(d, spec.activation_max);
-  const int32_t* mult = spec.multiplier + (kPerChannel ? first_channel : 0);
-  const int32_t* shift = spec.shift + (kPerChannel ? first_channel : 0);
-  V m = hn::Set(d, mult[0]), s = hn::Set(d, shift[0]);
-  const bool single = spec.single_round;
+  // Per tensor, one set of scales for the row; per channel, one per vector.
+  const auto tensor = kPerChannel ? RequantizeScales<hn::ScalableTag<int32_t>>{}
+                                  : MakeScales(d, hn::Set(d, spec.multiplier[0]), hn::Set(d, spec.shift[0]), spec.single_round);
   int i = 0;
   for (; i + 2 * lanes <= count; i += 2 * lanes) {
-    V m1 = m, s1 = s;
-    if (kPerChannel) {
-      m = hn::LoadU(d, mult + i), m1 = hn::LoadU(d, mult + i + lanes);
-      s = hn::LoadU(d, shift + i), s1 = hn::LoadU(d, shift + i + lanes);
-    }
-    StoreS8x2(d, Requantize(d, hn::LoadU(d, acc + i), m, s, single), Requantize(d, hn::LoadU(d, acc + i + lanes), m1, s1, single),
-              offset, lo, hi, out + i);
+    const V a = hn::LoadU(d, acc + i), b = hn::LoadU(d, acc + i + lanes);
+    if constexpr (kPerChannel)
+      StoreS8x2(d, Requantize(d, a, ChannelScales(d, spec, first_channel + i, lanes)),
+                Requantize(d, b, ChannelScales(d, spec, first_channel + i + lanes, lanes)), offset, lo, hi, out + i);
+    else
+      StoreS8x2(d, Requantize(d, a, tensor), Requantize(d, b, tensor), offset, lo, hi, out + i);
   }
-  for (; i + lanes <= count; i += lanes) {
-    if (kPerChannel) {
-      m = hn::LoadU(d, mult + i);
-      s = hn::LoadU(d, shift + i);
-    }
-    StoreS8(d, Requantize(d, hn::LoadU(d, acc + i), m, s, single), offset, lo, hi, out + i, lanes);
-  }
+  for (; i + lanes <= count; i += lanes)
+    StoreS8(d, Requantize(d, hn::LoadU(d, acc + i), kPerChannel ? ChannelScales(d, spec, first_channel + i, lanes) : tensor),
+            offset, lo, hi, out + i, lanes);
   if (i < count) {
     const ptrdiff_t n = count - i;
-    if (kPerChannel) {
-      m = LoadPartial(d, mult + i, n);
-      s = LoadPartial(d, shift + i, n);
-    }
-    StoreS8(d, Requantize(d, LoadPartial(d, acc + i, n), m, s, single), offset, lo, hi, out + i, n);
+    StoreS8(d, Requantize(d, LoadPartial(d, acc + i, n), kPerChannel ? ChannelScales(d, spec, first_channel + i, n) : tensor),
+            offset, lo, hi, out + i, n);
   }
 }
 

@@ -150,7 +150,9 @@ TEST(ComputeGemmS8, Int8OutputEqualsRequantizedSumsAtEveryLevelAndRounding) {
       std::vector<int32_t> mult(size_t(g.n)), shift(size_t(g.n));
       for (int32_t j = 0; j < g.n; ++j) {
         const int r = pick(rng, {1, 2, 8, 15, 22, 31});
-        shift[size_t(j)] = g.out.single_round ? -r : pick(rng, {-r, -r, 0, 3});
+        // Double rounding: right shifts only in half the iterations (each vector of columns in one
+        // divide), and some left shifts in the others (vectors holding one keep two steps).
+        shift[size_t(j)] = g.out.single_round || iteration % 4 == 1 ? -r : pick(rng, {-r, -r, 0, 3});
         mult[size_t(j)] = j % 7 == 3 ? pick(rng, {0, 1, INT32_MAX, 1 << 30}) : int32_t((1u << 30) | (rng() >> 2));
       }
       g.out.multiplier = mult.data(), g.out.shift = shift.data();
@@ -205,6 +207,49 @@ TEST(ComputeRequantizeRow, EqualsTheDefinitionsOnTiesAndExtremesAtEveryLevel) {
         }
       }
     }
+}
+
+// The double rounding at every level against arith::requantize for any multiplier and shift: a
+// vector whose lanes all shift right by 1..31 and whose multipliers are not INT32_MIN is taken in
+// one divide, the others in two steps (output_stage_hwy-inl.h), so the channels are drawn so that
+// both kinds of vector occur: right shifts only, or any shift in -40..40 (clamped to ±31); every
+// multiplier, negative ones and INT32_MIN included; values near the ties, small and full range.
+TEST(ComputeRequantizeRow, DoubleRoundingEqualsTheDefinitionForAnyMultiplierAndShift) {
+  std::mt19937 rng(2026);
+  for (int iteration = 0; iteration < 400; ++iteration) {
+    const int count = 1 + int(rng() % 70);
+    const bool right_only = iteration % 2 == 0;
+    const int special = int(rng() % 4);  // 0: INT32_MIN multipliers appear; 1: negative ones; else positive
+    std::vector<int32_t> acc(static_cast<size_t>(count)), m = acc, s = acc;
+    for (int i = 0; i < count; ++i) {
+      const int r = 1 + int(rng() % 31);
+      s[size_t(i)] = right_only ? -r : int32_t(rng() % 81) - 40;
+      m[size_t(i)] = special == 0 && rng() % 5 == 0 ? INT32_MIN
+                     : special <= 1                 ? int32_t(rng())
+                                                    : int32_t((1u << 30) | (rng() >> 2));
+      switch (m[size_t(i)] == INT32_MIN && rng() % 2 == 0 ? 3 : rng() % 3) {
+        case 3: acc[size_t(i)] = INT32_MIN; break;  // SRDHM's one overflow: the int32 result wraps
+        case 0: acc[size_t(i)] = int32_t(rng()); break;
+        case 1: acc[size_t(i)] = int32_t(rng() % 4001) - 2000; break;
+        default: {  // next to a tie of the second rounding for m = 2^30
+          const int64_t tie = (2 * (int64_t(rng() % 201) - 100) + 1) << std::min(r, 22);
+          acc[size_t(i)] = int32_t(tie + int64_t(rng() % 3) - 1);
+          if (rng() % 2 == 0) m[size_t(i)] = 1 << 30;
+        }
+      }
+    }
+    RequantizeRow spec{m.data(), s.data(), true, 7, -128, 127, false};
+    std::vector<int8_t> want(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i)
+      want[size_t(i)] = int8_t(std::clamp(arith::wrap_add(arith::requantize(acc[size_t(i)], m[size_t(i)], s[size_t(i)]), 7), -128, 127));
+    for (Isa isa : available_isas()) {
+      ScopedIsa pin(isa);
+      std::vector<int8_t> got(size_t(count), 0x5A);
+      requantize_row_s8(spec, acc.data(), 0, count, got.data());
+      ASSERT_EQ(got, want) << isa_name(isa) << ", iteration " << iteration << (right_only ? ", right shifts" : ", any shifts")
+                           << ", multipliers " << (special == 0 ? "with INT32_MIN" : special == 1 ? "of either sign" : "positive");
+    }
+  }
 }
 
 TEST(ComputeIsa, NamesParseAndPinningIsBounded) {
