@@ -188,8 +188,9 @@ HWY_INLINE void StoreS8(D d, hn::Vec<D> v, hn::Vec<D> offset, hn::Vec<D> lo, hn:
 // 128-bit block; DemoteTo keeps that order), and one 32-bit lane permutation puts the groups
 // back: group i of the result is group 2i (from a) or 2(i - L/4) + 1 (from b). That is 4
 // instructions for 2L lanes, where two DemoteTo calls take 6, and it matters on the output-bound
-// small-k GEMMs (docs/simd-choice.md).
-template <class D>
+// small-k GEMMs (docs/simd-choice.md). kClamp = false leaves the clamp to the packs' saturation,
+// which is the same for bounds of [-128, 127] (lo and hi are then not read).
+template <bool kClamp = true, class D>
 HWY_INLINE void StoreS8x2(D /*d*/, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> offset, hn::Vec<D> lo, hn::Vec<D> hi,
                           int8_t* out) {
   const hn::Repartition<int16_t, D> d16;            // 2L lanes
@@ -204,8 +205,12 @@ HWY_INLINE void StoreS8x2(D /*d*/, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> offset
     for (size_t i = 0; i < kGroups; ++i) o.lane[i] = int32_t(i < kGroups / 2 ? 2 * i : 2 * (i - kGroups / 2) + 1);
     return o;
   }();
-  a = hn::Min(hn::Max(hn::Add(a, offset), lo), hi);
-  b = hn::Min(hn::Max(hn::Add(b, offset), lo), hi);
+  a = hn::Add(a, offset);
+  b = hn::Add(b, offset);
+  if constexpr (kClamp) {
+    a = hn::Min(hn::Max(a, lo), hi);
+    b = hn::Min(hn::Max(b, lo), hi);
+  }
   const auto bytes = hn::DemoteTo(d8, hn::ReorderDemote2To(d16, a, b));
   const auto grouped = hn::TableLookupLanes(hn::BitCast(d8_groups, bytes), hn::SetTableIndices(d8_groups, kOrder.lane));
   hn::StoreU(hn::BitCast(d8, grouped), d8, out);
