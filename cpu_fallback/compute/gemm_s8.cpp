@@ -198,8 +198,25 @@ VKRT_TARGET_AVX512VNNI void tile_8xP(const uint8_t* a_pack, int32_t kp, const in
       for (int p = 0; p < P; ++p) acc[r][p] = _mm512_dpbusd_epi32(acc[r][p], a, b[p]);
     }
   }
-  for (int p = 0; p < P; ++p)
-    for (int r = 0; r < rows; ++r) store_columns(g, bp, acc[r][p], row_sums[r], row0 + r, col0 + p * 16, true);
+  for (int p = 0; p < P; ++p) {
+    const int32_t col = col0 + p * 16;
+    if (g.c32) {
+      for (int r = 0; r < rows; ++r) store_columns(g, bp, acc[r][p], row_sums[r], row0 + r, col, true);
+      continue;
+    }
+    // int8 C: the columns' scales once for the tile's rows, the double rounding folded into one
+    // divide where it can be (simd::split_shift_folded).
+    const __m512i mult = _mm512_loadu_si512(bp.mult + col);
+    const simd::Shifts16 scales = simd::split_shift_folded(_mm512_loadu_si512(bp.shift + col), mult, g.out.single_round);
+    const __m512i offset = _mm512_set1_epi32(g.out.output_offset), lo = _mm512_set1_epi32(g.out.activation_min),
+                  hi = _mm512_set1_epi32(g.out.activation_max);
+    const int cols = std::min<int32_t>(16, g.n - col);
+    for (int r = 0; r < rows; ++r) {
+      __m512i v = acc[r][p];
+      if (g.b_offset != 0) v = _mm512_add_epi32(v, _mm512_set1_epi32(wrap_mul(g.b_offset, row_sums[r])));
+      simd::store_s8x16(g.c + (row0 + r) * g.c_stride + col, simd::requantize_x16(v, mult, scales), offset, lo, hi, cols);
+    }
+  }
 }
 
 // Packs rows [r0, r0+rows) of A as unsigned (a ^ 0x80), kp bytes each, zero padded, and

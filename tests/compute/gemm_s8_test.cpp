@@ -172,6 +172,55 @@ TEST(ComputeGemmS8, Int8OutputEqualsRequantizedSumsAtEveryLevelAndRounding) {
   }
 }
 
+// The GEMM's own output stages (the tiles' and the GEMVs', which derive their scales apart from
+// requantize_row_s8) on the values where the double rounding's terms matter: sums next to every
+// tie of the second rounding, of both signs, for each right shift. k = 1 and B = 1 make each
+// sum bias[j] + a[r]: bias[j] a tie (2t + 1)·2^r (INT32_MIN under an INT32_MIN multiplier),
+// a[r] in -3..3 (and a few larger). Every column shifts right, so vectors of columns take the
+// one divide where their multipliers allow; one product in three has a column with an INT32_MIN
+// or negative multiplier among them.
+TEST(ComputeGemmS8, DoubleRoundingOnTiesEqualsTheDefinitionAtEveryLevel) {
+  vkrt::ThreadPool two(2);
+  for (Isa isa : available_isas()) {
+    ScopedIsa pin(isa);
+    SCOPED_TRACE(std::string("ISA level ") + isa_name(isa));
+    std::mt19937 rng(uint32_t(int(isa)) + 31);
+    for (int iteration = 0; iteration < 60; ++iteration) {
+      const int64_t m = pick(rng, {1, 3, 4, 9, 24});  // the GEMV paths and the tiles
+      const int32_t n = pick(rng, {16, 32, 40});
+      std::vector<int8_t> a(static_cast<size_t>(m)), b(static_cast<size_t>(n), 1);
+      for (int64_t r = 0; r < m; ++r) a[size_t(r)] = int8_t(r < 7 ? r - 3 : int32_t(rng() % 41) - 20);
+      std::vector<int32_t> bias(static_cast<size_t>(n)), mult(bias), shift(bias);
+      const int odd_multipliers = iteration % 3;  // 0: INT32_MIN among them; 1: negative ones
+      for (int32_t j = 0; j < n; ++j) {
+        const int r = 1 + int(rng() % 22);
+        const int64_t t = int64_t(rng() % 201) - 100;
+        bias[size_t(j)] = int32_t((2 * t + 1) << r);
+        shift[size_t(j)] = -(r - 1 + int(rng() % 2));  // right shift r: a tie; r − 1: an exact quotient
+        mult[size_t(j)] = j % 5 == 2 && odd_multipliers == 0 ? INT32_MIN
+                          : j % 5 == 2 && odd_multipliers == 1 ? -int32_t(1u << 30)
+                          : rng() % 4 == 0                      ? int32_t((1u << 30) | (rng() >> 2))
+                                                                : int32_t(1u << 30);
+        if (shift[size_t(j)] == 0) shift[size_t(j)] = -1;
+        // SRDHM's one overflow: a sum of INT32_MIN (the row with a = 0) times INT32_MIN wraps.
+        if (mult[size_t(j)] == INT32_MIN) bias[size_t(j)] = INT32_MIN;
+      }
+      GemmS8 g;
+      g.m = m, g.n = n, g.k = 1, g.a = a.data(), g.a_stride = 1, g.b = b.data(), g.b_stride = 1, g.bias = bias.data();
+      g.out = RequantizeRow{mult.data(), shift.data(), true, 0, -128, 127, false};
+      std::vector<int8_t> want(size_t(m) * n);
+      for (int64_t r = 0; r < m; ++r)
+        for (int32_t j = 0; j < n; ++j) {
+          const int32_t sum = arith::wrap_add(bias[size_t(j)], a[size_t(r)]);
+          want[size_t(r) * n + j] = int8_t(std::clamp(arith::requantize(sum, mult[size_t(j)], shift[size_t(j)]), -128, 127));
+        }
+      for_each_run<int8_t>(g, rng() % 2 == 0, two, int8_t(0x5A), [&](const std::vector<int8_t>& got, const std::string& how) {
+        ASSERT_EQ(got, want) << "iteration " << iteration << ": " << m << " rows, " << n << " columns" << how;
+      });
+    }
+  }
+}
+
 // requantize_row_s8 at every level against the definitions, on the values where the roundings
 // differ: every tie (acc·m exactly half way, m = 2^30: acc = (2j + 1)·2^r) of both signs, for
 // every right shift r; results of either sign near int8's ends; int32's extremes.
@@ -210,10 +259,11 @@ TEST(ComputeRequantizeRow, EqualsTheDefinitionsOnTiesAndExtremesAtEveryLevel) {
 }
 
 // The double rounding at every level against arith::requantize for any multiplier and shift: a
-// vector whose lanes all shift right by 1..31 and whose multipliers are not INT32_MIN is taken in
-// one divide, the others in two steps (output_stage_hwy-inl.h), so the channels are drawn so that
-// both kinds of vector occur: right shifts only, or any shift in -40..40 (clamped to ±31); every
-// multiplier, negative ones and INT32_MIN included; values near the ties, small and full range.
+// vector whose lanes all shift right by 1..31 and whose multipliers are not INT32_MIN may be taken
+// in one divide, the others in two steps (output_stage_hwy-inl.h; the row folds per-tensor scales
+// only), so the channels are drawn so that both kinds of vector occur: right shifts only, or any
+// shift in -40..40 (clamped to ±31); every multiplier, negative ones and INT32_MIN included;
+// values near the ties, small and full range; per channel and per tensor.
 TEST(ComputeRequantizeRow, DoubleRoundingEqualsTheDefinitionForAnyMultiplierAndShift) {
   std::mt19937 rng(2026);
   for (int iteration = 0; iteration < 400; ++iteration) {
@@ -238,15 +288,22 @@ TEST(ComputeRequantizeRow, DoubleRoundingEqualsTheDefinitionForAnyMultiplierAndS
         }
       }
     }
-    RequantizeRow spec{m.data(), s.data(), true, 7, -128, 127, false};
+    // Per tensor (every third iteration): the first channel's scales for all; its multiplier
+    // INT32_MIN where INT32_MIN multipliers appear, with an INT32_MIN value among the rest.
+    const bool per_channel = iteration % 3 != 0;
+    if (!per_channel && special == 0) m[0] = INT32_MIN, acc[size_t(count - 1)] = INT32_MIN;
+    RequantizeRow spec{m.data(), s.data(), per_channel, 7, -128, 127, false};
     std::vector<int8_t> want(static_cast<size_t>(count));
-    for (int i = 0; i < count; ++i)
-      want[size_t(i)] = int8_t(std::clamp(arith::wrap_add(arith::requantize(acc[size_t(i)], m[size_t(i)], s[size_t(i)]), 7), -128, 127));
+    for (int i = 0; i < count; ++i) {
+      const size_t c = per_channel ? size_t(i) : 0;
+      want[size_t(i)] = int8_t(std::clamp(arith::wrap_add(arith::requantize(acc[size_t(i)], m[c], s[c]), 7), -128, 127));
+    }
     for (Isa isa : available_isas()) {
       ScopedIsa pin(isa);
       std::vector<int8_t> got(size_t(count), 0x5A);
       requantize_row_s8(spec, acc.data(), 0, count, got.data());
       ASSERT_EQ(got, want) << isa_name(isa) << ", iteration " << iteration << (right_only ? ", right shifts" : ", any shifts")
+                           << (per_channel ? ", per channel" : ", per tensor")
                            << ", multipliers " << (special == 0 ? "with INT32_MIN" : special == 1 ? "of either sign" : "positive");
     }
   }
