@@ -19,7 +19,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 
 #include "arith/fixed_point.h"
 #include "compute/gemm_s8_tiled.h"
@@ -143,10 +142,10 @@ struct TilePath {
     store_tile<R, V>(g, b, sums, row_terms, row0, panel * 16);
   }
 
-  // The tile's sums of R rows × V vectors from column `col`, the column terms included, stored
-  // as int32 or through the output stage with the row terms added (none where B's offset is 0). Not inlined: inlined, it changed how GCC 12
-  // allocates the depth loop's registers, and an accumulator went through the stack on every
-  // depth pair (0.85x on AVX2 at k = 384 and 960).
+  // The tile's sums of R rows × V vectors from column `col`, the column terms included, with the
+  // row terms added (none where B's offset is 0), stored as int32 or through the output stage.
+  // Not inlined: inlined, it changed how GCC 12 allocates the depth loop's registers, and an
+  // accumulator went through the stack on every depth pair (0.85x on AVX2 at k = 384 and 960).
   template <int R, int V, class V32>
   static HWY_NOINLINE void store_tile(const GemmS8& g, const TiledPanels& b, const V32 (&sums)[R][V],
                                       const int32_t* row_terms, int64_t row0, int32_t col) {

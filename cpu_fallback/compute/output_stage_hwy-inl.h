@@ -6,7 +6,7 @@
 // (arith::requantize): RDBPOT(SRDHM_no_sat(v << left, m), right), left = clamp(shift, 0, 31),
 // right = clamp(-shift, 0, 31). Single rounding (TOSA's, shifts -31..-1):
 // ⌊(v·m + 2^(30+right)) / 2^(31+right)⌋. Both are taken in one divide from the 64-bit sums' high
-// words where they can be (Requantize; the double rounding's derivation is at OneDivideTerms).
+// words where they can be (Requantize; the double rounding's derivation is at MakeScales).
 // The 32x32→64 products come from MulEven; Highway 1.0.3 has no MulOdd for int32, so the odd
 // lanes are shifted down first.
 #if defined(VKRT_COMPUTE_OUTPUT_STAGE_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)
