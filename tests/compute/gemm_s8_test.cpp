@@ -177,8 +177,8 @@ TEST(ComputeGemmS8, Int8OutputEqualsRequantizedSumsAtEveryLevelAndRounding) {
 // tie of the second rounding, of both signs, for each right shift. k = 1 and B = 1 make each
 // sum bias[j] + a[r]: bias[j] a tie (2t + 1)·2^r (INT32_MIN under an INT32_MIN multiplier),
 // a[r] in -3..3 (and a few larger). Every column shifts right, so vectors of columns take the
-// one divide where their multipliers allow; one product in three has a column with an INT32_MIN
-// or negative multiplier among them.
+// one divide where their multipliers allow; in two products of three some columns have an
+// INT32_MIN multiplier (one in three) or a negative one (one in three).
 TEST(ComputeGemmS8, DoubleRoundingOnTiesEqualsTheDefinitionAtEveryLevel) {
   vkrt::ThreadPool two(2);
   for (Isa isa : available_isas()) {
