@@ -191,8 +191,8 @@ void depthwise_rows_s8(const DepthwiseS8Params& p, int64_t first_row, int64_t la
       for (int half = 0; half < 2; ++half) {
         const int32_t ch = c + half * lanes32;
         const ptrdiff_t n = blocks.width() - half * lanes32;
-        scales[2 * i + half] = MakeScales(d32, LoadPartial(d32, to.multiplier + ch, n),
-                                          LoadPartial(d32, to.shift + ch, n), p.single_round);
+        scales[2 * i + half] = MakeScales(d32, LoadPartialRepeatLast(d32, to.multiplier + ch, n),
+                                          LoadPartialRepeatLast(d32, to.shift + ch, n), p.single_round);
       }
     }
     k.scales = scales.get();

@@ -88,10 +88,10 @@ void pack_b(const GemmS8& g, const PackedLayout& l, int32_t panel, uint8_t* pack
   std::memset(dst, 0, size_t(16) * l.kp);
   for (int32_t jj = 0; jj < 16; ++jj) {
     const int32_t j = panel * 16 + jj;
-    if (j >= g.n) {
+    if (j >= g.n) {  // padding: the last column's scales (out_multiplier)
       colterm[j] = 0;
-      mult[j] = 0;
-      shift[j] = 0;
+      mult[j] = out_multiplier(g, g.n - 1);
+      shift[j] = out_shift(g, g.n - 1);
       continue;
     }
     const int8_t* b = g.b + int64_t(j) * g.b_stride;
@@ -142,8 +142,10 @@ VKRT_TARGET_AVX512VNNI void pack_b_gather(const GemmS8& g, const PackedLayout& l
   _mm512_store_si512(column_sums, sums);
   for (int jj = 0; jj < 16; ++jj) {
     const int32_t j = j0 + jj;
-    if (j >= g.n) {
-      colterm[j] = mult[j] = shift[j] = 0;
+    if (j >= g.n) {  // padding: the last column's scales (out_multiplier)
+      colterm[j] = 0;
+      mult[j] = out_multiplier(g, g.n - 1);
+      shift[j] = out_shift(g, g.n - 1);
       continue;
     }
     int32_t term = g.bias ? g.bias[j] : 0;
@@ -659,8 +661,11 @@ size_t gemm_s8_scratch_bytes(const GemmS8& given, int threads) {
 void gemm_s8(const GemmS8& given, const Exec& exec) {
   if (given.m <= 0 || given.n <= 0) return;
   if (!has(Isa::Avx512vnni)) {  // a tiled path or portable; the rest of this function is the VNNI paths
-    const GemmS8 g = with_checked_packed_b(given);
     const detail::TiledGemmPath* path = detail::tiled_gemm_path();
+    // Classifier-sized products over B packed ahead: straight to the tiles, no copy of g.
+    if (path && given.packed_b && given.k > 0 && path->usable(given) && packed_b_matches(given) && path->run_small(given))
+      return;
+    const GemmS8 g = with_checked_packed_b(given);
     if (path && path->usable(g) && g.k > 0 && exec.scratch.size() >= path->scratch_bytes(g, exec.num_threads()))
       path->run(g, exec);
     else

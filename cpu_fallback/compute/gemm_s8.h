@@ -51,6 +51,9 @@ struct GemmS8 {
 };
 
 // Column j's requantization multiplier and shift (0 where C is int32: no output stage).
+// The packed paths give a panel's padding columns (j >= n) column n − 1's: their outputs are
+// never stored, but a tile chooses a vector's rounding form from all its lanes, and a zero shift
+// there would turn the one-divide fold (output_stage_hwy-inl.h) off for the real columns too.
 inline int32_t out_multiplier(const GemmS8& g, int32_t j) {
   return g.out.multiplier == nullptr ? 0 : g.out.multiplier[g.out.per_channel ? j : 0];
 }

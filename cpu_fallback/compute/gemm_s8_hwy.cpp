@@ -152,7 +152,7 @@ struct TilePath {
     const hn::ScalableTag<int32_t> d32;
     const int32_t lanes32 = int32_t(hn::Lanes(d32));
     // The columns' output scales once for the R rows; each row's vectors narrowed together where
-    // it has all 2·L columns.
+    // it has more than L columns.
     RequantizeScales<hn::ScalableTag<int32_t>> scales[V];
 #pragma GCC unroll 2
     for (int q = 0; q < V; ++q)
@@ -176,14 +176,13 @@ struct TilePath {
       }
       int8_t* out = g.c + row * g.c_stride + col;
       if constexpr (V == 2) {
-        if (g.n - col >= 2 * lanes32) {
-          const V32 v0 = Requantize(d32, v[0], scales[0]), v1 = Requantize(d32, v[1], scales[1]);
-          if (int8_range)
-            StoreS8x2<false>(d32, v0, v1, offset, lo, hi, out);
-          else
-            StoreS8x2(d32, v0, v1, offset, lo, hi, out);
-          continue;
-        }
+        const int32_t cols = g.n - col;  // > L: tile() takes V = 1 for fewer
+        const V32 v0 = Requantize(d32, v[0], scales[0]), v1 = Requantize(d32, v[1], scales[1]);
+        if (int8_range)
+          StoreS8x2<false>(d32, v0, v1, offset, lo, hi, out, cols);
+        else
+          StoreS8x2(d32, v0, v1, offset, lo, hi, out, cols);
+        continue;
       }
 #pragma GCC unroll 2
       for (int q = 0; q < V; ++q)

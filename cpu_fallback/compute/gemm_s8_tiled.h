@@ -28,6 +28,11 @@ struct TiledGemmPath {
   // Precondition: usable(g), g.k > 0, g.packed_b null or of this layout, and exec.scratch holds
   // scratch_bytes.
   void (*run)(const GemmS8& g, const Exec& exec);
+  // run's serial work without its scratch or threads, for a product small enough that run would
+  // take one task and whose A rows fit on the stack (a fully connected layer's few rows over
+  // weights packed at load); returns false, computing nothing, for any other product.
+  // Precondition: usable(g), g.k > 0, and g.packed_b built from g (gemm_s8 checks).
+  bool (*run_small)(const GemmS8& g);
 };
 
 // The path for the active ISA level (AVX2 below VNNI on x86-64; NEON or dotprod on aarch64),
@@ -60,7 +65,8 @@ template <class Path>
 struct TiledGemm {
   using AElem = typename Path::AElem;
   static constexpr int kPanel = 16;
-  static constexpr int kBlockRows = 64;  // rows of A packed at a time
+  // Rows of A packed at a time: about 64, whole register tiles.
+  static constexpr int kBlockRows = 64 / Path::kTileRows * Path::kTileRows;
 
   struct Layout {
     int32_t kp, panels;
@@ -79,7 +85,7 @@ struct TiledGemm {
     return l;
   }
 
-  // Panel p and its columns' terms, multipliers and shifts (zero past n).
+  // Panel p and its columns' terms, multipliers and shifts (past n: no term, column n − 1's scales).
   static void pack_panel(const GemmS8& g, int32_t kp, int32_t p, int8_t* panels, int32_t* colterm, int32_t* mult,
                          int32_t* shift) {
     constexpr int D = Path::kDepthGroup;
@@ -94,8 +100,10 @@ struct TiledGemm {
     }
     for (int32_t jj = 0; jj < kPanel; ++jj) {
       const int32_t j = p * kPanel + jj;
-      if (j >= g.n) {
-        colterm[j] = mult[j] = shift[j] = 0;
+      if (j >= g.n) {  // padding: the last column's scales (out_multiplier)
+        colterm[j] = 0;
+        mult[j] = out_multiplier(g, g.n - 1);
+        shift[j] = out_shift(g, g.n - 1);
         continue;
       }
       int32_t sum = 0;
@@ -177,13 +185,33 @@ struct TiledGemm {
     return header;
   }
 
+  // run_small's limits: one task's worth of multiply-adds (run's threshold below) and A's packed
+  // rows in this many bytes of stack.
+  static constexpr double kMacsPerTask = 1048576.0;
+  static constexpr size_t kSmallABytes = 8192;
+
+  static bool run_small(const GemmS8& g) {
+    const GemmS8PackedB* ahead = g.packed_b;
+    if (ahead == nullptr || g.a_row != nullptr || g.m > kBlockRows ||
+        size_t(g.m) * size_t(ahead->kp) * sizeof(AElem) > kSmallABytes || double(g.m) * g.n * g.k >= kMacsPerTask)
+      return false;
+    alignas(64) AElem a_pack[kSmallABytes / sizeof(AElem)];
+    int32_t row_terms[kBlockRows];
+    const int rows = int(g.m);
+    pack_a_block(g, 0, rows, ahead->kp, a_pack, row_terms, nullptr);
+    const TiledPanels b{reinterpret_cast<const int8_t*>(ahead->panel_data), ahead->colterm, ahead->column_multiplier,
+                        ahead->column_shift};
+    multiply_block(g, b, ahead->kp, a_pack, row_terms, 0, rows, 0, ahead->panels);
+    return true;
+  }
+
   static size_t scratch_bytes(const GemmS8& g, int threads) {
     return layout_of(g, std::max(threads, 1), g.packed_b == nullptr).total;
   }
 
   static void run(const GemmS8& g, const Exec& exec) {
     // Threads only pay off from ~1M multiply-adds each.
-    const int tasks = std::max(1, std::min(exec.num_threads(), int(double(g.m) * g.n * g.k / 1048576.0) + 1));
+    const int tasks = std::max(1, std::min(exec.num_threads(), int(double(g.m) * g.n * g.k / kMacsPerTask) + 1));
     const GemmS8PackedB* ahead = g.packed_b;
     const Layout l = layout_of(g, tasks, ahead == nullptr);
     uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(exec.scratch.data())));
@@ -246,7 +274,7 @@ template <class Path>
 constexpr TiledGemmPath tiled_gemm_path_of() {
   return TiledGemmPath{Path::kLayout, &Path::usable, &TiledGemm<Path>::packed_b_bytes,
                        [](const GemmS8& g, std::span<uint8_t> m) { return TiledGemm<Path>::pack_b(g, m, Path::kLayout); },
-                       &TiledGemm<Path>::scratch_bytes, &TiledGemm<Path>::run};
+                       &TiledGemm<Path>::scratch_bytes, &TiledGemm<Path>::run, &TiledGemm<Path>::run_small};
 }
 
 #if defined(__x86_64__)

@@ -28,6 +28,33 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
 
+// Copies 1 <= bytes <= 32 bytes as two fixed-size moves that overlap where bytes is not a power
+// of two: a few instructions where a memcpy of a variable size becomes a call or a byte loop
+// (it did in the GEMM tile's store, a third of DS-CNN's 64→12 classifier).
+HWY_INLINE void CopyUpTo32(void* to, const void* from, size_t bytes) {
+  auto* dst = static_cast<uint8_t*>(to);
+  const auto* src = static_cast<const uint8_t*>(from);
+  auto two_moves = [&](auto word) {
+    std::memcpy(&word, src, sizeof(word));
+    std::memcpy(dst, &word, sizeof(word));
+    std::memcpy(&word, src + bytes - sizeof(word), sizeof(word));
+    std::memcpy(dst + bytes - sizeof(word), &word, sizeof(word));
+  };
+  struct Bytes16 {
+    uint64_t half[2];
+  };
+  if (bytes >= 16)
+    two_moves(Bytes16{});
+  else if (bytes >= 8)
+    two_moves(uint64_t{0});
+  else if (bytes >= 4)
+    two_moves(uint32_t{0});
+  else if (bytes >= 2)
+    two_moves(uint16_t{0});
+  else
+    *dst = *src;
+}
+
 // The first n lanes at p (the rest zero) without reading past them: a masked load on AVX3 (it
 // cannot fault), a copy through the stack on AVX2 (no byte-masked load there).
 template <class D, typename T = hn::TFromD<D>>
@@ -36,11 +63,51 @@ HWY_INLINE hn::Vec<D> LoadPartial(D d, const T* p, ptrdiff_t n) {
   if (n <= 0) return hn::Zero(d);
 #if HWY_MEM_OPS_MIGHT_FAULT
   HWY_ALIGN T tmp[HWY_MAX_BYTES / sizeof(T)] = {};
-  std::memcpy(tmp, p, size_t(n) * sizeof(T));
+  static_assert(HWY_MAX_BYTES <= 32, "CopyUpTo32 covers a vector of at most 32 bytes");
+  CopyUpTo32(tmp, p, size_t(n) * sizeof(T));
   return hn::Load(d, tmp);
 #else
   return hn::MaskedLoad(hn::FirstN(d, size_t(n)), d, p);
 #endif
+}
+
+// The first n lanes at p, the rest repeating p[n − 1] (zero where n <= 0): a channel tail's
+// output scales, whose padding lanes must not turn the one-divide fold off for the vector
+// (MakeScales chooses the form from all lanes; a zero shift has no right shift).
+template <class D, typename T = hn::TFromD<D>>
+HWY_INLINE hn::Vec<D> LoadPartialRepeatLast(D d, const T* p, ptrdiff_t n) {
+  if (n >= ptrdiff_t(hn::Lanes(d)) || n <= 0) return LoadPartial(d, p, n);
+  return hn::IfThenElse(hn::FirstN(d, size_t(n)), LoadPartial(d, p, n), hn::Set(d, p[n - 1]));
+}
+
+// The first 1 <= bytes < 16 bytes of v, a vector of at most 16 bytes (the int8 outputs), stored
+// from two general registers by overlapping moves. Through the stack instead, the second move's
+// reload starts inside the vector's store, which Intel cores do not forward: a stall of a dozen
+// cycles, a quarter of DS-CNN's 64→12 classifier.
+template <class D>
+HWY_INLINE void StoreBytesFromRegisters(D d, hn::Vec<D> v, void* to, size_t bytes) {
+  const hn::Repartition<uint64_t, D> du64;  // 1 or 2 lanes
+  const auto words = hn::BitCast(du64, v);
+  const uint64_t lo = hn::GetLane(words);
+  uint64_t hi = 0;
+  if constexpr (hn::MaxLanes(du64) > 1) hi = hn::ExtractLane(words, 1);
+  auto* dst = static_cast<uint8_t*>(to);
+  auto put = [dst](auto word, size_t at) { std::memcpy(dst + at, &word, sizeof(word)); };
+  // Little-endian: byte i of the vector is bits 8i.. of lo (i < 8) or of hi.
+  if (bytes > 8) {
+    put(lo, 0);
+    put((lo >> (8 * (bytes - 8))) | (hi << (8 * (16 - bytes))), bytes - 8);
+  } else if (bytes == 8) {
+    put(lo, 0);
+  } else if (bytes >= 4) {
+    put(uint32_t(lo), 0);
+    put(uint32_t(lo >> (8 * (bytes - 4))), bytes - 4);
+  } else if (bytes >= 2) {
+    put(uint16_t(lo), 0);
+    put(uint16_t(lo >> (8 * (bytes - 2))), bytes - 2);
+  } else {
+    put(uint8_t(lo), 0);
+  }
 }
 
 // Stores the first n lanes of v (none when n <= 0).
@@ -52,9 +119,14 @@ HWY_INLINE void StorePartial(D d, hn::Vec<D> v, T* p, ptrdiff_t n) {
   }
   if (n <= 0) return;
 #if HWY_MEM_OPS_MIGHT_FAULT
-  HWY_ALIGN T tmp[HWY_MAX_BYTES / sizeof(T)];
-  hn::Store(v, d, tmp);
-  std::memcpy(p, tmp, size_t(n) * sizeof(T));
+  if constexpr (hn::MaxLanes(d) * sizeof(T) <= 16) {
+    StoreBytesFromRegisters(d, v, p, size_t(n) * sizeof(T));
+  } else {
+    HWY_ALIGN T tmp[HWY_MAX_BYTES / sizeof(T)];
+    hn::Store(v, d, tmp);
+    static_assert(HWY_MAX_BYTES <= 32, "CopyUpTo32 covers a vector of at most 32 bytes");
+    CopyUpTo32(p, tmp, size_t(n) * sizeof(T));
+  }
 #else
   hn::BlendedStore(v, hn::FirstN(d, size_t(n)), d, p);
 #endif
@@ -189,10 +261,11 @@ HWY_INLINE void StoreS8(D d, hn::Vec<D> v, hn::Vec<D> offset, hn::Vec<D> lo, hn:
 // back: group i of the result is group 2i (from a) or 2(i - L/4) + 1 (from b). That is 4
 // instructions for 2L lanes, where two DemoteTo calls take 6, and it matters on the output-bound
 // small-k GEMMs (docs/simd-choice.md). kClamp = false leaves the clamp to the packs' saturation,
-// which is the same for bounds of [-128, 127] (lo and hi are then not read).
+// which is the same for bounds of [-128, 127] (lo and hi are then not read). n < 2L stores the
+// first n bytes only.
 template <bool kClamp = true, class D>
 HWY_INLINE void StoreS8x2(D /*d*/, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> offset, hn::Vec<D> lo, hn::Vec<D> hi,
-                          int8_t* out) {
+                          int8_t* out, ptrdiff_t n = ptrdiff_t(2 * hn::Lanes(D()))) {
   const hn::Repartition<int16_t, D> d16;            // 2L lanes
   const hn::Rebind<int8_t, decltype(d16)> d8;       // 2L lanes, half a vector
   const hn::Repartition<int32_t, decltype(d8)> d8_groups;  // L/2 groups of 4 bytes
@@ -213,7 +286,7 @@ HWY_INLINE void StoreS8x2(D /*d*/, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> offset
   }
   const auto bytes = hn::DemoteTo(d8, hn::ReorderDemote2To(d16, a, b));
   const auto grouped = hn::TableLookupLanes(hn::BitCast(d8_groups, bytes), hn::SetTableIndices(d8_groups, kOrder.lane));
-  hn::StoreU(hn::BitCast(d8, grouped), d8, out);
+  StorePartial(d8, hn::BitCast(d8, grouped), out, n);
 }
 
 #endif  // AVX2 or AVX3

@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "arith/fixed_point.h"
 #include "compute/exec.h"
 #include "compute/gemm_s8.h"
 #include "compute/isa.h"
@@ -57,7 +58,7 @@ struct RandomProduct {
 
   explicit RandomProduct(std::mt19937& rng) {
     const int64_t m = pick(rng, {1, 2, 3, 4, 5, 7, 33, 64, 65, 150});
-    const int32_t n = pick(rng, {1, 5, 16, 17, 40, 100});
+    const int32_t n = pick(rng, {1, 5, 12, 16, 17, 30, 40, 100});
     const int32_t k = pick(rng, {1, 2, 3, 7, 24, 64, 65, 200});
     const int32_t ao = pick(rng, {0, 128, -127, 5, 65536, -65536});
     const int32_t bo = pick(rng, {0, 0, 3, -128, 127});
@@ -85,7 +86,9 @@ struct RandomProduct {
 };
 
 // Runs g at one and two threads (B packed ahead into `packed_memory` when pack_ahead) and
-// returns what each wrote, C initialised to `fill`.
+// returns what each wrote, C initialised to `fill`. C's rows are kGap elements apart, which must
+// keep `fill`: a partial store that writes past column n - 1 shows there, where a row written
+// later would cover it in a packed C.
 template <typename T>
 void for_each_run(GemmS8 g, bool pack_ahead, vkrt::ThreadPool& two, T fill,
                   const std::function<void(const std::vector<T>&, const std::string&)>& check) {
@@ -94,19 +97,28 @@ void for_each_run(GemmS8 g, bool pack_ahead, vkrt::ThreadPool& two, T fill,
     g.packed_b = gemm_s8_pack_b(g, packed_memory);
     ASSERT_NE(g.packed_b, nullptr);
   }
+  constexpr int32_t kGap = 3;
   for (int threads : {1, 2}) {
-    std::vector<T> got(size_t(g.m) * g.n, fill);
+    const std::string how = std::string(g.packed_b ? " packed ahead" : "") + ", " + std::to_string(threads) + " thread(s)";
+    std::vector<T> strided(size_t(g.m) * (g.n + kGap), fill);
     if constexpr (std::is_same_v<T, int32_t>)
-      g.c32 = got.data();
+      g.c32 = strided.data();
     else
-      g.c = got.data();
-    g.c_stride = g.n;
+      g.c = strided.data();
+    g.c_stride = g.n + kGap;
     std::vector<uint8_t> scratch(gemm_s8_scratch_bytes(g, threads) + 64, 0xA5);
     Exec exec;
     exec.scratch = scratch;
     exec.runner = threads == 2 ? &two : nullptr;
     gemm_s8(g, exec);
-    check(got, std::string(g.packed_b ? " packed ahead" : "") + ", " + std::to_string(threads) + " thread(s)");
+    std::vector<T> got;
+    for (int64_t r = 0; r < g.m; ++r) {
+      const auto row = strided.begin() + r * g.c_stride;
+      got.insert(got.end(), row, row + g.n);
+      for (int32_t i = 0; i < kGap; ++i)
+        ASSERT_EQ(row[g.n + i], fill) << "row " << r << " written past column " << g.n - 1 << how;
+    }
+    check(got, how);
   }
 }
 
@@ -217,6 +229,66 @@ TEST(ComputeGemmS8, DoubleRoundingOnTiesEqualsTheDefinitionAtEveryLevel) {
       for_each_run<int8_t>(g, rng() % 2 == 0, two, int8_t(0x5A), [&](const std::vector<int8_t>& got, const std::string& how) {
         ASSERT_EQ(got, want) << "iteration " << iteration << ": " << m << " rows, " << n << " columns" << how;
       });
+    }
+  }
+}
+
+// A packed B is used only for the product it was built from: one packed for other weights, another
+// bias, other offsets or another output scale (a method whose constants changed, a --cpu_isa pinned
+// after packing) is ignored and the product computed from its own operands. Small products too,
+// which take the tiles without scratch where B is packed ahead.
+TEST(ComputeGemmS8, PackedBOfAnotherProductIsIgnoredAtEveryLevel) {
+  vkrt::ThreadPool two(2);
+  for (Isa isa : available_isas()) {
+    ScopedIsa pin(isa);
+    SCOPED_TRACE(std::string("ISA level ") + isa_name(isa));
+    std::mt19937 rng(uint32_t(int(isa)) + 43);
+    for (const int64_t m : {int64_t(1), int64_t(4), int64_t(70)}) {
+      const int32_t n = 12, k = 64;
+      std::uniform_int_distribution<int> byte(-128, 127);
+      std::vector<int8_t> a(size_t(m) * k), b(size_t(n) * k), other_b(b.size());
+      for (auto& v : a) v = int8_t(byte(rng));
+      for (auto& v : b) v = int8_t(byte(rng));
+      for (auto& v : other_b) v = int8_t(byte(rng));
+      std::vector<int32_t> bias(static_cast<size_t>(n)), other_bias(static_cast<size_t>(n));
+      for (auto& v : bias) v = int32_t(rng() % 20001) - 10000;
+      for (auto& v : other_bias) v = int32_t(rng() % 20001) - 10000;
+      int32_t mult = 1 << 30, shift = -9, other_mult = 1500000000, other_shift = -11;
+      GemmS8 g;
+      g.m = m, g.n = n, g.k = k, g.a = a.data(), g.a_stride = k, g.b = b.data(), g.b_stride = k, g.bias = bias.data();
+      g.a_offset = 128, g.b_offset = 0;
+      g.out = RequantizeRow{&mult, &shift, false, -5, -128, 127, false};
+      // The products that differ from g in one constant each, with what they must give.
+      struct Variant {
+        const char* what;
+        GemmS8 g;
+      };
+      std::vector<Variant> variants(5, Variant{"", g});
+      variants[0] = {"other weights", g}, variants[0].g.b = other_b.data();
+      variants[1] = {"another bias", g}, variants[1].g.bias = other_bias.data();
+      variants[2] = {"another input offset", g}, variants[2].g.a_offset = -3;
+      variants[3] = {"another weight offset", g}, variants[3].g.b_offset = 7;
+      variants[4] = {"another output scale", g};
+      variants[4].g.out.multiplier = &other_mult, variants[4].g.out.shift = &other_shift;
+      std::vector<uint8_t> packed_memory(gemm_s8_packed_b_bytes(g));
+      const GemmS8PackedB* packed = packed_memory.empty() ? nullptr : gemm_s8_pack_b(g, packed_memory);
+      for (const Variant& v : variants) {
+        const GemmS8& h = v.g;
+        const std::vector<int32_t> sums = direct_sums(m, n, k, a, h.b == b.data() ? b : other_b, h.bias, h.a_offset, h.b_offset);
+        std::vector<int8_t> want(sums.size());
+        for (size_t i = 0; i < sums.size(); ++i)
+          want[i] = int8_t(std::clamp(arith::wrap_add(arith::requantize(sums[i], *h.out.multiplier, *h.out.shift), -5), -128, 127));
+        std::vector<int8_t> got(want.size());
+        GemmS8 run = h;
+        run.packed_b = packed;  // g's, not h's
+        run.c = got.data(), run.c_stride = n;
+        std::vector<uint8_t> scratch(gemm_s8_scratch_bytes(run, 2) + 64);
+        Exec exec;
+        exec.scratch = scratch;
+        exec.runner = &two;
+        gemm_s8(run, exec);
+        ASSERT_EQ(got, want) << m << " rows, " << v.what;
+      }
     }
   }
 }
