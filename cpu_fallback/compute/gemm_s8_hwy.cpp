@@ -9,9 +9,12 @@
 //   Σ (a + ao)(b + bo) = Σ (a + ao)·b + bo·Σ (a + ao),
 // all modulo 2^32 as the portable loop, so the same bytes.
 //
-// The tile is R rows × 2 vectors of L int32 lanes: 4 × 16 columns (one 16-column panel) on AVX2,
+// The tile is R rows × 2 vectors of L int32 lanes: 6 × 16 columns (one 16-column panel) on AVX2,
 // 8 × 32 columns (two panels, each A broadcast used twice) on AVX3. Both read the same B layout
-// (GemmS8Layout::Avx2), so weights packed at load serve either level.
+// (GemmS8Layout::Avx2), so weights packed at load serve either level. Six rows on AVX2 take 12 of
+// its 16 registers for accumulators (two for B, one for A's broadcast) and share each B widening
+// and each column's output scales among 6 rows rather than 4: MobileNetV2's 1x1 layers went
+// 1.07-1.14x (docs/simd-choice.md). On AVX3, 12 rows measured level with 8.
 //
 // The small per-row loops are unrolled by pragma: as loops, GCC zeroes the accumulator arrays
 // with a memset on the stack and keeps them there (docs/simd-choice.md, "Code generation").
@@ -40,7 +43,7 @@ using detail::TiledPanels;
 struct TilePath {
   using AElem = int16_t;
   static constexpr int kDepthGroup = 2;
-  static constexpr int kTileRows = HWY_MAX_BYTES >= 64 ? 8 : 4;
+  static constexpr int kTileRows = HWY_MAX_BYTES >= 64 ? 8 : 6;
   // The tile's 2·L columns in 16-column panels: 1 on AVX2, 2 on AVX3.
   static constexpr int kPanelsPerTile = 2 * HWY_MAX_BYTES / int(sizeof(int32_t)) / 16;
   static constexpr GemmS8Layout kLayout = GemmS8Layout::Avx2;
