@@ -35,6 +35,16 @@ void accumulate_tap(int32_t* acc, const int8_t* in, const int8_t* w, int32_t off
   return p.ch_mult == 1 && p.input_offset >= -127 && p.input_offset <= 128;
 }
 
+// Whether the Highway rows (depthwise_rows_hwy.cpp) run p below VNNI on x86.
+[[maybe_unused]] bool highway_rows_run(const DepthwiseS8Params& p) {
+#if defined(__x86_64__)
+  return int16_products_exact(p) && has(Isa::Avx2) && int64_t(p.kernel_h) * p.kernel_w <= kDepthwiseRowTaps;
+#else
+  (void)p;
+  return false;
+#endif
+}
+
 // The window's valid kernel rows [*ky0, *ky1) for output row oy and columns [*kx0, *kx1) for ox.
 [[maybe_unused]] inline void valid_rows(const DepthwiseS8Params& p, int32_t oy, int32_t* ky0, int32_t* ky1) {
   const int64_t iy0 = int64_t(oy) * p.stride_h - p.pad_h;
@@ -170,7 +180,9 @@ size_t depthwise_s8_scratch_bytes(const DepthwiseS8Params& p, bool int32_sums, i
   return depthwise_vnni_usable(p, int32_sums) ? depthwise_vnni_scratch_bytes(p, threads) : 0;
 }
 
-bool depthwise_s8_int8_output_pays(const DepthwiseS8Params& p) { return depthwise_vnni_usable(p, /*int32_sums=*/false); }
+bool depthwise_s8_int8_output_pays(const DepthwiseS8Params& p) {
+  return depthwise_vnni_usable(p, /*int32_sums=*/false) || highway_rows_run(p);
+}
 
 void depthwise_s8(const DepthwiseS8Params& p, const int8_t* input, const int8_t* weight, const int32_t* bias,
                   const DepthwiseS8Output& to, const Exec& exec) {
@@ -198,7 +210,7 @@ void depthwise_s8(const DepthwiseS8Params& p, const int8_t* input, const int8_t*
   exec.parallel_chunks(threads, rows, [&](int, int64_t r0, int64_t r1) {
 #if defined(__x86_64__)
     // Below VNNI: the Highway rows (depthwise_rows_hwy.cpp), AVX3 copy at avx512bw, AVX2 copy at avx2.
-    if (int16_products_exact(p) && has(Isa::Avx2) && int64_t(p.kernel_h) * p.kernel_w <= kDepthwiseRowTaps) {
+    if (highway_rows_run(p)) {
       const auto rows_fn = has(Isa::Avx512bw) ? N_AVX3::depthwise_rows_s8 : N_AVX2::depthwise_rows_s8;
       return rows_fn(p, r0, r1, input, weight, bias, to);
     }

@@ -54,9 +54,10 @@ size_t depthwise_s8_scratch_bytes(const DepthwiseS8Params& p, bool int32_sums, i
 
 // Whether writing int8 through the engine's output stage beats writing the int32 sums and
 // requantizing them in a second pass while they are in cache (TOSA's fused chains, which can do
-// either): where the AVX-512 VNNI path runs the layer (about 2x at MobileNetV2's layers). The
-// rows below it (AVX2, AVX-512BW) measured 5-10% slower than the two passes in `tosa_bench`
-// (Xeon, one thread); NEON is unmeasured and keeps the two passes too.
+// either): where the AVX-512 VNNI path runs the layer (about 2x at MobileNetV2's layers), and
+// where the Highway rows do (AVX2, AVX-512BW: 1.02-1.38x and 1.00-1.20x in `tosa_bench`'s
+// depthwise layers, Xeon, one thread, since their output stage derives its scales once per call
+// and folds the double rounding). NEON is unmeasured and keeps the two passes.
 bool depthwise_s8_int8_output_pays(const DepthwiseS8Params& p);
 
 // The layer, split over output rows of all batches. Sizes as checked by the callers
