@@ -185,9 +185,11 @@ struct TiledGemm {
     return header;
   }
 
-  // run_small's limits: one task's worth of multiply-adds (run's threshold below) and A's packed
-  // rows in this many bytes of stack.
-  static constexpr double kMacsPerTask = 1048576.0;
+  // Multiply-adds per task from which run shares a product out: ~256k, about 5 us at AVX2's
+  // 50 GMAC/s. The pool's workers poll between runs, so a hand-off costs far less: DS-CNN's
+  // 25x5 64→64 pointwise layer (512k) went 1.53x faster at two threads when this fell from 1M.
+  // run_small takes products under one task's worth with A's packed rows in kSmallABytes of stack.
+  static constexpr double kMacsPerTask = 262144.0;
   static constexpr size_t kSmallABytes = 8192;
 
   static bool run_small(const GemmS8& g) {
@@ -210,7 +212,6 @@ struct TiledGemm {
   }
 
   static void run(const GemmS8& g, const Exec& exec) {
-    // Threads only pay off from ~1M multiply-adds each.
     const int tasks = std::max(1, std::min(exec.num_threads(), int(double(g.m) * g.n * g.k / kMacsPerTask) + 1));
     const GemmS8PackedB* ahead = g.packed_b;
     const Layout l = layout_of(g, tasks, ahead == nullptr);
@@ -245,13 +246,18 @@ struct TiledGemm {
       }
     };
 
-    // Few row tiles (a fully connected layer, a 7x7 pointwise one): each task takes its own
-    // panels, packs them (unless packed ahead) and multiplies every row by them, no barrier.
+    // The work is shared out by column panels where A is one block of rows and that leaves the
+    // busiest task fewer tiles than sharing out row tiles (a fully connected layer; a 7x7
+    // pointwise one: its 9 row tiles on two tasks are 5 against 4, its 80 panels 40 against 40).
+    // Each task then takes its own panels, packs them (unless packed ahead) and multiplies every
+    // row by them, no barrier. Chunks are of whole tiles (panels_per_tile() panels), so that no
+    // chunk edge halves a tile. With more rows, each chunk of panels would pack A again, and by
+    // panels measured 0.85-0.90x by rows at 125 to 784 rows on AVX2 even where it has fewer tiles.
+    constexpr int P = panels_per_tile();
     const int64_t tiles = (g.m + Path::kTileRows - 1) / Path::kTileRows;
-    if (tasks > 1 && tiles < 2 * tasks && l.panels >= tasks) {
-      // Chunks of whole tiles (panels_per_tile() panels), so that no chunk edge halves a tile.
-      constexpr int P = panels_per_tile();
-      const int64_t tile_columns = (l.panels + P - 1) / P;
+    const int64_t tile_columns = (l.panels + P - 1) / P;
+    const auto busiest = [tasks](int64_t shared, int64_t each) { return (shared + tasks - 1) / tasks * each; };
+    if (tasks > 1 && g.m <= kBlockRows && busiest(tile_columns, tiles) < busiest(tiles, tile_columns)) {
       exec.parallel_chunks(tasks, tile_columns, [&](int t, int64_t c0, int64_t c1) {
         const int64_t p0 = c0 * P, p1 = std::min<int64_t>(c1 * P, l.panels);
         if (!ahead) pack_panels(p0, p1);

@@ -139,6 +139,40 @@ TEST(ComputeGemmS8, Int32OutputEqualsDirectSumsAtEveryLevel) {
   }
 }
 
+// Products big enough for two tasks, shared out by column panels (one block of rows with more
+// panels than row tiles: a fully connected layer, a 7x7 pointwise one) or by row tiles, B packed
+// ahead or per call: the int32 sums equal the direct ones at every level.
+TEST(ComputeGemmS8, WorkSharedByPanelsOrByRowsEqualsDirectSumsAtEveryLevel) {
+  vkrt::ThreadPool two(2);
+  struct Shape {
+    int64_t m;
+    int32_t n, k;
+  };
+  const Shape shapes[] = {{1, 1000, 300}, {49, 1000, 24}, {49, 160, 960}, {150, 40, 200}};
+  for (Isa isa : available_isas()) {
+    ScopedIsa pin(isa);
+    SCOPED_TRACE(std::string("ISA level ") + isa_name(isa));
+    std::mt19937 rng(uint32_t(int(isa)) + 59);
+    for (const Shape& shape : shapes) {
+      std::uniform_int_distribution<int> byte(-128, 127);
+      std::vector<int8_t> a(size_t(shape.m) * shape.k), b(size_t(shape.n) * shape.k);
+      for (auto& v : a) v = int8_t(byte(rng));
+      for (auto& v : b) v = int8_t(byte(rng));
+      std::vector<int32_t> bias(static_cast<size_t>(shape.n));
+      for (auto& v : bias) v = int32_t(rng());
+      const std::vector<int32_t> sums = direct_sums(shape.m, shape.n, shape.k, a, b, bias.data(), 128, 0);
+      GemmS8 g;
+      g.m = shape.m, g.n = shape.n, g.k = shape.k, g.a = a.data(), g.a_stride = shape.k, g.b = b.data(),
+      g.b_stride = shape.k, g.bias = bias.data(), g.a_offset = 128;
+      g.out.per_channel = true;  // no output stage
+      for (bool pack_ahead : {false, true})
+        for_each_run<int32_t>(g, pack_ahead, two, 0x5A5A5A5A, [&](const std::vector<int32_t>& got, const std::string& how) {
+          ASSERT_EQ(got, sums) << shape.m << "x" << shape.k << " * " << shape.n << how;
+        });
+    }
+  }
+}
+
 // The int8 output stage with either rounding against its definition on the direct sums:
 // arith::requantize (CMSIS-NN, double rounding) or arith::apply_scale_32 (TOSA's single
 // rounding, shift 31 − shift), then the offset and the clamp. Multipliers over all of [0, 2^31),
