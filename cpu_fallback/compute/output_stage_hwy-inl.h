@@ -29,8 +29,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
 
 // Copies 1 <= bytes <= 32 bytes as two fixed-size moves that overlap where bytes is not a power
-// of two: a few instructions where a memcpy of a variable size becomes a call or a byte loop
-// (it did in the GEMM tile's store, a third of DS-CNN's 64→12 classifier).
+// of two: a few instructions, where GCC 12 made a memcpy of a variable size a byte loop.
 HWY_INLINE void CopyUpTo32(void* to, const void* from, size_t bytes) {
   auto* dst = static_cast<uint8_t*>(to);
   const auto* src = static_cast<const uint8_t*>(from);
@@ -94,11 +93,9 @@ HWY_INLINE void StoreBytesFromRegisters(D d, hn::Vec<D> v, void* to, size_t byte
   auto* dst = static_cast<uint8_t*>(to);
   auto put = [dst](auto word, size_t at) { std::memcpy(dst + at, &word, sizeof(word)); };
   // Little-endian: byte i of the vector is bits 8i.. of lo (i < 8) or of hi.
-  if (bytes > 8) {
+  if (bytes >= 8) {
     put(lo, 0);
-    put((lo >> (8 * (bytes - 8))) | (hi << (8 * (16 - bytes))), bytes - 8);
-  } else if (bytes == 8) {
-    put(lo, 0);
+    if (bytes > 8) put((lo >> (8 * (bytes - 8))) | (hi << (8 * (16 - bytes))), bytes - 8);
   } else if (bytes >= 4) {
     put(uint32_t(lo), 0);
     put(uint32_t(lo >> (8 * (bytes - 4))), bytes - 4);
