@@ -28,9 +28,11 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
 
-// Copies 1 <= bytes <= 32 bytes as two fixed-size moves that overlap where bytes is not a power
-// of two: a few instructions, where GCC 12 made a memcpy of a variable size a byte loop.
-HWY_INLINE void CopyUpTo32(void* to, const void* from, size_t bytes) {
+// Copies 1 <= bytes <= 64 bytes as two fixed-size moves that overlap where bytes is not a power
+// of two: a few instructions, where GCC 12 made a memcpy of a variable size a byte loop. 64: an
+// AVX3 vector, whose memory operations Highway also treats as possibly faulting under clang's
+// AddressSanitizer (the fuzzer build).
+HWY_INLINE void CopyUpTo64(void* to, const void* from, size_t bytes) {
   auto* dst = static_cast<uint8_t*>(to);
   const auto* src = static_cast<const uint8_t*>(from);
   auto two_moves = [&](auto word) {
@@ -40,9 +42,14 @@ HWY_INLINE void CopyUpTo32(void* to, const void* from, size_t bytes) {
     std::memcpy(dst + bytes - sizeof(word), &word, sizeof(word));
   };
   struct Bytes16 {
-    uint64_t half[2];
+    uint64_t words[2];
   };
-  if (bytes >= 16)
+  struct Bytes32 {
+    uint64_t words[4];
+  };
+  if (bytes >= 32)
+    two_moves(Bytes32{});
+  else if (bytes >= 16)
     two_moves(Bytes16{});
   else if (bytes >= 8)
     two_moves(uint64_t{0});
@@ -62,8 +69,8 @@ HWY_INLINE hn::Vec<D> LoadPartial(D d, const T* p, ptrdiff_t n) {
   if (n <= 0) return hn::Zero(d);
 #if HWY_MEM_OPS_MIGHT_FAULT
   HWY_ALIGN T tmp[HWY_MAX_BYTES / sizeof(T)] = {};
-  static_assert(HWY_MAX_BYTES <= 32, "CopyUpTo32 covers a vector of at most 32 bytes");
-  CopyUpTo32(tmp, p, size_t(n) * sizeof(T));
+  static_assert(HWY_MAX_BYTES <= 64, "CopyUpTo64 covers a vector of at most 64 bytes");
+  CopyUpTo64(tmp, p, size_t(n) * sizeof(T));
   return hn::Load(d, tmp);
 #else
   return hn::MaskedLoad(hn::FirstN(d, size_t(n)), d, p);
@@ -121,8 +128,8 @@ HWY_INLINE void StorePartial(D d, hn::Vec<D> v, T* p, ptrdiff_t n) {
   } else {
     HWY_ALIGN T tmp[HWY_MAX_BYTES / sizeof(T)];
     hn::Store(v, d, tmp);
-    static_assert(HWY_MAX_BYTES <= 32, "CopyUpTo32 covers a vector of at most 32 bytes");
-    CopyUpTo32(p, tmp, size_t(n) * sizeof(T));
+    static_assert(HWY_MAX_BYTES <= 64, "CopyUpTo64 covers a vector of at most 64 bytes");
+    CopyUpTo64(p, tmp, size_t(n) * sizeof(T));
   }
 #else
   hn::BlendedStore(v, hn::FirstN(d, size_t(n)), d, p);
