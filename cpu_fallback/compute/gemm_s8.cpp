@@ -662,10 +662,11 @@ void gemm_s8(const GemmS8& given, const Exec& exec) {
   if (given.m <= 0 || given.n <= 0) return;
   if (!has(Isa::Avx512vnni)) {  // a tiled path or portable; the rest of this function is the VNNI paths
     const detail::TiledGemmPath* path = detail::tiled_gemm_path();
+    const bool packed_matches = given.packed_b && packed_b_matches(given);  // checked once
     // Classifier-sized products over B packed ahead: straight to the tiles, no copy of g.
-    if (path && given.packed_b && given.k > 0 && path->usable(given) && packed_b_matches(given) && path->run_small(given))
-      return;
-    const GemmS8 g = with_checked_packed_b(given);
+    if (path && packed_matches && given.k > 0 && path->usable(given) && path->run_small(given)) return;
+    GemmS8 g = given;
+    if (!packed_matches) g.packed_b = nullptr;
     if (path && path->usable(g) && g.k > 0 && exec.scratch.size() >= path->scratch_bytes(g, exec.num_threads()))
       path->run(g, exec);
     else

@@ -13,8 +13,8 @@
 // 8 × 32 columns (two panels, each A broadcast used twice) on AVX3. Both read the same B layout
 // (GemmS8Layout::Avx2), so weights packed at load serve either level. Six rows on AVX2 take 12 of
 // its 16 registers for accumulators (two for B, one for A's broadcast) and share each B widening
-// and each column's output scales among 6 rows rather than 4: MobileNetV2's 1x1 layers went
-// 1.07-1.14x (docs/simd-choice.md). On AVX3, 12 rows measured level with 8.
+// and each column's output scales among 6 rows rather than 4: `cortex_m_bench`'s 1x1 layers went
+// 1.07-1.14x at avx2 on an Intel Xeon (docs/simd-choice.md). On AVX3, 12 rows measured level with 8.
 //
 // The small per-row loops are unrolled by pragma: as loops, GCC zeroes the accumulator arrays
 // with a memset on the stack and keeps them there (docs/simd-choice.md, "Code generation").

@@ -29,9 +29,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
 
 // Copies 1 <= bytes <= 64 bytes as two fixed-size moves that overlap where bytes is not a power
-// of two: a few instructions, where GCC 12 made a memcpy of a variable size a byte loop. 64: an
-// AVX3 vector, whose memory operations Highway also treats as possibly faulting under clang's
-// AddressSanitizer (the fuzzer build).
+// of two: a few instructions, where GCC 12 made a memcpy of a variable size a byte loop. Up to
+// 64: the fuzzers' clang build (ASan) compiles the partial loads and stores below with
+// HWY_MAX_BYTES = 64; GCC builds reach at most 32.
 HWY_INLINE void CopyUpTo64(void* to, const void* from, size_t bytes) {
   auto* dst = static_cast<uint8_t*>(to);
   const auto* src = static_cast<const uint8_t*>(from);
@@ -88,8 +88,9 @@ HWY_INLINE hn::Vec<D> LoadPartialRepeatLast(D d, const T* p, ptrdiff_t n) {
 
 // The first 1 <= bytes < 16 bytes of v, a vector of at most 16 bytes (the int8 outputs), stored
 // from two general registers by overlapping moves. Through the stack instead, the second move's
-// reload starts inside the vector's store, which Intel cores do not forward: a stall of a dozen
-// cycles, a quarter of DS-CNN's 64→12 classifier.
+// reload starts inside the vector's store, which Intel cores do not forward: a stall of about a
+// dozen cycles, a quarter of the tile store's samples in DS-CNN's 64→12 classifier (61 → 58 ns a
+// call at avx2 once gone, Intel Xeon).
 template <class D>
 HWY_INLINE void StoreBytesFromRegisters(D d, hn::Vec<D> v, void* to, size_t bytes) {
   const hn::Repartition<uint64_t, D> du64;  // 1 or 2 lanes
