@@ -249,6 +249,14 @@ Status EthosUBackend::execute(BackendExecuteContext& ctx, DelegateHandle& handle
   VKRT_CHECK_OR_RETURN(d != nullptr, DelegateInvalidHandle, name_, ": handle from another backend");
   std::array<IoMapping, 64> in_maps{}, out_maps{};
   if (Status s = check_args(*d, args, &in_maps, &out_maps); !s.is_ok()) return std::move(s).with_context(name_);
+  // Checked here, not in check_args: at load an input's memory may still be unbound.
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Tensor& t = args[i]->to_tensor();
+    const bool is_output = i >= d->stream.inputs.size();
+    VKRT_CHECK_OR_RETURN(t.nbytes() == 0 || t.data() != nullptr, InvalidProgram, name_, ": ",
+                         is_output ? "output[" : "input[", is_output ? i - d->stream.inputs.size() : i, "] has ",
+                         t.nbytes(), " bytes and no memory");
+  }
   auto& spans = d->last_spans;
   auto now = [&] { return ctx.profiling ? trace_now_ns() : 0; };
   size_t n_in = d->stream.inputs.size();

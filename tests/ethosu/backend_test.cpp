@@ -164,6 +164,16 @@ TEST_F(BackendFixture, TensorChecks) {
   EValue not_tensor = EValue::from_int(3);
   s = execute(**handle, {&in0.value, &not_tensor, &out.value});
   EXPECT_NE(s.message().find("input[1]: expected a tensor"), std::string::npos) << s.message();
+
+  // A tensor of the right shape with no memory bound (the program fuzzer's find): an error, not a
+  // copy through a null pointer.
+  OwnedTensor no_memory(ScalarType::Char, {2, 3});
+  no_memory.tensor.set_data(nullptr);
+  s = execute(**handle, {&in0.value, &in1.value, &no_memory.value});
+  EXPECT_EQ(s.code(), Error::InvalidProgram);
+  EXPECT_NE(s.message().find("output[0] has 6 bytes and no memory"), std::string::npos) << s.message();
+  s = execute(**handle, {&no_memory.value, &in1.value, &out.value});
+  EXPECT_NE(s.message().find("input[0] has 6 bytes and no memory"), std::string::npos) << s.message();
   EXPECT_TRUE(recording_driver_state().invocations.empty());  // nothing reached the driver
 }
 
