@@ -630,7 +630,7 @@ const GemmS8PackedB* gemm_s8_pack_b(const GemmS8& g, std::span<uint8_t> memory) 
   pack_b_panels(g, l, 0, l.panels, panels, colterm, mult, shift);
   *header = GemmS8PackedB{g.b, g.b_stride, g.n, g.k, g.bias, g.a_offset, g.b_offset, g.out.per_channel,
                           g.out.per_channel ? g.out.multiplier : nullptr, out_multiplier(g, 0), out_shift(g, 0),
-                          g.out.per_channel ? g.out.shift : nullptr, GemmS8Layout::Vnni, l.kp, l.panels, panels,
+                          g.out.per_channel ? g.out.shift : nullptr, GemmS8Layout::Vnni, false, l.kp, l.panels, panels,
                           colterm, mult, shift};
   return header;
 #else

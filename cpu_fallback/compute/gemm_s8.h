@@ -84,8 +84,11 @@ struct GemmS8PackedB {
   const int32_t* shift;
   // The packed form:
   GemmS8Layout layout;
+  // Avx2 layout only: the panels hold B widened to int16 (small weights, gemm_s8_tiled.h's
+  // kWideBMaxBytes), so that the depth loop reads them without widening each time.
+  bool b_int16;
   int32_t kp, panels;         // kp: k padded to the layout's depth group
-  const uint8_t* panel_data;  // panel p at panel_data + p·16·kp
+  const uint8_t* panel_data;  // panel p at panel_data + p·16·kp elements
   const int32_t* colterm;     // [panels·16] bias + offset terms
   const int32_t* column_multiplier;
   const int32_t* column_shift;

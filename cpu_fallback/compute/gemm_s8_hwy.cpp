@@ -48,6 +48,8 @@ struct TilePath {
   static constexpr int kPanelsPerTile = 2 * HWY_MAX_BYTES / int(sizeof(int32_t)) / 16;
   static constexpr GemmS8Layout kLayout = GemmS8Layout::Avx2;
   static constexpr bool kColumnSums = false;
+  // Small weights packed ahead are int16 (TiledPanels::data16): the tile loads them as they are.
+  static constexpr bool kWideB = true;
 
   // a + a_offset must fit int16 (the kernels accept offsets up to ±65536).
   static bool usable(const GemmS8& g) { return g.a_offset >= -32640 && g.a_offset <= 32639; }
@@ -73,10 +75,10 @@ struct TilePath {
     for (; i < kp; ++i) dst[i] = 0;
   }
 
-  // R rows × V vectors of L columns from panel `panel`. Vector q's columns start at
-  // c = panel·16 + q·L, within panel c/16 at pair offset c%16; a depth pair of one panel is
-  // 16 columns × 2 bytes.
-  template <int R, int V>
+  // R rows × V vectors of L columns from panel `panel`, B's panels of BElem (int8_t, or int16_t
+  // widened ahead). Vector q's columns start at c = panel·16 + q·L, within panel c/16 at pair
+  // offset c%16; a depth pair of one panel is 16 columns × 2 elements.
+  template <int R, int V, class BElem>
   static HWY_NOINLINE void tile_vectors(const GemmS8& g, const TiledPanels& b, const int16_t* a_pack, int32_t kp,
                                         const int32_t* row_terms, int64_t row0, int32_t panel) {
     const hn::ScalableTag<int16_t> d16;
@@ -84,11 +86,16 @@ struct TilePath {
     const hn::Repartition<int32_t, decltype(d16)> d32;
     using V32 = hn::Vec<decltype(d32)>;
     const int32_t lanes32 = int32_t(hn::Lanes(d32));
-    const int8_t* bq[V];
+    const BElem* data;
+    if constexpr (sizeof(BElem) == 2)
+      data = b.data16;
+    else
+      data = b.data;
+    const BElem* bq[V];
 #pragma GCC unroll 2
     for (int q = 0; q < V; ++q) {
       const int32_t c = panel * 16 + q * lanes32;
-      bq[q] = b.data + size_t(c / 16) * 16 * kp + size_t(c % 16) * 2;
+      bq[q] = data + size_t(c / 16) * 16 * kp + size_t(c % 16) * 2;
     }
     // C chains of accumulators take turns over the depth pairs. A tile of one or two rows has
     // too few accumulators to hide VPMADDWD's latency: with one chain, a fully connected layer's
@@ -112,7 +119,12 @@ struct TilePath {
     auto step = [&](int c, int32_t kk) HWY_ATTR {
       hn::Vec<decltype(d16)> bv[V];
 #pragma GCC unroll 2
-      for (int q = 0; q < V; ++q) bv[q] = hn::PromoteTo(d16, hn::LoadU(d8, bq[q] + size_t(kk) * 16));
+      for (int q = 0; q < V; ++q) {
+        if constexpr (sizeof(BElem) == 2)
+          bv[q] = hn::LoadU(d16, bq[q] + size_t(kk) * 16);
+        else
+          bv[q] = hn::PromoteTo(d16, hn::LoadU(d8, bq[q] + size_t(kk) * 16));
+      }
 #pragma GCC unroll 16
       for (int r = 0; r < R; ++r) {
         int32_t pair;
@@ -155,13 +167,15 @@ struct TilePath {
     const hn::ScalableTag<int32_t> d32;
     const int32_t lanes32 = int32_t(hn::Lanes(d32));
     // The columns' output scales once for the R rows; each row's vectors narrowed together where
-    // it has more than L columns.
+    // it has more than L columns. A one-row tile uses its scales once, and the one divide's terms
+    // cost what they save there (MakeScales): the two steps (DS-CNN's 64→12 classifier 57 → 51 ns
+    // a call at avx2, Intel Xeon, with the linear wrapper's struct no longer zeroed by rep stosq).
     RequantizeScales<hn::ScalableTag<int32_t>> scales[V];
 #pragma GCC unroll 2
     for (int q = 0; q < V; ++q)
       if (!g.c32)
         scales[q] = MakeScales(d32, hn::LoadU(d32, b.mult + col + q * lanes32), hn::LoadU(d32, b.shift + col + q * lanes32),
-                               g.out.single_round);
+                               g.out.single_round, /*fold_double=*/R > 1);
     const bool row_terms_zero = g.b_offset == 0;
     const bool int8_range = g.out.activation_min == -128 && g.out.activation_max == 127;  // no activation
     const V32 offset = hn::Set(d32, g.out.output_offset), lo = hn::Set(d32, g.out.activation_min),
@@ -201,10 +215,13 @@ struct TilePath {
     // it has no more than one vector's columns (n = 24: the second panel's 8 columns would
     // otherwise cost as much as 16).
     const int lanes = int(hn::Lanes(hn::ScalableTag<int32_t>()));
-    if (panels * 16 >= 2 * lanes && g.n - panel * 16 > lanes)
-      tile_vectors<R, 2>(g, b, a_pack, kp, row_terms, row0, panel);
+    const bool two = panels * 16 >= 2 * lanes && g.n - panel * 16 > lanes;
+    if (b.data16)
+      two ? tile_vectors<R, 2, int16_t>(g, b, a_pack, kp, row_terms, row0, panel)
+          : tile_vectors<R, 1, int16_t>(g, b, a_pack, kp, row_terms, row0, panel);
     else
-      tile_vectors<R, 1>(g, b, a_pack, kp, row_terms, row0, panel);
+      two ? tile_vectors<R, 2, int8_t>(g, b, a_pack, kp, row_terms, row0, panel)
+          : tile_vectors<R, 1, int8_t>(g, b, a_pack, kp, row_terms, row0, panel);
   }
 };
 

@@ -41,11 +41,20 @@ const TiledGemmPath* tiled_gemm_path();
 
 // Packed B as a tile reads it.
 struct TiledPanels {
-  const int8_t* data;  // panel p at data + p·16·kp
+  const int8_t* data;  // panel p at data + p·16·kp; null where data16 holds the panels
   const int32_t* colterm;
   const int32_t* mult;
   const int32_t* shift;
+  const int16_t* data16 = nullptr;  // the panels widened to int16 (kWideB paths, small weights packed ahead)
 };
+
+// B packed ahead as a tile reads it.
+inline TiledPanels tiled_panels_of(const GemmS8PackedB& ahead) {
+  const bool wide = ahead.b_int16;
+  return TiledPanels{wide ? nullptr : reinterpret_cast<const int8_t*>(ahead.panel_data), ahead.colterm,
+                     ahead.column_multiplier, ahead.column_shift,
+                     wide ? reinterpret_cast<const int16_t*>(ahead.panel_data) : nullptr};
+}
 
 // What a path supplies (see gemm_s8_hwy.cpp, gemm_s8_neon.cpp):
 //   using AElem = int16_t or int8_t;           packed A element
@@ -61,6 +70,9 @@ struct TiledPanels {
 //                                     const int32_t* row_terms, int64_t row0, int rows, int32_t panel);
 //   optionally static constexpr int kPanelsPerTile (> 1): the tile then covers panels
 //                                     [panel, panel + panels) and takes `int panels` last.
+//   optionally static constexpr bool kWideB = true: the tile also reads panels widened to int16
+//                                     (TiledPanels::data16), which weights packed ahead then are
+//                                     where they are small (kWideBMaxBytes).
 template <class Path>
 struct TiledGemm {
   using AElem = typename Path::AElem;
@@ -85,17 +97,36 @@ struct TiledGemm {
     return l;
   }
 
+  // Weights packed ahead are widened to int16 where they then take at most this much, on a path
+  // whose tile reads that (kWideB): the depth loop of a tile of few rows is bound by widening B
+  // (VPMOVSXBW, one port on Intel), and the widened panels of a small layer stay in L1. Larger
+  // weights stay int8: twice the bytes would cost more from L2 than the widening saves.
+  static constexpr size_t kWideBMaxBytes = 262144;
+  static constexpr bool wide_b_supported() {
+    if constexpr (requires { Path::kWideB; }) return Path::kWideB;
+    return false;
+  }
+  static bool wide_b(const Layout& l) {
+    return wide_b_supported() && size_t(l.panels) * kPanel * size_t(l.kp) * sizeof(int16_t) <= kWideBMaxBytes;
+  }
+
   // Panel p and its columns' terms, multipliers and shifts (past n: no term, column n − 1's scales).
-  static void pack_panel(const GemmS8& g, int32_t kp, int32_t p, int8_t* panels, int32_t* colterm, int32_t* mult,
+  // BElem: int8_t, or int16_t for panels widened ahead (wide_b).
+  template <class BElem>
+  static void pack_panel(const GemmS8& g, int32_t kp, int32_t p, BElem* panels, int32_t* colterm, int32_t* mult,
                          int32_t* shift) {
     constexpr int D = Path::kDepthGroup;
-    int8_t* dst = panels + size_t(p) * kPanel * kp;
-    std::memset(dst, 0, size_t(kPanel) * kp);
+    BElem* dst = panels + size_t(p) * kPanel * kp;
+    std::memset(dst, 0, size_t(kPanel) * kp * sizeof(BElem));
     const int32_t full = g.k / D * D;
     for (int32_t jj = 0; jj < kPanel && p * kPanel + jj < g.n; ++jj) {
       const int8_t* b = g.b + int64_t(p * kPanel + jj) * g.b_stride;
-      // D bytes at a time (one 2- or 4-byte move each), then the depth tail.
-      for (int32_t i = 0; i < full; i += D) std::memcpy(dst + size_t(i) * kPanel + jj * D, b + i, D);
+      if constexpr (sizeof(BElem) == 1) {
+        // D bytes at a time (one 2- or 4-byte move each): per-call packing's speed matters.
+        for (int32_t i = 0; i < full; i += D) std::memcpy(dst + size_t(i) * kPanel + jj * D, b + i, D);
+      } else {
+        for (int32_t i = 0; i < full; ++i) dst[size_t(i / D * D) * kPanel + jj * D + i % D] = b[i];
+      }
       for (int32_t i = full; i < g.k; ++i) dst[size_t(full) * kPanel + jj * D + (i - full)] = b[i];
     }
     for (int32_t jj = 0; jj < kPanel; ++jj) {
@@ -164,7 +195,7 @@ struct TiledGemm {
   static size_t packed_b_bytes(const GemmS8& g) {
     if (g.n <= 0 || g.k <= 0 || g.b == nullptr) return 0;
     const Layout l = layout_of(g, 1, true);
-    return align_up(sizeof(GemmS8PackedB)) + l.b_bytes + l.colterm_bytes + 64;
+    return align_up(sizeof(GemmS8PackedB)) + l.b_bytes * (wide_b(l) ? 2 : 1) + l.colterm_bytes + 64;
   }
 
   static const GemmS8PackedB* pack_b(const GemmS8& g, std::span<uint8_t> memory, GemmS8Layout layout) {
@@ -172,16 +203,22 @@ struct TiledGemm {
     if (need == 0 || memory.size() < need) return nullptr;
     uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(memory.data())));
     const Layout l = layout_of(g, 1, true);
+    const bool wide = wide_b(l);
     auto* header = reinterpret_cast<GemmS8PackedB*>(base);
-    int8_t* panels = reinterpret_cast<int8_t*>(base + align_up(sizeof(GemmS8PackedB)));
-    int32_t* colterm = reinterpret_cast<int32_t*>(reinterpret_cast<uint8_t*>(panels) + l.b_bytes);
+    uint8_t* panels = base + align_up(sizeof(GemmS8PackedB));
+    int32_t* colterm = reinterpret_cast<int32_t*>(panels + l.b_bytes * (wide ? 2 : 1));
     int32_t* mult = colterm + l.panels * kPanel;
     int32_t* shift = mult + l.panels * kPanel;
-    for (int32_t p = 0; p < l.panels; ++p) pack_panel(g, l.kp, p, panels, colterm, mult, shift);
+    for (int32_t p = 0; p < l.panels; ++p) {
+      if (wide)
+        pack_panel(g, l.kp, p, reinterpret_cast<int16_t*>(panels), colterm, mult, shift);
+      else
+        pack_panel(g, l.kp, p, reinterpret_cast<int8_t*>(panels), colterm, mult, shift);
+    }
     *header = GemmS8PackedB{g.b, g.b_stride, g.n, g.k, g.bias, g.a_offset, g.b_offset, g.out.per_channel,
                             g.out.per_channel ? g.out.multiplier : nullptr, out_multiplier(g, 0), out_shift(g, 0),
-                            g.out.per_channel ? g.out.shift : nullptr, layout, l.kp, l.panels,
-                            reinterpret_cast<const uint8_t*>(panels), colterm, mult, shift};
+                            g.out.per_channel ? g.out.shift : nullptr, layout, wide, l.kp, l.panels, panels,
+                            colterm, mult, shift};
     return header;
   }
 
@@ -201,9 +238,7 @@ struct TiledGemm {
     int32_t row_terms[kBlockRows];
     const int rows = int(g.m);
     pack_a_block(g, 0, rows, ahead->kp, a_pack, row_terms, nullptr);
-    const TiledPanels b{reinterpret_cast<const int8_t*>(ahead->panel_data), ahead->colterm, ahead->column_multiplier,
-                        ahead->column_shift};
-    multiply_block(g, b, ahead->kp, a_pack, row_terms, 0, rows, 0, ahead->panels);
+    multiply_block(g, tiled_panels_of(*ahead), ahead->kp, a_pack, row_terms, 0, rows, 0, ahead->panels);
     return true;
   }
 
@@ -220,9 +255,7 @@ struct TiledGemm {
     int32_t* colterm = reinterpret_cast<int32_t*>(base + l.b_bytes);
     int32_t* mult = colterm + l.panels * kPanel;
     int32_t* shift = mult + l.panels * kPanel;
-    const TiledPanels b = ahead ? TiledPanels{reinterpret_cast<const int8_t*>(ahead->panel_data), ahead->colterm,
-                                              ahead->column_multiplier, ahead->column_shift}
-                                : TiledPanels{packed_b, colterm, mult, shift};
+    const TiledPanels b = ahead ? tiled_panels_of(*ahead) : TiledPanels{packed_b, colterm, mult, shift};
     uint8_t* task_base = base + l.b_bytes + l.colterm_bytes;
     struct TaskBuffers {
       AElem* a_pack;

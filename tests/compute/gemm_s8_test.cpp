@@ -173,6 +173,58 @@ TEST(ComputeGemmS8, WorkSharedByPanelsOrByRowsEqualsDirectSumsAtEveryLevel) {
   }
 }
 
+// Weights packed ahead are widened to int16 where they are small, on the levels whose tiles read
+// that (AVX2, AVX-512BW), and stay int8 where they are large: both forms give the direct sums, as
+// int32 and through the output stage, at one and two threads. A classifier (12x64), a pointwise
+// layer over few channels, and weights past the int16 limit (gemm_s8_tiled.h, 256 KiB widened).
+TEST(ComputeGemmS8, SmallWeightsPackedWideAndLargeOnesInt8EqualDirectSumsAtEveryLevel) {
+  vkrt::ThreadPool two(2);
+  struct Shape {
+    int64_t m;
+    int32_t n, k;
+    bool small;  // widened where the level reads int16 panels
+  };
+  const Shape shapes[] = {{1, 12, 64, true}, {7, 64, 64, true}, {1, 160, 1024, false}, {13, 300, 500, false}};
+  for (Isa isa : available_isas()) {
+    ScopedIsa pin(isa);
+    SCOPED_TRACE(std::string("ISA level ") + isa_name(isa));
+    const bool reads_int16 = isa == Isa::Avx2 || isa == Isa::Avx512bw;
+    std::mt19937 rng(uint32_t(int(isa)) + 71);
+    for (const Shape& shape : shapes) {
+      std::uniform_int_distribution<int> byte(-128, 127);
+      std::vector<int8_t> a(size_t(shape.m) * shape.k), b(size_t(shape.n) * shape.k);
+      for (auto& v : a) v = int8_t(byte(rng));
+      for (auto& v : b) v = int8_t(byte(rng));
+      std::vector<int32_t> bias(static_cast<size_t>(shape.n));
+      for (auto& v : bias) v = int32_t(rng() % 200001) - 100000;
+      const int32_t ao = 3, bo = -2;
+      const std::vector<int32_t> sums = direct_sums(shape.m, shape.n, shape.k, a, b, bias.data(), ao, bo);
+      int32_t mult = 1 << 30, shift = -12;
+      std::vector<int8_t> want(sums.size());
+      for (size_t i = 0; i < sums.size(); ++i)
+        want[i] = int8_t(std::clamp(arith::wrap_add(arith::requantize(sums[i], mult, shift), -5), -128, 127));
+      GemmS8 g;
+      g.m = shape.m, g.n = shape.n, g.k = shape.k, g.a = a.data(), g.a_stride = shape.k, g.b = b.data(),
+      g.b_stride = shape.k, g.bias = bias.data(), g.a_offset = ao, g.b_offset = bo;
+      const std::string what = std::to_string(shape.m) + "x" + std::to_string(shape.k) + " * " + std::to_string(shape.n);
+      GemmS8 int32_out = g;
+      int32_out.out.per_channel = true;  // no output stage
+      std::vector<uint8_t> packed_memory(gemm_s8_packed_b_bytes(int32_out));
+      const GemmS8PackedB* packed = packed_memory.empty() ? nullptr : gemm_s8_pack_b(int32_out, packed_memory);
+      if (isa != Isa::Portable) ASSERT_NE(packed, nullptr) << what;
+      if (packed) EXPECT_EQ(packed->b_int16, reads_int16 && shape.small) << what;
+      for_each_run<int32_t>(int32_out, true, two, 0x5A5A5A5A, [&](const std::vector<int32_t>& got, const std::string& how) {
+        ASSERT_EQ(got, sums) << what << how;
+      });
+      GemmS8 int8_out = g;
+      int8_out.out = RequantizeRow{&mult, &shift, false, -5, -128, 127, false};
+      for_each_run<int8_t>(int8_out, true, two, int8_t(0x5A), [&](const std::vector<int8_t>& got, const std::string& how) {
+        ASSERT_EQ(got, want) << what << how;
+      });
+    }
+  }
+}
+
 // The int8 output stage with either rounding against its definition on the direct sums:
 // arith::requantize (CMSIS-NN, double rounding) or arith::apply_scale_32 (TOSA's single
 // rounding, shift 31 − shift), then the offset and the clamp. Multipliers over all of [0, 2^31),
