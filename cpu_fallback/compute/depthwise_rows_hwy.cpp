@@ -11,7 +11,7 @@
 // per block of channels, after the taps: ConcatLowerLower / ConcatUpperUpper on AVX2, plus a
 // 128-bit block permutation on AVX3 (4 blocks).
 //
-// Prepared once per call (a chunk of output rows), not per pixel:
+// Prepared once per call (a chunk of output rows, or of channel blocks), not per pixel:
 //   - the weights, widened to int16 and interleaved by tap pairs in the order the inputs are
 //     (pack_weights): a pixel's weights are then plain loads. Widening and interleaving them per
 //     pixel took half the shuffles of the loop, and shuffles (one port on Intel) bound it;
@@ -70,17 +70,17 @@ struct ChannelBlocks {
   int32_t width() const { return std::min(lanes, channels); }
 };
 
-// The weights of every tap pair and channel block as the loop reads them: for block i and pair j
-// (taps 2j, 2j + 1; a missing second tap has weight 0), InterleaveLower then InterleaveUpper of
-// the two taps' int16 weights, L lanes each.
+// The weights of every tap pair and channel block in [first, last) as the loop reads them: for
+// block i and pair j (taps 2j, 2j + 1; a missing second tap has weight 0), InterleaveLower then
+// InterleaveUpper of the two taps' int16 weights, L lanes each.
 template <class D16>
-std::vector<int16_t> pack_weights(D16 d16, const DepthwiseS8Params& p, const ChannelBlocks& blocks, int pairs,
-                                  const int8_t* weight) {
+std::vector<int16_t> pack_weights(D16 d16, const DepthwiseS8Params& p, const ChannelBlocks& blocks, int32_t first,
+                                  int32_t last, int pairs, const int8_t* weight) {
   const hn::Rebind<int8_t, D16> d8;
   const int32_t taps = p.kernel_h * p.kernel_w, lanes = blocks.lanes;
-  std::vector<int16_t> packed(size_t(blocks.count) * size_t(pairs) * 2 * size_t(lanes));
+  std::vector<int16_t> packed(size_t(last - first) * size_t(pairs) * 2 * size_t(lanes));
   int16_t* to = packed.data();
-  for (int32_t i = 0; i < blocks.count; ++i) {
+  for (int32_t i = first; i < last; ++i) {
     const int32_t c = blocks.start(i);
     for (int j = 0; j < pairs; ++j, to += 2 * lanes) {
       const auto w0 = hn::PromoteTo(d16, LoadPartial(d8, weight + int64_t(2 * j) * p.in_ch + c, blocks.width()));
@@ -95,7 +95,7 @@ std::vector<int16_t> pack_weights(D16 d16, const DepthwiseS8Params& p, const Cha
 }
 
 // The output stage's constant vectors, and the requantize scales of each channel block (two per
-// block), derived once per call.
+// block, from the call's first block), derived once per call.
 template <class D32>
 struct OutputConsts {
   hn::Vec<D32> offset, lo, hi;
@@ -160,22 +160,33 @@ HWY_INLINE void channel_block(D32 d32, const WindowTaps& taps, int pairs, const 
     Store<kFull>(d32, acc1, to.s32 + pixel + c + lanes32, n - lanes32);
     return;
   }
-  acc0 = Requantize(d32, acc0, k.scales[2 * block]);
+  acc0 = Requantize(d32, acc0, k.scales[2 * block]);  // block: counted from the call's first
   acc1 = Requantize(d32, acc1, k.scales[2 * block + 1]);
   if constexpr (kFull) return StoreS8x2(d32, acc0, acc1, k.offset, k.lo, k.hi, to.s8 + pixel + c);
   StoreS8(d32, acc0, k.offset, k.lo, k.hi, to.s8 + pixel + c, n);
   StoreS8(d32, acc1, k.offset, k.lo, k.hi, to.s8 + pixel + c + lanes32, n - lanes32);
 }
 
-void depthwise_rows_s8(const DepthwiseS8Params& p, int64_t first_row, int64_t last_row, const int8_t* input,
-                       const int8_t* weight, const int32_t* bias, const DepthwiseS8Output& to) {
+void depthwise_rows_s8(const DepthwiseS8Params& p, int64_t first_row, int64_t last_row, int part, int parts,
+                       const int8_t* input, const int8_t* weight, const int32_t* bias, const DepthwiseS8Output& to) {
   using D32 = hn::ScalableTag<int32_t>;
   const D32 d32;
   const hn::Repartition<int16_t, D32> d16;
   const int32_t channels = p.in_ch, taps = p.kernel_h * p.kernel_w, pairs = (taps + 1) / 2;
   const int32_t lanes16 = int32_t(hn::Lanes(d16)), lanes32 = lanes16 / 2;
   const ChannelBlocks blocks{lanes16, (channels + lanes16 - 1) / lanes16, channels};
-  const std::vector<int16_t> packed = pack_weights(d16, p, blocks, pairs, weight);
+  // This part's blocks: [first_block, last_block), whole blocks, possibly none. Each part packs
+  // and derives only its own (a split by rows repeats that for every part). A last block that
+  // overlaps the one before stays in that block's part: two threads would write its shared
+  // channels at once.
+  const bool last_overlaps = channels % lanes16 != 0 && blocks.count >= 2;
+  auto boundary = [&](int q) {
+    const int32_t b = int32_t(int64_t(blocks.count) * q / parts);
+    return last_overlaps && b == blocks.count - 1 ? b - 1 : b;
+  };
+  const int32_t first_block = boundary(part), last_block = boundary(part + 1);
+  if (first_block >= last_block) return;
+  const std::vector<int16_t> packed = pack_weights(d16, p, blocks, first_block, last_block, pairs, weight);
   const std::vector<int8_t> padding(size_t(channels), int8_t(-p.input_offset));
   const auto offset16 = hn::Set(d16, int16_t(p.input_offset));
   OutputConsts<D32> k{hn::Set(d32, p.output_offset), hn::Set(d32, p.activation_min), hn::Set(d32, p.activation_max)};
@@ -185,14 +196,14 @@ void depthwise_rows_s8(const DepthwiseS8Params& p, int64_t first_row, int64_t la
   // thread's stack at MobileNetV2's widths.
   std::unique_ptr<RequantizeScales<D32>[]> scales;
   if (to.s8) {
-    scales.reset(new RequantizeScales<D32>[2 * size_t(blocks.count)]);
-    for (int32_t i = 0; i < blocks.count; ++i) {
+    scales.reset(new RequantizeScales<D32>[2 * size_t(last_block - first_block)]);
+    for (int32_t i = first_block; i < last_block; ++i) {
       const int32_t c = blocks.start(i);
       for (int half = 0; half < 2; ++half) {
         const int32_t ch = c + half * lanes32;
         const ptrdiff_t n = blocks.width() - half * lanes32;
-        scales[2 * i + half] = MakeScales(d32, LoadPartialRepeatLast(d32, to.multiplier + ch, n),
-                                          LoadPartialRepeatLast(d32, to.shift + ch, n), p.single_round);
+        scales[2 * (i - first_block) + half] = MakeScales(d32, LoadPartialRepeatLast(d32, to.multiplier + ch, n),
+                                                          LoadPartialRepeatLast(d32, to.shift + ch, n), p.single_round);
       }
     }
     k.scales = scales.get();
@@ -214,12 +225,14 @@ void depthwise_rows_s8(const DepthwiseS8Params& p, int64_t first_row, int64_t la
     if (channels < lanes16)
       return channel_block<false, kInside, 0>(d32, window, pairs, w, 0, 0, channels, offset16, bias, to, pixel, k);
     if (pairs == 5) {
-      for (int32_t i = 0; i < blocks.count; ++i, w += 2 * 5 * lanes16)
-        channel_block<true, kInside, 5>(d32, window, 5, w, blocks.start(i), i, lanes16, offset16, bias, to, pixel, k);
+      for (int32_t i = first_block; i < last_block; ++i, w += 2 * 5 * lanes16)
+        channel_block<true, kInside, 5>(d32, window, 5, w, blocks.start(i), i - first_block, lanes16, offset16, bias, to,
+                                        pixel, k);
       return;
     }
-    for (int32_t i = 0; i < blocks.count; ++i, w += 2 * pairs * lanes16)
-      channel_block<true, kInside, 0>(d32, window, pairs, w, blocks.start(i), i, lanes16, offset16, bias, to, pixel, k);
+    for (int32_t i = first_block; i < last_block; ++i, w += 2 * pairs * lanes16)
+      channel_block<true, kInside, 0>(d32, window, pairs, w, blocks.start(i), i - first_block, lanes16, offset16, bias,
+                                      to, pixel, k);
   };
   for (int64_t row = first_row; row < last_row; ++row) {
     const int64_t b = row / p.out_h, oy = row % p.out_h;

@@ -197,6 +197,32 @@ void depthwise_s8(const DepthwiseS8Params& p, const int8_t* input, const int8_t*
         depthwise_vnni(p, input, weight, bias, to, exec, vnni_threads))
       return;
   }
+#if defined(__x86_64__)
+  // Below VNNI: the Highway rows (depthwise_rows_hwy.cpp), AVX3 copy at avx512bw, AVX2 copy at avx2.
+  if (highway_rows_run(p)) {
+    const auto rows_fn = has(Isa::Avx512bw) ? N_AVX3::depthwise_rows_s8 : N_AVX2::depthwise_rows_s8;
+    // A second thread from 64k MACs (about 6 us at AVX2): DS-CNN-S's 25x5x64 layer (70k) went
+    // 1.18x faster at two threads (Intel Xeon; the pool's workers poll between runs).
+    const int threads = std::max(1, std::min(exec.num_threads(), int(macs / 65536.0) + 1));
+    // Shared out by channel blocks, each thread taking all rows of its blocks, where rows do not
+    // share out evenly (7x7: 4 against 3 on two threads) or the layer is small enough that each
+    // thread's setup (the weights packed, the scales derived, for its channels only when split
+    // by channels) shows: 7x7x960 at two threads 1.23-1.3x one thread by rows, 1.75-1.8x by
+    // channels; DS-CNN-L's 25x5x276 1.62x by rows, 1.75x by channels. Larger layers by rows,
+    // each thread reading only its rows' inputs.
+    const int64_t busiest_rows = (rows + threads - 1) / threads;
+    if (threads > 1 && (busiest_rows * threads * 8 > rows * 9 || macs < 1048576.0)) {
+      exec.parallel_chunks(threads, threads, [&](int, int64_t part0, int64_t part1) {
+        for (int64_t part = part0; part < part1; ++part)
+          rows_fn(p, 0, rows, int(part), threads, input, weight, bias, to);
+      });
+      return;
+    }
+    exec.parallel_chunks(threads, rows, [&](int, int64_t r0, int64_t r1) { rows_fn(p, r0, r1, 0, 1, input, weight, bias, to); });
+    return;
+  }
+#endif
+  // The NEON and portable rows.
   RequantizeRow spec;
   spec.multiplier = to.multiplier;
   spec.shift = to.shift;
@@ -208,13 +234,7 @@ void depthwise_s8(const DepthwiseS8Params& p, const int8_t* input, const int8_t*
   // Threads only pay off on layers of a few hundred thousand MACs or more.
   const int threads = std::max(1, std::min(exec.num_threads(), int(macs / 262144.0) + 1));
   exec.parallel_chunks(threads, rows, [&](int, int64_t r0, int64_t r1) {
-#if defined(__x86_64__)
-    // Below VNNI: the Highway rows (depthwise_rows_hwy.cpp), AVX3 copy at avx512bw, AVX2 copy at avx2.
-    if (highway_rows_run(p)) {
-      const auto rows_fn = has(Isa::Avx512bw) ? N_AVX3::depthwise_rows_s8 : N_AVX2::depthwise_rows_s8;
-      return rows_fn(p, r0, r1, input, weight, bias, to);
-    }
-#elif defined(__aarch64__)
+#if defined(__aarch64__)
     if (int16_products_exact(p) && has(Isa::Neon)) {
       for (int64_t r = r0; r < r1; ++r) output_row_neon(p, r / p.out_h, int32_t(r % p.out_h), input, weight, bias, to);
       return;

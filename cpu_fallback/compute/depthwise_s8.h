@@ -60,7 +60,8 @@ size_t depthwise_s8_scratch_bytes(const DepthwiseS8Params& p, bool int32_sums, i
 // and folds the double rounding). NEON is unmeasured and keeps the two passes.
 bool depthwise_s8_int8_output_pays(const DepthwiseS8Params& p);
 
-// The layer, split over output rows of all batches. Sizes as checked by the callers
+// The layer, split over output rows of all batches (the Highway rows: or over channel blocks,
+// for a layer of few or uneven rows or a small one). Sizes as checked by the callers
 // (non-negative, stride/dilation >= 1); bias may be null (zero).
 void depthwise_s8(const DepthwiseS8Params& p, const int8_t* input, const int8_t* weight, const int32_t* bias,
                   const DepthwiseS8Output& out, const Exec& exec);

@@ -116,5 +116,64 @@ TEST(ComputeDepthwiseS8, SumsAndBothRoundingsEqualTheDefinitionsAtEveryLevel) {
   }
 }
 
+// Layers of few rows that do not share out evenly over two threads (7 rows: 4 against 3) are
+// shared out by channel blocks instead, each thread all rows of its own blocks: the sums and the
+// int8 output equal the definitions at every level. Channel counts that are no multiple of the
+// vectors (a last block overlapping the one before, which must stay with it), and one of only
+// one or two blocks (a thread with none).
+TEST(ComputeDepthwiseS8, FewRowsSharedByChannelsEqualTheDefinitionsAtEveryLevel) {
+  vkrt::ThreadPool two(2);
+  struct Shape {
+    int32_t batches, in_h, in_w, in_ch, stride;
+  };
+  // 7x7x600 (MobileNetV2's last blocks' kind), 7 rows of a wide image with 20 channels, a
+  // stride-2 layer to 7x7, and 3 images of one row.
+  const Shape shapes[] = {{1, 7, 7, 600, 1}, {1, 7, 640, 20, 1}, {1, 14, 14, 616, 2}, {3, 1, 300, 330, 1}};
+  for (Isa isa : available_isas()) {
+    ScopedIsa pin(isa);
+    SCOPED_TRACE(std::string("ISA level ") + isa_name(isa));
+    std::mt19937 rng(uint32_t(int(isa)) + 29);
+    for (const Shape& shape : shapes) {
+      DepthwiseS8Params p;
+      p.batches = shape.batches, p.in_h = shape.in_h, p.in_w = shape.in_w, p.in_ch = shape.in_ch;
+      p.kernel_h = p.kernel_w = 3, p.pad_h = p.pad_w = 1, p.stride_h = p.stride_w = shape.stride;
+      p.out_h = (p.in_h + 2 - 3) / p.stride_h + 1, p.out_w = (p.in_w + 2 - 3) / p.stride_w + 1;
+      p.input_offset = 5, p.output_offset = -3;
+      std::uniform_int_distribution<int> byte(-128, 127);
+      std::vector<int8_t> in(size_t(p.batches) * p.in_h * p.in_w * p.in_ch), w(size_t(9) * p.in_ch);
+      for (auto& v : in) v = int8_t(byte(rng));
+      for (auto& v : w) v = int8_t(byte(rng));
+      std::vector<int32_t> bias(size_t(p.in_ch)), mult(size_t(p.in_ch)), shift(size_t(p.in_ch));
+      for (int32_t c = 0; c < p.in_ch; ++c) {
+        bias[size_t(c)] = int32_t(rng() % 200001) - 100000;
+        shift[size_t(c)] = -pick(rng, {8, 12, 14});
+        mult[size_t(c)] = int32_t((1u << 30) | (uint32_t(rng()) >> 2));
+      }
+      const std::vector<int32_t> sums = direct_sums(p, in, w, bias);
+      std::vector<int8_t> want(sums.size());
+      for (size_t i = 0; i < sums.size(); ++i) {
+        const size_t c = i % size_t(p.in_ch);
+        want[i] = int8_t(std::clamp(arith::wrap_add(arith::requantize(sums[i], mult[c], shift[c]), p.output_offset), -128, 127));
+      }
+      const std::string what = std::to_string(p.batches) + "x" + std::to_string(p.in_h) + "x" + std::to_string(p.in_w) +
+                               "x" + std::to_string(p.in_ch) + " stride " + std::to_string(shape.stride);
+      Exec exec;
+      exec.runner = &two;
+      std::vector<uint8_t> scratch(depthwise_s8_scratch_bytes(p, false, 2) + 64);
+      exec.scratch = scratch;
+      std::vector<int32_t> got_sums(sums.size(), 0x5A5A5A5A);
+      DepthwiseS8Output to32;
+      to32.s32 = got_sums.data();
+      depthwise_s8(p, in.data(), w.data(), bias.data(), to32, exec);
+      ASSERT_EQ(got_sums, sums) << what << ", int32 sums";
+      std::vector<int8_t> got(want.size(), 0x5A);
+      DepthwiseS8Output to8;
+      to8.s8 = got.data(), to8.multiplier = mult.data(), to8.shift = shift.data();
+      depthwise_s8(p, in.data(), w.data(), bias.data(), to8, exec);
+      ASSERT_EQ(got, want) << what << ", int8 out";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vkrt::compute
