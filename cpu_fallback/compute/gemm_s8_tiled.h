@@ -98,9 +98,12 @@ struct TiledGemm {
   }
 
   // Weights packed ahead are widened to int16 where they then take at most this much, on a path
-  // whose tile reads that (kWideB): the depth loop of a tile of few rows is bound by widening B
-  // (VPMOVSXBW, one port on Intel), and the widened panels of a small layer stay in L1. Larger
-  // weights stay int8: twice the bytes would cost more from L2 than the widening saves.
+  // whose tile reads that (kWideB): a tile of few rows is bound by widening B (VPMOVSXBW, one
+  // port on Intel), one of many rows saves a little. 256 KiB, the smallest L2 of recent x86
+  // cores, holds the widened panels of the 1x1 layers up to 276→276 (159 KiB; 1.02-1.08x at
+  // avx2, DS-CNN-S's 64→12 classifier 1.12x, docs/simd-choice.md). Larger weights stay int8: a
+  // fully connected layer's 1280x1000 widened would be read from L3 where int8 fits L2, and
+  // every large layer's packed weights would double in memory.
   static constexpr size_t kWideBMaxBytes = 262144;
   static constexpr bool wide_b_supported() {
     if constexpr (requires { Path::kWideB; }) return Path::kWideB;

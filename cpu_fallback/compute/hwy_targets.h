@@ -50,8 +50,8 @@ inline constexpr int kDepthwiseRowTaps = 64;
   const detail::F32Kernel& f32_kernel();                                                              \
   /* Output rows [first_row, last_row) (of all batches: row = b·out_h + oy) of depthwise_s8         */ \
   /* (depthwise_s8.h) for ch_mult 1, input_offset in [-127, 128] and at most kDepthwiseRowTaps     */ \
-  /* taps: two taps per VPMADDWD. Only part `part` of `parts` of the channel blocks (a split of    */ \
-  /* a layer with few rows among threads; 0 of 1: all channels).                                   */ \
+  /* taps: two taps per VPMADDWD. Only part `part` of `parts` of the channel blocks (threads that  */ \
+  /* share out a layer by channels, depthwise_s8.cpp; 0 of 1: all channels).                       */ \
   void depthwise_rows_s8(const DepthwiseS8Params& p, int64_t first_row, int64_t last_row, int part,   \
                          int parts, const int8_t* input, const int8_t* weight, const int32_t* bias,   \
                          const DepthwiseS8Output& to);                                                \

@@ -46,6 +46,13 @@ const int8_t* copy_row(const void* ctx, int64_t r, int8_t* tmp) {
 
 int pick(std::mt19937& rng, std::initializer_list<int> values) { return *(values.begin() + rng() % values.size()); }
 
+std::vector<int8_t> random_bytes(std::mt19937& rng, size_t count) {
+  std::uniform_int_distribution<int> byte(-128, 127);
+  std::vector<int8_t> bytes(count);
+  for (auto& v : bytes) v = int8_t(byte(rng));
+  return bytes;
+}
+
 // A random product of shapes that reach every path (GEMV rows, tiles with short last tiles,
 // panels past n, odd depths), offsets up to the ±65536 the kernels accept, biases that make the
 // sums wrap, rows read in place or through a row callback; its direct sums.
@@ -154,10 +161,8 @@ TEST(ComputeGemmS8, WorkSharedByPanelsOrByRowsEqualsDirectSumsAtEveryLevel) {
     SCOPED_TRACE(std::string("ISA level ") + isa_name(isa));
     std::mt19937 rng(uint32_t(int(isa)) + 59);
     for (const Shape& shape : shapes) {
-      std::uniform_int_distribution<int> byte(-128, 127);
-      std::vector<int8_t> a(size_t(shape.m) * shape.k), b(size_t(shape.n) * shape.k);
-      for (auto& v : a) v = int8_t(byte(rng));
-      for (auto& v : b) v = int8_t(byte(rng));
+      const std::vector<int8_t> a = random_bytes(rng, size_t(shape.m) * shape.k),
+                                b = random_bytes(rng, size_t(shape.n) * shape.k);
       std::vector<int32_t> bias(static_cast<size_t>(shape.n));
       for (auto& v : bias) v = int32_t(rng());
       const std::vector<int32_t> sums = direct_sums(shape.m, shape.n, shape.k, a, b, bias.data(), 128, 0);
@@ -191,10 +196,8 @@ TEST(ComputeGemmS8, SmallWeightsPackedWideAndLargeOnesInt8EqualDirectSumsAtEvery
     const bool reads_int16 = isa == Isa::Avx2 || isa == Isa::Avx512bw;
     std::mt19937 rng(uint32_t(int(isa)) + 71);
     for (const Shape& shape : shapes) {
-      std::uniform_int_distribution<int> byte(-128, 127);
-      std::vector<int8_t> a(size_t(shape.m) * shape.k), b(size_t(shape.n) * shape.k);
-      for (auto& v : a) v = int8_t(byte(rng));
-      for (auto& v : b) v = int8_t(byte(rng));
+      const std::vector<int8_t> a = random_bytes(rng, size_t(shape.m) * shape.k),
+                                b = random_bytes(rng, size_t(shape.n) * shape.k);
       std::vector<int32_t> bias(static_cast<size_t>(shape.n));
       for (auto& v : bias) v = int32_t(rng() % 200001) - 100000;
       const int32_t ao = 3, bo = -2;
