@@ -229,12 +229,14 @@ struct TilePath {
     // otherwise cost as much as 16).
     const int lanes = int(hn::Lanes(hn::ScalableTag<int32_t>()));
     const bool two = panels * 16 >= 2 * lanes && g.n - panel * 16 > lanes;
-    if (b.data16)
-      two ? tile_vectors<R, 2, int16_t>(g, b, a_pack, kp, row_terms, row0, panel)
-          : tile_vectors<R, 1, int16_t>(g, b, a_pack, kp, row_terms, row0, panel);
+    if (b.data16 && two)
+      tile_vectors<R, 2, int16_t>(g, b, a_pack, kp, row_terms, row0, panel);
+    else if (b.data16)
+      tile_vectors<R, 1, int16_t>(g, b, a_pack, kp, row_terms, row0, panel);
+    else if (two)
+      tile_vectors<R, 2, int8_t>(g, b, a_pack, kp, row_terms, row0, panel);
     else
-      two ? tile_vectors<R, 2, int8_t>(g, b, a_pack, kp, row_terms, row0, panel)
-          : tile_vectors<R, 1, int8_t>(g, b, a_pack, kp, row_terms, row0, panel);
+      tile_vectors<R, 1, int8_t>(g, b, a_pack, kp, row_terms, row0, panel);
   }
 };
 
