@@ -22,6 +22,7 @@
 #include "cortex_m/cpu_features.h"
 #include "cortex_m/depthwise_conv2d.h"
 #include "cortex_m/linear.h"
+#include "cortex_m/max_pool2d.h"
 #include "cortex_m/reference/reference_ops.h"
 #include "compute/simd_avx512.h"
 #include "vkrt/thread_pool.h"
@@ -37,7 +38,7 @@ namespace {
 
 namespace ref = vkrt::cortex_m::reference;
 
-enum class Kind { kConv, kDepthwise, kFullyConnected, kAvgPool };
+enum class Kind { kConv, kDepthwise, kFullyConnected, kAvgPool, kMaxPool };
 
 struct Layer {
   const char* name;
@@ -51,6 +52,7 @@ struct Layer {
       case Kind::kDepthwise: return double(out_h()) * out_w() * cout * k * k;
       case Kind::kFullyConnected: return double(cin) * cout;
       case Kind::kAvgPool: return double(h) * w * cin;
+      case Kind::kMaxPool: return double(out_h()) * out_w() * cin * k * k;
     }
     return 0;
   }
@@ -74,6 +76,8 @@ const Layer kLayers[] = {
     {"dscnn_l/pw_25x5_276to276", Kind::kConv, 25, 5, 276, 276, 1, 1, 0},
     {"dscnn_l/dw3x3_25x5x276", Kind::kDepthwise, 25, 5, 276, 276, 3, 1, 1},
     {"dscnn_l/avgpool_25x5x276", Kind::kAvgPool, 25, 5, 276, 276, 25, 1, 0},
+    // ResNet-18/50's max pool after the 7x7 stem (no MobileNetV2 or DS-CNN layer pools by maximum).
+    {"resnet/maxpool3x3_112x112x64_s2", Kind::kMaxPool, 112, 112, 64, 64, 3, 2, 1},
 };
 
 // Inputs, weights and requantization parameters of one layer (random but typical ranges).
@@ -117,8 +121,10 @@ struct LayerData {
     dw.input_offset = 128, dw.output_offset = -5;
     fc.batches = 1, fc.in_features = l.cin, fc.out_features = l.cout, fc.input_offset = 128,
     fc.output_offset = -5, fc.multiplier = mult[0], fc.shift = shift[0];
-    pool.in_h = l.h, pool.in_w = l.w, pool.channels = l.cin, pool.out_h = pool.out_w = 1,
-    pool.kernel_h = l.h, pool.kernel_w = l.w;
+    pool.in_h = l.h, pool.in_w = l.w, pool.channels = l.cin, pool.out_h = l.out_h(), pool.out_w = l.out_w();
+    const bool global = l.kind == Kind::kAvgPool;  // the average pools are global
+    pool.kernel_h = global ? l.h : l.k, pool.kernel_w = global ? l.w : l.k;
+    pool.stride_h = pool.stride_w = l.stride, pool.pad_h = pool.pad_w = l.pad;
     if (pack_ahead && l.kind == Kind::kConv) {
       packed_memory.resize(conv2d_s8_packed_bytes(conv));
       packed = conv2d_s8_pack_weights(conv, weight.data(), bias.data(), mult.data(), shift.data(), packed_memory);
@@ -134,6 +140,7 @@ struct LayerData {
       case Kind::kDepthwise: return depthwise_conv2d_s8_scratch_bytes(dw, threads);
       case Kind::kFullyConnected: return linear_s8_scratch_bytes(fc, threads, packed);
       case Kind::kAvgPool: return avg_pool2d_scratch_bytes(pool, threads);
+      case Kind::kMaxPool: return 0;
     }
     return 0;
   }
@@ -153,6 +160,9 @@ struct LayerData {
       case Kind::kAvgPool:
         (void)avg_pool2d_s8(pool, input.data(), output.data(), exec);
         break;
+      case Kind::kMaxPool:
+        (void)max_pool2d_s8(pool, input.data(), output.data(), exec);
+        break;
     }
   }
 
@@ -170,6 +180,9 @@ struct LayerData {
         break;
       case Kind::kAvgPool:
         ref::avg_pool2d_s8(pool, input.data(), output.data());
+        break;
+      case Kind::kMaxPool:
+        ref::max_pool2d_s8(pool, input.data(), output.data());
         break;
     }
   }
@@ -258,6 +271,12 @@ void bench_xnnpack(benchmark::State& state, const Layer* layer, int threads) {
         status = xnn_setup_global_average_pooling_nwc_qs8(op, 1, size_t(l.h) * l.w, data.input.data(),
                                                           data.output.data(), pool);
       break;
+    case Kind::kMaxPool:
+      status = xnn_create_max_pooling2d_nhwc_s8(l.pad, l.pad, l.pad, l.pad, l.k, l.k, l.stride, l.stride, 1, 1,
+                                                l.cin, l.cin, l.cin, -128, 127, 0, &op);
+      if (status == xnn_status_success)
+        status = xnn_setup_max_pooling2d_nhwc_s8(op, 1, l.h, l.w, data.input.data(), data.output.data(), pool);
+      break;
   }
   if (status != xnn_status_success) {
     state.SkipWithError("XNNPACK operator setup failed");
@@ -345,9 +364,13 @@ const char* path_of(Kind kind) {
       if (compute::has(Isa::Avx2)) return "avx2 rows";
       if (compute::has(Isa::Neon)) return "neon rows";
       return "portable";
-    default:
-      return compute::has(Isa::Avx512bw) ? "avx512bw" : "clones";
+    case Kind::kAvgPool:
+    case Kind::kMaxPool:
+      if (compute::has(Isa::Avx512bw)) return "avx512bw rows";
+      if (compute::has(Isa::Avx2)) return "avx2 rows";
+      return "portable";
   }
+  return "";
 }
 
 void print_summary(const std::map<std::string, double>& rates, const std::string& xnnpack_level) {

@@ -35,6 +35,8 @@ struct F32Kernel;
 struct DepthwiseS8Params;
 struct DepthwiseS8Output;
 struct ResidualAddS8;
+struct PoolWindows;
+struct PoolOutput;
 
 // The most taps (kernel_h · kernel_w) depthwise_rows_s8 takes: a window's taps are listed on the
 // stack (8x8; larger kernels take the portable row).
@@ -56,7 +58,13 @@ inline constexpr int kDepthwiseRowTaps = 64;
                          int parts, const int8_t* input, const int8_t* weight, const int32_t* bias,   \
                          const DepthwiseS8Output& to);                                                \
   /* residual_add_s8 (residual_add_s8.h): the int8 residual add with its RESCALEs. */                  \
-  void residual_add_s8(const ResidualAddS8& p, const int8_t* a, const int8_t* b, int8_t* out, int64_t count);
+  void residual_add_s8(const ResidualAddS8& p, const int8_t* a, const int8_t* b, int8_t* out, int64_t count); \
+  /* Output rows [first_row, last_row) (row = b·out_h + oy) of the int8 pools (pool.h): the average */ \
+  /* for windows of at most kPoolInt16Taps taps, and the maximum. */                                  \
+  void avg_pool_rows_s8(const PoolWindows& w, const PoolOutput& out, const int8_t* input, int8_t* output,   \
+                        int64_t first_row, int64_t last_row);                                         \
+  void max_pool_rows_s8(const PoolWindows& w, const PoolOutput& out, const int8_t* input, int8_t* output,   \
+                        int64_t first_row, int64_t last_row);
 
 namespace N_AVX2 {
 VKRT_HWY_TARGET_FUNCTIONS

@@ -1,50 +1,29 @@
-// cortex_m::quantized_max_pool2d.out
+// cortex_m::quantized_max_pool2d.out: clamp(max over the in-bounds taps, act_min, act_max), on the
+// compute core's pools (compute/pool.h).
 #include "cortex_m/max_pool2d.h"
 
-#include <algorithm>
-
-#include "cortex_m/cpu_features.h"
 #include "cortex_m/kernel_util.h"
 
 namespace vkrt::cortex_m {
 namespace {
 
 template <typename T>
-VKRT_CLONES
-void max_tap(T* acc, const T* in, int32_t channels) {
-  for (int32_t c = 0; c < channels; ++c) acc[c] = in[c] > acc[c] ? in[c] : acc[c];
-}
-
-template <typename T>
-Status max_pool(const PoolParams& p, const T* input, T* output) {
-  for (int64_t b = 0; b < p.batches; ++b)
-    for (int32_t oy = 0; oy < p.out_h; ++oy) {
-      int32_t ky0, ky1;
-      pool_window(oy, p.stride_h, p.pad_h, p.kernel_h, p.in_h, &ky0, &ky1);
-      const int64_t iy0 = int64_t(oy) * p.stride_h - p.pad_h;
-      for (int32_t ox = 0; ox < p.out_w; ++ox) {
-        int32_t kx0, kx1;
-        pool_window(ox, p.stride_w, p.pad_w, p.kernel_w, p.in_w, &kx0, &kx1);
-        if ((ky0 >= ky1 || kx0 >= kx1) && p.channels > 0)
-          return Status(Error::InvalidArgument, "an output window has no input taps");
-        const int64_t ix0 = int64_t(ox) * p.stride_w - p.pad_w;
-        T* out = output + ((b * p.out_h + oy) * p.out_w + ox) * p.channels;
-        // The first tap initialises the maximum (only in-bounds taps take part).
-        std::copy_n(input + ((b * p.in_h + iy0 + ky0) * p.in_w + ix0 + kx0) * p.channels, p.channels, out);
-        for (int32_t ky = ky0; ky < ky1; ++ky)
-          for (int32_t kx = kx0; kx < kx1; ++kx)
-            max_tap(out, input + ((b * p.in_h + iy0 + ky) * p.in_w + ix0 + kx) * p.channels, p.channels);
-        for (int32_t c = 0; c < p.channels; ++c)
-          out[c] = T(std::min<int32_t>(std::max<int32_t>(out[c], p.activation_min), p.activation_max));
-      }
-    }
+Status max_pool(const PoolParams& p, const T* input, T* output, const Exec& exec) {
+  VKRT_RETURN_IF_ERROR(check_pool_windows(p, /*average=*/false));
+  compute::PoolOutput out;
+  out.lo = p.activation_min, out.hi = p.activation_max;
+  compute::max_pool(pool_windows(p), out, input, output, exec);
   return Status::ok();
 }
 
 }  // namespace
 
-Status max_pool2d_s8(const PoolParams& p, const int8_t* input, int8_t* output) { return max_pool(p, input, output); }
-Status max_pool2d_s16(const PoolParams& p, const int16_t* input, int16_t* output) { return max_pool(p, input, output); }
+Status max_pool2d_s8(const PoolParams& p, const int8_t* input, int8_t* output, const Exec& exec) {
+  return max_pool(p, input, output, exec);
+}
+Status max_pool2d_s16(const PoolParams& p, const int16_t* input, int16_t* output, const Exec& exec) {
+  return max_pool(p, input, output, exec);
+}
 
 namespace {
 
@@ -94,8 +73,10 @@ Status quantized_max_pool2d_out(KernelContext& ctx, std::span<EValue* const> arg
   const Tensor* input = c.input;
   Tensor* out = c.out;
   const bool s16 = input->dtype() == ScalarType::Short;
-  Status s = s16 ? max_pool2d_s16(p, input->data_as<int16_t>(), out->data_as<int16_t>())
-                 : max_pool2d_s8(p, input->data_as<int8_t>(), out->data_as<int8_t>());
+  ContextRunner runner(ctx);
+  const Exec exec = make_exec(ctx, runner, 0);
+  Status s = s16 ? max_pool2d_s16(p, input->data_as<int16_t>(), out->data_as<int16_t>(), exec)
+                 : max_pool2d_s8(p, input->data_as<int8_t>(), out->data_as<int8_t>(), exec);
   if (!s.is_ok()) return args.op_error(s.code(), s.message());
   return s;
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "compute/pool.h"
 #include "cortex_m/kernel_util.h"
 #include "vkrt/error.h"
 
@@ -28,18 +29,21 @@ inline Status check_pool(const PoolParams& p, bool int16) {
   return Status::ok();
 }
 
-// In-bounds tap range of one output coordinate: kernel indices [begin, end), empty (begin == end)
-// when the whole window lies in the padding.
-inline void pool_window(int64_t o, int32_t stride, int32_t pad, int32_t kernel, int32_t size, int32_t* begin,
-                        int32_t* end) {
-  const int64_t start = o * stride - pad;
-  int64_t b = start < 0 ? -start : 0;
-  int64_t e = int64_t(size) - start;
-  if (e > kernel) e = kernel;
-  if (b > kernel) b = kernel;
-  if (e < b) e = b;
-  *begin = int32_t(b);
-  *end = int32_t(e);
+// The compute core's windows (compute/pool.h) for these parameters.
+inline compute::PoolWindows pool_windows(const PoolParams& p) {
+  return compute::PoolWindows{p.batches, p.in_h,     p.in_w,     p.channels, p.out_h, p.out_w,
+                              p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w};
+}
+
+// What the compute core's pools require beyond check_pool: every output window holds an input
+// tap (CMSIS-NN reports an argument error otherwise), and averages of fewer than 2^16 taps (their
+// sums of int16 then stay in int32).
+inline Status check_pool_windows(const PoolParams& p, bool average) {
+  if (!compute::pool_windows_have_taps(pool_windows(p)))
+    return Status(Error::InvalidArgument, "an output window has no input taps");
+  if (average && int64_t(p.kernel_h) * p.kernel_w >= (int64_t(1) << 16))
+    return Status(Error::InvalidArgument, "pooling window too large");
+  return Status::ok();
 }
 
 // A parsed avg/max pool call (PreparedCall), and execute's check of its tensors' data.

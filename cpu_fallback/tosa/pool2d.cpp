@@ -1,12 +1,13 @@
-// AVG_POOL2D and MAX_POOL2D (tosa.md §7) over NHWC: the integer average a pixel at a time with
-// its channels contiguous, the rest as the spec's loops.
+// AVG_POOL2D and MAX_POOL2D (tosa.md §7) over NHWC: the integer pools on the compute core
+// (compute/pool.h, with TOSA's reciprocal-scale average), fp32 as the spec's loops.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <span>
 
 #include "arith/fixed_point.h"
-#include "compute/isa.h"
+#include "compute/exec.h"
+#include "compute/pool.h"
 #include "cpu_fallback/tosa/conv_common.h"
 #include "cpu_fallback/tosa/reference_loops.h"
 #include "cpu_fallback/tosa/tosa_kernels.h"
@@ -28,6 +29,9 @@ Status check_pool(const char* op, const TensorRef& input, std::span<const int32_
   VKRT_RETURN_IF_ERROR(expect_dtype(op, "output", output, input.dtype));
   if (input.dtype != DType::Int8 && input.dtype != DType::Int16 && input.dtype != DType::Fp32)
     return make_error(Error::NotSupported, op, ": dtype ", dtype_name(input.dtype), " not supported (int8, int16, fp32)");
+  for (int i = 0; i < 4; ++i)  // the compute core's pools count in int32
+    if (input.dim(i) > INT32_MAX)
+      return make_error(Error::NotSupported, op, ": input dimension ", i, " = ", input.dim(i), " too large");
   for (int i = 0; i < 2; ++i) {
     if (kernel[i] < 1 || kernel[i] > kMaxPoolKernel)
       return make_error(Error::InvalidArgument, op, ": kernel[", i, "] = ", kernel[i], " out of range");
@@ -95,53 +99,30 @@ void avg_pool_int_reference(const TensorRef& input, const PoolAttr& a, const Ten
   });
 }
 
-// acc[c] += in[c] for one tap's channels, modulo 2^32: compiled for AVX-512, AVX2 and the baseline
-// (VKRT_CLONES), as the cortex_m pool's tap loop is.
-template <typename T>
-VKRT_CLONES void add_tap(uint32_t* acc, const T* in, int64_t channels) {
-  for (int64_t c = 0; c < channels; ++c) acc[c] += uint32_t(int32_t(in[c]));
+// The compute core's windows (compute/pool.h) for these NHWC tensors and attributes.
+compute::PoolWindows pool_windows(const TensorRef& input, const PoolAttr& a, const TensorRef& output) {
+  return compute::PoolWindows{int32_t(input.dim(0)), int32_t(input.dim(1)), int32_t(input.dim(2)), int32_t(input.dim(3)),
+                              int32_t(output.dim(1)), int32_t(output.dim(2)), a.kernel[0], a.kernel[1],
+                              a.stride[0], a.stride[1], a.pad[0], a.pad[2]};
 }
 
-// The same values a pixel at a time: the window's in-bounds taps are summed a run of channels
-// at a time (contiguous in NHWC, so the adds vectorise; the reference loop reads each tap C
-// elements apart), modulo 2^32 like the reference's int32 accumulator, and the window's
-// reciprocal is derived once per pixel, not per element. The input zero point comes off once
-// per window (count·zp; modulo 2^32 the same sums). A global average pool over 7x7x1280 went
-// from 0.073 to 0.014 ms with the loop on the baseline ISA, then to 0.009-0.012 ms with the
-// clones (Intel Xeon, avx2, one thread; mobilenet_v2_bench --layers).
+// The integer average on the compute core (TOSA's reciprocal-scale rounding), clamped to T.
 template <typename T>
-void avg_pool_int(const TensorRef& input, const PoolAttr& a, const TensorRef& output) {
-  constexpr int64_t kChunk = 512;  // channels summed at a time, on the stack
-  const T* in = input.as<const T>();
-  T* out = output.as<T>();
-  const int64_t IH = input.dim(1), IW = input.dim(2), C = input.dim(3);
-  const int64_t OH = output.dim(1), OW = output.dim(2);
-  const int32_t in_zp = a.input_zp;
-  uint32_t acc[kChunk];
-  for (int64_t n = 0; n < output.dim(0); ++n)
-    for (int64_t oy = 0; oy < OH; ++oy)
-      for (int64_t ox = 0; ox < OW; ++ox) {
-        const int64_t y0 = std::max<int64_t>(oy * a.stride[0] - a.pad[0], 0);
-        const int64_t y1 = std::min<int64_t>(oy * a.stride[0] - a.pad[0] + a.kernel[0], IH);
-        const int64_t x0 = std::max<int64_t>(ox * a.stride[1] - a.pad[2], 0);
-        const int64_t x1 = std::min<int64_t>(ox * a.stride[1] - a.pad[2] + a.kernel[1], IW);
-        // At least one tap: pad < kernel (check_pool).
-        const uint32_t count = uint32_t((y1 - y0) * (x1 - x0));
-        const arith::ReciprocalScale rs = arith::reciprocal_scale(count);
-        const uint32_t zero_points = count * uint32_t(in_zp);  // Σ zp over the taps, modulo 2^32
-        T* to = out + ((n * OH + oy) * OW + ox) * C;
-        for (int64_t c0 = 0; c0 < C; c0 += kChunk) {
-          const int64_t cn = std::min(kChunk, C - c0);
-          std::fill(acc, acc + cn, 0u);
-          for (int64_t y = y0; y < y1; ++y)
-            for (int64_t x = x0; x < x1; ++x) add_tap(acc, in + ((n * IH + y) * IW + x) * C + c0, cn);
-          for (int64_t c = 0; c < cn; ++c) {
-            const int32_t sum = int32_t(acc[c] - zero_points);
-            const int64_t r = int64_t(arith::apply_scale_32(sum, rs.multiplier, rs.shift, false)) + a.output_zp;
-            to[c0 + c] = T(std::clamp<int64_t>(r, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
-          }
-        }
-      }
+void avg_pool_int(const TensorRef& input, const PoolAttr& a, const TensorRef& output, ParallelRunner* runner) {
+  compute::PoolOutput out;
+  out.average = compute::PoolAverage::kTosa;
+  out.input_zp = a.input_zp, out.output_zp = a.output_zp;
+  out.lo = std::numeric_limits<T>::min(), out.hi = std::numeric_limits<T>::max();
+  compute::avg_pool(pool_windows(input, a, output), out, input.as<const T>(), output.as<T>(),
+                    compute::Exec{{}, runner});
+}
+
+template <typename T>
+void max_pool_int(const TensorRef& input, const PoolAttr& a, const TensorRef& output, ParallelRunner* runner) {
+  compute::PoolOutput out;
+  out.lo = std::numeric_limits<T>::min(), out.hi = std::numeric_limits<T>::max();
+  compute::max_pool(pool_windows(input, a, output), out, input.as<const T>(), output.as<T>(),
+                    compute::Exec{{}, runner});
 }
 
 void avg_pool_float(const TensorRef& input, const PoolAttr& a, const TensorRef& output) {
@@ -158,32 +139,31 @@ void avg_pool_float(const TensorRef& input, const PoolAttr& a, const TensorRef& 
   });
 }
 
-template <typename T>
-void max_pool(const TensorRef& input, const PoolAttr& a, const TensorRef& output) {
-  const T* in = input.as<const T>();
-  T* out = output.as<T>();
+// The spec's loop for fp32, with its NaN rules.
+void max_pool_float(const TensorRef& input, const PoolAttr& a, const TensorRef& output) {
+  const float* in = input.as<const float>();
+  float* out = output.as<float>();
   for_each_output(output, [&](int64_t n, int64_t oy, int64_t ox, int64_t c, int64_t o) {
     bool first = true;
-    T best{};
+    float best = 0;
     for_each_tap(input, a.kernel, a.stride, a.pad, n, oy, ox, c, [&](int64_t i) {
-      const T v = in[i];
-      if constexpr (std::is_same_v<T, float>) {
-        // nan_mode (tosa.md §12): PROPAGATE -> any NaN gives NaN; IGNORE -> NaNs skipped,
-        // NaN only when every tap is NaN.
-        if (first) { best = v; first = false; return; }
-        if (std::isnan(best)) {
-          if (a.nan_mode == NanMode::Ignore) best = v;
-          return;
-        }
-        if (std::isnan(v)) {
-          if (a.nan_mode == NanMode::Propagate) best = v;
-          return;
-        }
-        if (v > best) best = v;
-      } else {
-        if (first || v > best) best = v;
+      const float v = in[i];
+      // nan_mode (tosa.md §12): PROPAGATE -> any NaN gives NaN; IGNORE -> NaNs skipped,
+      // NaN only when every tap is NaN.
+      if (first) {
+        best = v;
         first = false;
+        return;
       }
+      if (std::isnan(best)) {
+        if (a.nan_mode == NanMode::Ignore) best = v;
+        return;
+      }
+      if (std::isnan(v)) {
+        if (a.nan_mode == NanMode::Propagate) best = v;
+        return;
+      }
+      if (v > best) best = v;
     });
     out[o] = best;
   });
@@ -210,11 +190,11 @@ void detail::avg_pool2d_reference(const TensorRef& input, const PoolAttr& attrs,
   }
 }
 
-Status avg_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output) {
+Status avg_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output, ParallelRunner* runner) {
   VKRT_RETURN_IF_ERROR(check_avg_pool2d(input, attrs, output));
   switch (input.dtype) {
-    case DType::Int8: avg_pool_int<int8_t>(input, attrs, output); break;
-    case DType::Int16: avg_pool_int<int16_t>(input, attrs, output); break;
+    case DType::Int8: avg_pool_int<int8_t>(input, attrs, output, runner); break;
+    case DType::Int16: avg_pool_int<int16_t>(input, attrs, output, runner); break;
     default: avg_pool_float(input, attrs, output); break;
   }
   return Status::ok();
@@ -228,12 +208,12 @@ Status check_max_pool2d(const TensorRef& input, const PoolAttr& attrs, const Ten
   return Status::ok();
 }
 
-Status max_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output) {
+Status max_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output, ParallelRunner* runner) {
   VKRT_RETURN_IF_ERROR(check_max_pool2d(input, attrs, output));
   switch (input.dtype) {
-    case DType::Int8: max_pool<int8_t>(input, attrs, output); break;
-    case DType::Int16: max_pool<int16_t>(input, attrs, output); break;
-    default: max_pool<float>(input, attrs, output); break;
+    case DType::Int8: max_pool_int<int8_t>(input, attrs, output, runner); break;
+    case DType::Int16: max_pool_int<int16_t>(input, attrs, output, runner); break;
+    default: max_pool_float(input, attrs, output); break;
   }
   return Status::ok();
 }

@@ -203,11 +203,13 @@ Status matmul(const TensorRef& a, const TensorRef& b, const MatmulAttr& attrs,
 // AVG_POOL2D: Int8 -> Int8, Int16 -> Int16, Fp32 -> Fp32. Padding taps are excluded from the count.
 // acc_type Int32 for integer inputs, Fp32 for Fp32; zero points Int8 only.
 Status check_avg_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output);
-Status avg_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output);
+Status avg_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output,
+                  ParallelRunner* runner = nullptr);
 
 // MAX_POOL2D: Int8, Int16, Fp32 (same in and out). Padding never wins.
 Status check_max_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output);
-Status max_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output);
+Status max_pool2d(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output,
+                  ParallelRunner* runner = nullptr);
 
 // ------------------------------------------------------------------------------------------
 // Elementwise binary ops (tosa.md §9). Broadcast: equal ranks, each dim equal or 1; the output

@@ -114,11 +114,15 @@ Status run_rfft2d(const PlannedOp& p, const KernelArgs& a) {
 }
 
 Status run_avg_pool2d(const PlannedOp& p, const KernelArgs& a) {
-  return check_or_compute(a, tosa::check_avg_pool2d, tosa::avg_pool2d, a.in[0], p.ir_attr<PoolAttr>(), a.out[0]);
+  const auto& attr = p.ir_attr<PoolAttr>();
+  if (a.check_only) return tosa::check_avg_pool2d(a.in[0], attr, a.out[0]);
+  return tosa::avg_pool2d(a.in[0], attr, a.out[0], a.runner);
 }
 
 Status run_max_pool2d(const PlannedOp& p, const KernelArgs& a) {
-  return check_or_compute(a, tosa::check_max_pool2d, tosa::max_pool2d, a.in[0], p.ir_attr<PoolAttr>(), a.out[0]);
+  const auto& attr = p.ir_attr<PoolAttr>();
+  if (a.check_only) return tosa::check_max_pool2d(a.in[0], attr, a.out[0]);
+  return tosa::max_pool2d(a.in[0], attr, a.out[0], a.runner);
 }
 
 constexpr CpuOpImpl kOps[] = {
