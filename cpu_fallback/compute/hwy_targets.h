@@ -60,7 +60,7 @@ inline constexpr int kDepthwiseRowTaps = 64;
   /* residual_add_s8 (residual_add_s8.h): the int8 residual add with its RESCALEs. */                  \
   void residual_add_s8(const ResidualAddS8& p, const int8_t* a, const int8_t* b, int8_t* out, int64_t count); \
   /* Output rows [first_row, last_row) (row = b·out_h + oy) of the int8 pools (pool.h): the average */ \
-  /* for windows of at most kPoolInt16Taps taps, and the maximum. */                                  \
+  /* (either rounding) and the maximum. */                                                            \
   void avg_pool_rows_s8(const PoolWindows& w, const PoolOutput& out, const int8_t* input, int8_t* output,   \
                         int64_t first_row, int64_t last_row);                                         \
   void max_pool_rows_s8(const PoolWindows& w, const PoolOutput& out, const int8_t* input, int8_t* output,   \

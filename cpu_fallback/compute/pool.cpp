@@ -122,13 +122,6 @@ void run_rows(const PoolWindows& w, const Exec& exec, const Rows& rows) {
   exec.parallel_chunks(workers, total, [&](int, int64_t r0, int64_t r1) { rows(r0, r1); });
 }
 
-#if defined(__x86_64__)
-// The Highway rows take int8 at avx2 and above; averages only where the window's sums fit int16
-// lanes.
-bool highway_rows(const PoolWindows& w, bool average) {
-  return has(Isa::Avx2) && (!average || int64_t(w.kernel_h) * w.kernel_w <= kPoolInt16Taps);
-}
-#endif
 
 }  // namespace
 
@@ -149,7 +142,7 @@ bool pool_windows_have_taps(const PoolWindows& w) {
 
 void avg_pool(const PoolWindows& w, const PoolOutput& out, const int8_t* input, int8_t* output, const Exec& exec) {
 #if defined(__x86_64__)
-  if (highway_rows(w, true)) {
+  if (has(Isa::Avx2)) {  // the Highway rows take int8
     const auto rows_fn = has(Isa::Avx512bw) ? N_AVX3::avg_pool_rows_s8 : N_AVX2::avg_pool_rows_s8;
     return run_rows(w, exec, [&](int64_t r0, int64_t r1) { rows_fn(w, out, input, output, r0, r1); });
   }
@@ -163,7 +156,7 @@ void avg_pool(const PoolWindows& w, const PoolOutput& out, const int16_t* input,
 
 void max_pool(const PoolWindows& w, const PoolOutput& out, const int8_t* input, int8_t* output, const Exec& exec) {
 #if defined(__x86_64__)
-  if (highway_rows(w, false)) {
+  if (has(Isa::Avx2)) {
     const auto rows_fn = has(Isa::Avx512bw) ? N_AVX3::max_pool_rows_s8 : N_AVX2::max_pool_rows_s8;
     return run_rows(w, exec, [&](int64_t r0, int64_t r1) { rows_fn(w, out, input, output, r0, r1); });
   }

@@ -1,9 +1,9 @@
 // Integer pooling over NHWC: the average and the maximum of each window's taps that lie inside
 // the input (padding takes no part in a sum, a count or a maximum), for int8 and int16. Both
 // kernel families call it: cortex_m's quantized avg/max pool (CMSIS-NN's average) and TOSA's
-// AVG_POOL2D / MAX_POOL2D (its reciprocal-scale average). At avx2 and above the int8 windows of
-// up to kPoolInt16Taps taps run one Highway row per target (pool_hwy.cpp); the rest run the
-// portable loops here, the same bytes.
+// AVG_POOL2D / MAX_POOL2D (its reciprocal-scale average). At avx2 and above int8 runs one Highway
+// row per target (pool_hwy.cpp); int16 and other architectures run the portable loops
+// (pool.cpp), the same bytes.
 #pragma once
 
 #include <cstdint>
@@ -46,8 +46,9 @@ inline void pool_taps(int64_t o, int32_t stride, int32_t pad, int32_t kernel, in
   *end = int32_t(e < b ? b : e);
 }
 
-// Int8 windows of at most this many taps are summed in int16 lanes (|Σx| <= 256·128 = 2^15).
-inline constexpr int64_t kPoolInt16Taps = 256;
+// The Highway rows sum this many int8 taps at most in int16 lanes (|Σx| <= 256·128 = 2^15)
+// before adding into int32 ones.
+inline constexpr int32_t kPoolInt16Taps = 256;
 
 // Whether every output pixel's window has at least one tap inside the input (the pools'
 // precondition; TOSA's pad < kernel rule guarantees it, cortex_m reports a window without taps).

@@ -1,12 +1,12 @@
 // The int8 pools' rows (pool.h) on Highway vectors, one copy per target (hwy_targets.h).
 //
-// A window is summed a vector of channels at a time in int16 lanes (at most kPoolInt16Taps taps:
-// |Σx| <= 2^15), each tap widened as it is loaded, and the sums stay in registers across the
-// taps; then widened to int32 for the average:
-//   * CMSIS-NN's rounded C division in float: |sum ± count/2| < 2^24 is exact there, and with
-//     count <= 256 the correctly rounded quotient is within |q|·2^-24 <= 2^-9 of the exact one,
-//     while a quotient that is not an integer is at least 1/count >= 2^-8 from one, so
-//     truncating it gives C's quotient.
+// A window is summed a vector of channels at a time in int16 lanes (kPoolInt16Taps taps at most:
+// |Σx| <= 2^15; a larger window adds such sums into int32 lanes), each tap widened as it is
+// loaded, and the sums stay in registers across the taps; then widened to int32 for the average:
+//   * CMSIS-NN's rounded C division in float: the average of int8 values has |q| <= 128.5, and
+//     fewer than 2^16 taps keep |sum ± count/2| below 2^24, exact in float. The correctly rounded
+//     quotient is then within |q|·2^-24 < 2^-16 of the exact one, while a quotient that is not
+//     an integer is at least 1/count > 2^-16 from one, so truncating it gives C's quotient.
 //   * TOSA's apply_scale_32(sum − count·input_zp, reciprocal_scale(count)) in 64-bit lanes: the
 //     product plus 2^(shift−1) plus 2^62 is non-negative and below 2^64, so a logical shift right
 //     by `shift`, less 2^(62−shift), is the arithmetic one (AVX2 has no 64-bit arithmetic shift).
@@ -100,9 +100,9 @@ void avg_pool_rows_s8(const PoolWindows& w, const PoolOutput& o, const int8_t* i
           divisor = hn::Set(df, float(count));
         } else {
           const arith::ReciprocalScale rs = arith::reciprocal_scale(uint32_t(count));
-          shift = rs.shift;  // 30 + ceil(log2(count)) <= 38
+          shift = rs.shift;  // 30 + ceil(log2(count)) <= 56 (TOSA's kernels have at most 2^26 taps)
           multiplier = hn::Set(d32, rs.multiplier);
-          zero_points = hn::Set(d32, count * o.input_zp);
+          zero_points = hn::Set(d32, int32_t(uint32_t(count) * uint32_t(o.input_zp)));  // modulo 2^32
           rounding = hn::Set(du64, (uint64_t{1} << (shift - 1)) + (uint64_t{1} << 62));
           excess = hn::Set(du64, uint64_t{1} << (62 - shift));
         }
@@ -121,6 +121,31 @@ void avg_pool_rows_s8(const PoolWindows& w, const PoolOutput& o, const int8_t* i
         return hn::OddEven(hn::BitCast(d32, hn::ShiftLeft<32>(odd)), hn::BitCast(d32, even));
       };
       int8_t* to = output + ((b * w.out_h + oy) * w.out_w + ox) * w.channels;
+      if (count > kPoolInt16Taps) {
+        // A larger window: int16 sums over kPoolInt16Taps taps at a time, added into int32.
+        auto wide_block = [&](int32_t c, int32_t n) HWY_ATTR {
+          V32 first = zero, second = zero;
+          auto part = hn::Zero(d16);
+          int32_t taps_in_part = 0;
+          auto flush = [&]() HWY_ATTR {
+            first = hn::Add(first, hn::PromoteTo(d32, hn::LowerHalf(d16_half, part)));
+            second = hn::Add(second, hn::PromoteTo(d32, hn::UpperHalf(d16_half, part)));
+            part = hn::Zero(d16);
+            taps_in_part = 0;
+          };
+          for_each_tap(win, w.channels, [&](const int8_t* tap) HWY_ATTR {
+            part = hn::Add(part, hn::PromoteTo(d16, n == step ? hn::LoadU(d8, tap + c) : LoadPartial(d8, tap + c, n)));
+            if (++taps_in_part == kPoolInt16Taps) flush();
+          });
+          flush();
+          StoreS8x2(d32, average(first), average(second), offset, lo, hi, to + c, n);
+        };
+        for_each_block(w.channels, step, [&](int32_t c, int vectors) HWY_ATTR {
+          if (vectors == 0) return wide_block(0, w.channels);
+          for (int v = 0; v < vectors; ++v) wide_block(c + v * step, step);
+        });
+        continue;
+      }
       auto store = [&](hn::Vec<decltype(d16)> sum, int32_t c, int32_t n) HWY_ATTR {
         const V32 first = average(hn::PromoteTo(d32, hn::LowerHalf(d16_half, sum)));
         const V32 second = average(hn::PromoteTo(d32, hn::UpperHalf(d16_half, sum)));

@@ -152,6 +152,40 @@ TEST(ComputePool, LargeLayersSharedByRowsEqualTheDefinitionsAtEveryLevel) {
   }
 }
 
+// Windows past kPoolInt16Taps, whose int16 sums are added into int32 every 256 taps: a 40x40
+// window of the extreme values (the largest sums of either sign) with a channel tail, both
+// averages; and a 3000x3000 window, whose TOSA sum of −255 per tap wraps modulo 2^32 as TOSA's
+// int32 accumulator does. At every level.
+TEST(ComputePool, LargeWindowsAndWrappingSumsEqualTheDefinitionsAtEveryLevel) {
+  struct Case {
+    int32_t side, channels;
+    PoolAverage average;
+    int8_t value;
+    int32_t input_zp;
+  };
+  const Case cases[] = {{40, 37, PoolAverage::kCmsisNn, -128, 0}, {40, 37, PoolAverage::kCmsisNn, 127, 0},
+                        {40, 37, PoolAverage::kTosa, -128, 127}, {40, 37, PoolAverage::kTosa, 127, -128},
+                        {3000, 1, PoolAverage::kTosa, -128, 127}};
+  for (const Case& k : cases) {
+    PoolWindows w;
+    w.in_h = w.in_w = w.kernel_h = w.kernel_w = k.side;
+    w.channels = k.channels, w.out_h = w.out_w = 1;
+    std::vector<int8_t> in(size_t(k.side) * k.side * k.channels, k.value);
+    in[3] = 5;  // not all equal: a sum that is not a multiple of the count
+    PoolOutput o;
+    o.average = k.average, o.input_zp = k.input_zp;
+    const std::vector<int8_t> want = defined(w, o, Kind::kAverage, in);
+    for (Isa isa : available_isas()) {
+      ScopedIsa pin(isa);
+      SCOPED_TRACE(std::string("ISA level ") + isa_name(isa) + ", side " + std::to_string(k.side) + ", value " +
+                   std::to_string(k.value));
+      std::vector<int8_t> got(want.size());
+      avg_pool(w, o, in.data(), got.data(), Exec{});
+      EXPECT_EQ(got, want);
+    }
+  }
+}
+
 TEST(ComputePool, WindowsWithoutTapsAreFound) {
   PoolWindows w;
   w.in_h = 4, w.in_w = 4, w.channels = 3, w.kernel_h = 2, w.kernel_w = 2, w.stride_h = 1, w.stride_w = 1;
