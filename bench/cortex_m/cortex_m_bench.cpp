@@ -77,7 +77,7 @@ const Layer kLayers[] = {
     {"dscnn_l/dw3x3_25x5x276", Kind::kDepthwise, 25, 5, 276, 276, 3, 1, 1},
     {"dscnn_l/avgpool_25x5x276", Kind::kAvgPool, 25, 5, 276, 276, 25, 1, 0},
     // ResNet-18/50's max pool after the 7x7 stem (no MobileNetV2 or DS-CNN layer pools by maximum).
-    {"resnet/maxpool3x3_112x112x64_s2", Kind::kMaxPool, 112, 112, 64, 64, 3, 2, 1},
+    {"resnet/maxpool3x3s2_112x112x64", Kind::kMaxPool, 112, 112, 64, 64, 3, 2, 1},
 };
 
 // Inputs, weights and requantization parameters of one layer (random but typical ranges).
@@ -396,7 +396,7 @@ void print_summary(const std::map<std::string, double>& rates, const std::string
     std::printf("Machine ceiling (VPDPBUSD on registers): 1 thread %.1f, 2 threads %.1f GMAC/s, 2t/1t %.2f.\n", peak1,
                 peak2, peak2 / peak1);
   std::printf("ind2/1t: two independent single-thread calls at once against one (the layer's own two-thread ceiling).\n");
-  std::printf("%-28s %-13s %8s %8s %8s %8s %8s %9s %8s %8s %8s %6s %7s %8s %6s\n", "layer", "path", "MMAC", "ours_1t",
+  std::printf("%-30s %-13s %8s %8s %8s %8s %8s %9s %8s %8s %8s %6s %7s %8s %6s\n", "layer", "path", "MMAC", "ours_1t",
               "ours_2t", "pc_1t", "pc_2t", "ref_1t", "xnn_1t", "xnn_2t", "ours/ref", "2t/1t", "ind2/1t", "ours/xnn", "xnn2/1");
   for (const Layer& l : kLayers) {
     const std::string n = l.name;
@@ -405,7 +405,7 @@ void print_summary(const std::map<std::string, double>& rates, const std::string
     const double x1 = get(n + "/xnnpack/threads:1"), x2 = get(n + "/xnnpack/threads:2");
     const double i2 = get(n + "/independent_x2");
     if (k1 == 0 && r == 0) continue;
-    std::printf("%-28s %-13s %8.2f %8.2f %8.2f %8.2f %8.2f %9.3f %8.2f %8.2f %8.1f %6.2f %7.2f %8.2f %6.2f\n", l.name,
+    std::printf("%-30s %-13s %8.2f %8.2f %8.2f %8.2f %8.2f %9.3f %8.2f %8.2f %8.1f %6.2f %7.2f %8.2f %6.2f\n", l.name,
                 path_of(l.kind), l.macs() / 1e6, k1, k2, p1, p2, r, x1, x2, r > 0 ? k1 / r : 0.0, k1 > 0 ? k2 / k1 : 0.0,
                 k1 > 0 ? i2 / k1 : 0.0, x1 > 0 ? k1 / x1 : 0.0, x1 > 0 ? x2 / x1 : 0.0);
   }
