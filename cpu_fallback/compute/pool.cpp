@@ -122,22 +122,21 @@ void run_rows(const PoolWindows& w, const Exec& exec, const Rows& rows) {
   exec.parallel_chunks(workers, total, [&](int, int64_t r0, int64_t r1) { rows(r0, r1); });
 }
 
-
 }  // namespace
 
-bool pool_windows_have_taps(const PoolWindows& w) {
-  if (w.batches <= 0 || w.channels <= 0) return true;  // no windows
+std::optional<PoolEmptyWindow> pool_empty_window(const PoolWindows& w) {
+  if (w.batches <= 0 || w.channels <= 0) return std::nullopt;  // no windows
   // A window without taps exists iff some output coordinate has none along an axis.
   int32_t b, e;
   for (int32_t oy = 0; oy < w.out_h; ++oy) {
     pool_taps(oy, w.stride_h, w.pad_top, w.kernel_h, w.in_h, &b, &e);
-    if (b >= e && w.out_w > 0) return false;
+    if (b >= e && w.out_w > 0) return PoolEmptyWindow{true, oy};
   }
   for (int32_t ox = 0; ox < w.out_w; ++ox) {
     pool_taps(ox, w.stride_w, w.pad_left, w.kernel_w, w.in_w, &b, &e);
-    if (b >= e && w.out_h > 0) return false;
+    if (b >= e && w.out_h > 0) return PoolEmptyWindow{false, ox};
   }
-  return true;
+  return std::nullopt;
 }
 
 void avg_pool(const PoolWindows& w, const PoolOutput& out, const int8_t* input, int8_t* output, const Exec& exec) {

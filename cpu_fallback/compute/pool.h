@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "compute/exec.h"
 
@@ -50,9 +51,15 @@ inline void pool_taps(int64_t o, int32_t stride, int32_t pad, int32_t kernel, in
 // before adding into int32 ones.
 inline constexpr int32_t kPoolInt16Taps = 256;
 
-// Whether every output pixel's window has at least one tap inside the input (the pools'
-// precondition; TOSA's pad < kernel rule guarantees it, cortex_m reports a window without taps).
-bool pool_windows_have_taps(const PoolWindows& w);
+// The first output row (or, where every row has taps, column) whose windows have no tap inside
+// the input along that axis, if any: the pools' precondition is that there is none (TOSA's
+// pad < kernel rule guarantees it; cortex_m reports it).
+struct PoolEmptyWindow {
+  bool row;  // else a column
+  int32_t index;
+};
+std::optional<PoolEmptyWindow> pool_empty_window(const PoolWindows& w);
+inline bool pool_windows_have_taps(const PoolWindows& w) { return !pool_empty_window(w); }
 
 // Preconditions: pool_windows_have_taps(w), sizes non-negative; for kCmsisNn fewer than 2^16 taps
 // per window (its sums of int16 then stay in int32). Threads from exec's runner for large layers;

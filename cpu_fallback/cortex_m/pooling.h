@@ -39,8 +39,9 @@ inline compute::PoolWindows pool_windows(const PoolParams& p) {
 // tap (CMSIS-NN reports an argument error otherwise), and averages of fewer than 2^16 taps (their
 // sums of int16 then stay in int32).
 inline Status check_pool_windows(const PoolParams& p, bool average) {
-  if (!compute::pool_windows_have_taps(pool_windows(p)))
-    return Status(Error::InvalidArgument, "an output window has no input taps");
+  if (const auto empty = compute::pool_empty_window(pool_windows(p)))
+    return Status(Error::InvalidArgument, std::string(empty->row ? "output row " : "output column ") +
+                                              std::to_string(empty->index) + " has no input taps");
   if (average && int64_t(p.kernel_h) * p.kernel_w >= (int64_t(1) << 16))
     return Status(Error::InvalidArgument, "pooling window too large");
   return Status::ok();

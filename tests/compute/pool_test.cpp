@@ -186,17 +186,23 @@ TEST(ComputePool, LargeWindowsAndWrappingSumsEqualTheDefinitionsAtEveryLevel) {
   }
 }
 
-TEST(ComputePool, WindowsWithoutTapsAreFound) {
+TEST(ComputePool, WindowsWithoutTapsAreFoundByRowOrColumn) {
   PoolWindows w;
   w.in_h = 4, w.in_w = 4, w.channels = 3, w.kernel_h = 2, w.kernel_w = 2, w.stride_h = 1, w.stride_w = 1;
   w.out_h = 3, w.out_w = 3;
   EXPECT_TRUE(pool_windows_have_taps(w));
   w.pad_top = 2, w.out_h = 5;  // row 0's window lies in the padding
   EXPECT_FALSE(pool_windows_have_taps(w));
+  ASSERT_TRUE(pool_empty_window(w).has_value());
+  EXPECT_TRUE(pool_empty_window(w)->row);
+  EXPECT_EQ(pool_empty_window(w)->index, 0);
   w.pad_top = 0, w.out_h = 3, w.pad_left = 1, w.stride_w = 3, w.out_w = 2;  // columns -1..0 and 2..3
   EXPECT_TRUE(pool_windows_have_taps(w));
   w.out_w = 3;  // column 2: x = 5..6, past the input
   EXPECT_FALSE(pool_windows_have_taps(w));
+  ASSERT_TRUE(pool_empty_window(w).has_value());
+  EXPECT_FALSE(pool_empty_window(w)->row);
+  EXPECT_EQ(pool_empty_window(w)->index, 2);
 }
 
 }  // namespace

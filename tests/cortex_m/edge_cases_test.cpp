@@ -219,9 +219,14 @@ TEST(CortexMEdges, PoolingWindowWithoutTapsIsAnError) {
   p.stride_h = p.stride_w = 1, p.pad_h = p.pad_w = 2;  // padding larger than the kernel
   std::vector<int8_t> input(4, 1), out(9);
   TestExec exec;
-  EXPECT_EQ(avg_pool2d_s8(p, input.data(), out.data(), exec.make(avg_pool2d_scratch_bytes(p, 2))).code(),
-            Error::InvalidArgument);
-  EXPECT_EQ(max_pool2d_s8(p, input.data(), out.data()).code(), Error::InvalidArgument);
+  const Status avg = avg_pool2d_s8(p, input.data(), out.data(), exec.make(avg_pool2d_scratch_bytes(p, 2)));
+  EXPECT_EQ(avg.code(), Error::InvalidArgument);
+  EXPECT_EQ(avg.message(), "output row 0 has no input taps");  // rows 0 and 1 lie in the padding
+  const Status max = max_pool2d_s8(p, input.data(), out.data());
+  EXPECT_EQ(max.code(), Error::InvalidArgument);
+  EXPECT_EQ(max.message(), "output row 0 has no input taps");
+  p.pad_h = 0, p.out_h = 2;  // rows now all have taps; columns 0 and 1 still lie in the padding
+  EXPECT_EQ(max_pool2d_s8(p, input.data(), out.data()).message(), "output column 0 has no input taps");
 }
 
 TEST(CortexMEdges, PoolingAgainstReference) {
