@@ -29,9 +29,6 @@ Status check_pool(const char* op, const TensorRef& input, std::span<const int32_
   VKRT_RETURN_IF_ERROR(expect_dtype(op, "output", output, input.dtype));
   if (input.dtype != DType::Int8 && input.dtype != DType::Int16 && input.dtype != DType::Fp32)
     return make_error(Error::NotSupported, op, ": dtype ", dtype_name(input.dtype), " not supported (int8, int16, fp32)");
-  for (int i = 0; i < 4; ++i)  // the compute core's pools count in int32
-    if (input.dim(i) > INT32_MAX)
-      return make_error(Error::NotSupported, op, ": input dimension ", i, " = ", input.dim(i), " too large");
   for (int i = 0; i < 2; ++i) {
     if (kernel[i] < 1 || kernel[i] > kMaxPoolKernel)
       return make_error(Error::InvalidArgument, op, ": kernel[", i, "] = ", kernel[i], " out of range");
@@ -50,6 +47,11 @@ Status check_pool(const char* op, const TensorRef& input, std::span<const int32_
     return make_error(Error::InvalidArgument, op, ": input ", shape_string(input.shape), " with kernel ", kernel[0],
                       "x", kernel[1], " and the given pad/stride has no exact output size");
   const int64_t expected[4] = {input.dim(0), oh, ow, input.dim(3)};
+  // The compute core's pools take their sizes in int32: the input's, and the output's, which
+  // padding may make a little larger.
+  for (int i = 0; i < 4; ++i)
+    if (input.dim(i) > INT32_MAX || expected[i] > INT32_MAX)
+      return make_error(Error::NotSupported, op, ": dimension ", i, " of ", shape_string(input.shape), " too large");
   return expect_shape(op, "output", output, expected);
 }
 
