@@ -41,6 +41,11 @@ constexpr int64_t wrap_mul64(int64_t a, int64_t b) { return int64_t(uint64_t(a) 
 // ---------------------------------------------------------------------------------------------
 // Saturation / clamping.
 
+// TOSA's int48 accumulator (the int16 convolutions' sums), held in int64.
+inline constexpr int64_t kInt48Min = -(int64_t(1) << 47);
+inline constexpr int64_t kInt48Max = (int64_t(1) << 47) - 1;
+constexpr int64_t clamp_int48(int64_t v) { return v < kInt48Min ? kInt48Min : (v > kInt48Max ? kInt48Max : v); }
+
 template <typename T>
 constexpr T saturate(int64_t v) {
   return T(std::clamp<int64_t>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));

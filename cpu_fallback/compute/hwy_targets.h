@@ -31,12 +31,14 @@ namespace vkrt::compute {
 namespace detail {
 struct TiledGemmPath;
 struct F32Kernel;
+struct DepthwiseS16Window;
 }
 struct DepthwiseS8Params;
 struct DepthwiseS8Output;
 struct ResidualAddS8;
 struct PoolWindows;
 struct PoolOutput;
+struct S16Output;
 
 // The most taps (kernel_h · kernel_w) depthwise_rows_s8 takes: a window's taps are listed on the
 // stack (8x8; larger kernels take the portable row).
@@ -64,7 +66,25 @@ inline constexpr int kDepthwiseRowTaps = 64;
   void avg_pool_rows_s8(const PoolWindows& w, const PoolOutput& out, const int8_t* input, int8_t* output,   \
                         int64_t first_row, int64_t last_row);                                         \
   void max_pool_rows_s8(const PoolWindows& w, const PoolOutput& out, const int8_t* input, int8_t* output,   \
-                        int64_t first_row, int64_t last_row);
+                        int64_t first_row, int64_t last_row);                                         \
+  /* conv_s16 (conv_s16.h): sums[r·sums_stride + j] = Σ_{i<k} a[r][i]·(b[j·b_stride + i] − b_zero_point) */ \
+  /* in int64, for rows r < rows (<= detail::kConvS16Rows) and columns j < n; k a multiple of      */ \
+  /* detail::kConvS16DepthAlign; VPMADDWD. */                                                         \
+  void conv_s16_sums(const int16_t* const* a, int rows, const int8_t* b, int64_t b_stride, int32_t n,    \
+                     int32_t k, int32_t b_zero_point, int64_t* sums, int64_t sums_stride);            \
+  /* conv_s16's panel form: sums[r·sums_stride + c] for rows r < rows (<= kConvS16Rows) and the  */ \
+  /* 16·panel_count columns of `panels`, [panel][kp/2][16][2] int16 weights less their zero point; */ \
+  /* kp even. */                                                                                      \
+  void conv_s16_panel_sums(const int16_t* const* a, int rows, const int16_t* panels, int32_t panel_count, \
+                           int32_t kp, int64_t* sums, int64_t sums_stride);                           \
+  /* depthwise_s16 for ch_mult 1: sums[c] = Σ over the window's taps of x[c]·(w[c] − zero point), */   \
+  /* c < channels, in int64. */                                                                       \
+  void depthwise_s16_sums(const detail::DepthwiseS16Window& win, int32_t channels, int32_t w_zero_point, \
+                          int64_t* sums);                                                             \
+  /* The A16W8 output stage (conv_s16.h) for one pixel's channels [first, first + count), sums[0]  */ \
+  /* channel first's, on whole vectors: returns how many channels it did (the rest: the scalar).  */ \
+  int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int32_t first, const int64_t* sums,  \
+                             int32_t count);
 
 namespace N_AVX2 {
 VKRT_HWY_TARGET_FUNCTIONS

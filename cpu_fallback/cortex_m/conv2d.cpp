@@ -200,43 +200,32 @@ void conv2d_s8_portable(const Conv2dParams& p, const int8_t* input, const int8_t
   }
 }
 
-void conv2d_s16(const Conv2dParams& p, const int16_t* input, const int8_t* weight,
-                const int32_t* bias32, const int64_t* bias64, const int32_t* multiplier,
-                const int32_t* shift, int16_t* output) {
-  const int32_t kc = p.in_ch / p.groups;
-  const int32_t oc_per_group = p.out_ch / p.groups;
-  for (int32_t b = 0; b < p.batches; ++b) {
-    for (int32_t oy = 0; oy < p.out_h; ++oy) {
-      for (int32_t ox = 0; ox < p.out_w; ++ox) {
-        int16_t* out = output + ((int64_t(b) * p.out_h + oy) * p.out_w + ox) * p.out_ch;
-        for (int32_t oc = 0; oc < p.out_ch; ++oc) {
-          const int32_t c0 = (oc / oc_per_group) * kc;
-          int64_t acc = 0;
-          for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
-            const int64_t iy = int64_t(oy) * p.stride_h - p.pad_h + int64_t(ky) * p.dilation_h;
-            if (iy < 0 || iy >= p.in_h) continue;
-            for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
-              const int64_t ix = int64_t(ox) * p.stride_w - p.pad_w + int64_t(kx) * p.dilation_w;
-              if (ix < 0 || ix >= p.in_w) continue;
-              const int16_t* in = input + ((int64_t(b) * p.in_h + iy) * p.in_w + ix) * p.in_ch + c0;
-              const int8_t* w = weight + ((int64_t(oc) * p.kernel_h + ky) * p.kernel_w + kx) * kc;
-              for (int32_t c = 0; c < kc; ++c) acc += int32_t(in[c]) * w[c];
-            }
-          }
-          int32_t v;
-          if (bias64) {
-            v = arith::requantize_s64(arith::wrap_add64(acc, bias64[oc]), arith::reduce_multiplier(multiplier[oc]),
-                                      shift[oc]);
-          } else {
-            // §4.8: the int32 accumulator wraps, then the int32 bias is added.
-            const int32_t acc32 = wrap_add(int32_t(uint32_t(uint64_t(acc))), bias32 ? bias32[oc] : 0);
-            v = arith::requantize(acc32, multiplier[oc], shift[oc]);
-          }
-          out[oc] = int16_t(arith::clamp_activation(v, p.activation_min, p.activation_max));
-        }
-      }
-    }
-  }
+namespace {
+
+compute::ConvS16Shape s16_shape(const Conv2dParams& p) {
+  compute::ConvS16Shape s;
+  s.batches = p.batches, s.in_h = p.in_h, s.in_w = p.in_w, s.in_ch = p.in_ch;
+  s.out_h = p.out_h, s.out_w = p.out_w, s.out_ch = p.out_ch;
+  s.kernel_h = p.kernel_h, s.kernel_w = p.kernel_w, s.stride_h = p.stride_h, s.stride_w = p.stride_w;
+  s.pad_top = p.pad_h, s.pad_left = p.pad_w, s.dilation_h = p.dilation_h, s.dilation_w = p.dilation_w;
+  s.groups = p.groups;
+  return s;
+}
+
+}  // namespace
+
+size_t conv2d_s16_scratch_bytes(const Conv2dParams& p, int threads) {
+  return compute::conv_s16_scratch_bytes(s16_shape(p), threads);
+}
+
+void conv2d_s16(const Conv2dParams& p, const int16_t* input, const int8_t* weight, const int32_t* bias32,
+                const int64_t* bias64, const int32_t* multiplier, const int32_t* shift, int16_t* output,
+                const Exec& exec) {
+  compute::ConvS16 c;
+  c.shape = s16_shape(p);
+  c.input = input, c.weight = weight;
+  c.out = s16_output(bias32, bias64, multiplier, shift, p.activation_min, p.activation_max, output);
+  compute::conv_s16(c, exec);
 }
 
 // ---- kernel --------------------------------------------------------------------------------
@@ -330,15 +319,16 @@ Status quantized_conv2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
   VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *c.input));
   VKRT_RETURN_IF_ERROR(expect_data(args, 1, "weight", *c.weight));
   VKRT_RETURN_IF_ERROR(expect_data(args, args.size() - 2, "out", *c.out));
+  ContextRunner runner(ctx);
   if (c.s16) {
     const bool b64 = c.bias && c.bias->dtype() == ScalarType::Long;
     conv2d_s16(p, c.input->data_as<int16_t>(), c.weight->data_as<int8_t>(),
                (c.bias && !b64) ? c.bias->data_as<int32_t>() : nullptr, b64 ? c.bias->data_as<int64_t>() : nullptr,
-               c.mult, c.shift, c.out->data_as<int16_t>());
+               c.mult, c.shift, c.out->data_as<int16_t>(),
+               make_exec(ctx, runner, conv2d_s16_scratch_bytes(p, runner.num_threads())));
     return Status::ok();
   }
   const auto* packed = static_cast<const GemmS8PackedB*>(packed_weights);
-  ContextRunner runner(ctx);
   const Exec exec = make_exec(ctx, runner, conv2d_s8_scratch_bytes(p, runner.num_threads(), packed));
   conv2d_s8(p, c.input->data_as<int8_t>(), c.weight->data_as<int8_t>(), c.bias ? c.bias->data_as<int32_t>() : nullptr,
             c.mult, c.shift, c.out->data_as<int8_t>(), exec, packed);

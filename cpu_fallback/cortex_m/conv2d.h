@@ -45,10 +45,13 @@ void conv2d_s8(const Conv2dParams& p, const int8_t* input, const int8_t* weight,
 void conv2d_s8_portable(const Conv2dParams& p, const int8_t* input, const int8_t* weight,
                         const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
                         int8_t* output);
-// int16 x int8 → int16 (A16W8). Offsets ignored. bias: int32 (bias32) or int64 (bias64) or none:
-// int64 bias uses CMSIS's 64-bit requantization with the reduced multiplier.
+// int16 x int8 → int16 (A16W8) on the compute core's conv_s16. Offsets ignored. bias: int32
+// (bias32) or int64 (bias64) or none: int64 bias uses CMSIS's 64-bit requantization with the
+// reduced multiplier, the others the int32 accumulator's. Threads from exec; its vector path
+// needs conv2d_s16_scratch_bytes of scratch (else the portable loop).
+size_t conv2d_s16_scratch_bytes(const Conv2dParams& p, int threads);
 void conv2d_s16(const Conv2dParams& p, const int16_t* input, const int8_t* weight,
                 const int32_t* bias32, const int64_t* bias64, const int32_t* multiplier,
-                const int32_t* shift, int16_t* output);
+                const int32_t* shift, int16_t* output, const Exec& exec = {});
 
 }  // namespace vkrt::cortex_m

@@ -2,8 +2,8 @@
 //   acc[b,oy,ox,oc] = bias[oc] + Σ_{valid ky,kx} (in[b,iy,ix,oc / ch_mult] + in_off)·w[0,ky,kx,oc]
 //   out = clamp(requantize(acc, mult[oc], shift[oc]) + out_off, act_min, act_max)        (§4.4)
 // The s8 kernel runs on the compute core's depthwise engine (compute/depthwise_s8.h: VNNI,
-// AVX-512BW, AVX2, NEON and portable paths, all giving the same bytes); the s16 one is the
-// reference loop here.
+// AVX-512BW, AVX2, NEON and portable paths, all giving the same bytes); the s16 one on its A16W8
+// depthwise (compute/conv_s16.h).
 #include "cortex_m/depthwise_conv2d.h"
 
 #include <algorithm>
@@ -14,9 +14,6 @@
 #include "cortex_m/compute_core.h"
 
 namespace vkrt::cortex_m {
-
-using arith::wrap_add;
-using arith::wrap_mul;
 
 Status check_depthwise_conv2d(const DepthwiseConv2dParams& p, bool int16_activations) {
   auto bad = [](const std::string& what) { return Status(Error::InvalidArgument, what); };
@@ -37,34 +34,16 @@ Status check_depthwise_conv2d(const DepthwiseConv2dParams& p, bool int16_activat
 
 void depthwise_conv2d_s16(const DepthwiseConv2dParams& p, const int16_t* input, const int8_t* weight,
                           const int32_t* bias32, const int64_t* bias64, const int32_t* multiplier,
-                          const int32_t* shift, int16_t* output) {
-  const int32_t oc_count = p.out_ch();
-  for (int64_t b = 0; b < p.batches; ++b)
-    for (int32_t oy = 0; oy < p.out_h; ++oy)
-      for (int32_t ox = 0; ox < p.out_w; ++ox)
-        for (int32_t oc = 0; oc < oc_count; ++oc) {
-          int64_t acc = 0;
-          for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
-            const int64_t iy = int64_t(oy) * p.stride_h - p.pad_h + int64_t(ky) * p.dilation_h;
-            if (iy < 0 || iy >= p.in_h) continue;
-            for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
-              const int64_t ix = int64_t(ox) * p.stride_w - p.pad_w + int64_t(kx) * p.dilation_w;
-              if (ix < 0 || ix >= p.in_w) continue;
-              acc += int32_t(input[((b * p.in_h + iy) * p.in_w + ix) * p.in_ch + oc / p.ch_mult]) *
-                     weight[(int64_t(ky) * p.kernel_w + kx) * oc_count + oc];
-            }
-          }
-          int32_t v;
-          if (bias64) {
-            v = arith::requantize_s64(arith::wrap_add64(acc, bias64[oc]), arith::reduce_multiplier(multiplier[oc]),
-                                      shift[oc]);
-          } else {
-            const int32_t acc32 = wrap_add(int32_t(uint32_t(uint64_t(acc))), bias32 ? bias32[oc] : 0);
-            v = arith::requantize(acc32, multiplier[oc], shift[oc]);
-          }
-          output[((b * p.out_h + oy) * p.out_w + ox) * oc_count + oc] =
-              int16_t(arith::clamp_activation(v, p.activation_min, p.activation_max));
-        }
+                          const int32_t* shift, int16_t* output, const Exec& exec) {
+  compute::ConvS16 c;
+  compute::ConvS16Shape& s = c.shape;
+  s.batches = p.batches, s.in_h = p.in_h, s.in_w = p.in_w, s.in_ch = p.in_ch;
+  s.out_h = p.out_h, s.out_w = p.out_w, s.out_ch = p.out_ch(), s.ch_mult = p.ch_mult;
+  s.kernel_h = p.kernel_h, s.kernel_w = p.kernel_w, s.stride_h = p.stride_h, s.stride_w = p.stride_w;
+  s.pad_top = p.pad_h, s.pad_left = p.pad_w, s.dilation_h = p.dilation_h, s.dilation_w = p.dilation_w;
+  c.input = input, c.weight = weight;
+  c.out = s16_output(bias32, bias64, multiplier, shift, p.activation_min, p.activation_max, output);
+  compute::depthwise_s16(c, exec);
 }
 
 namespace {
@@ -138,14 +117,15 @@ Status quantized_depthwise_conv2d_out(KernelContext& ctx, std::span<EValue* cons
   VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *c.input));
   VKRT_RETURN_IF_ERROR(expect_data(args, 1, "weight", *c.weight));
   VKRT_RETURN_IF_ERROR(expect_data(args, args.size() - 2, "out", *c.out));
+  ContextRunner runner(ctx);
   if (c.s16) {
     const bool b64 = c.bias && c.bias->dtype() == ScalarType::Long;
     depthwise_conv2d_s16(p, c.input->data_as<int16_t>(), c.weight->data_as<int8_t>(),
                          (c.bias && !b64) ? c.bias->data_as<int32_t>() : nullptr,
-                         b64 ? c.bias->data_as<int64_t>() : nullptr, c.mult, c.shift, c.out->data_as<int16_t>());
+                         b64 ? c.bias->data_as<int64_t>() : nullptr, c.mult, c.shift, c.out->data_as<int16_t>(),
+                         Exec{{}, &runner});
     return Status::ok();
   }
-  ContextRunner runner(ctx);
   const Exec exec = make_exec(ctx, runner, depthwise_conv2d_s8_scratch_bytes(p, runner.num_threads()));
   depthwise_conv2d_s8(p, c.input->data_as<int8_t>(), c.weight->data_as<int8_t>(),
                       c.bias ? c.bias->data_as<int32_t>() : nullptr, c.mult, c.shift, c.out->data_as<int8_t>(), exec);

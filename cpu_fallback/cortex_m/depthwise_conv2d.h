@@ -29,8 +29,10 @@ inline void depthwise_conv2d_s8(const DepthwiseConv2dParams& p, const int8_t* in
   to.shift = shift;
   compute::depthwise_s8(p, input, weight, bias, to, exec);
 }
+// The s16 kernel: the compute core's depthwise_s16 with CMSIS-NN's 16x8 output stage (bias as
+// conv2d_s16's). No scratch.
 void depthwise_conv2d_s16(const DepthwiseConv2dParams& p, const int16_t* input, const int8_t* weight,
                           const int32_t* bias32, const int64_t* bias64, const int32_t* multiplier,
-                          const int32_t* shift, int16_t* output);
+                          const int32_t* shift, int16_t* output, const Exec& exec = {});
 
 }  // namespace vkrt::cortex_m

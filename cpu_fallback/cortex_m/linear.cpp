@@ -5,6 +5,7 @@
 // The batches are the rows of one GEMM (gemm_s8.h).
 #include "cortex_m/linear.h"
 
+#include <algorithm>
 #include <string>
 
 #include "arith/fixed_point.h"
@@ -95,18 +96,39 @@ void linear_s8_per_channel(const LinearParams& p, const int8_t* input, const int
   gemm_s8(g, exec);
 }
 
+namespace {
+
+// A fully connected layer as conv_s16 takes it: `rows` rows of in_features, each a 1x1 pixel.
+compute::ConvS16Shape s16_shape(const LinearParams& p, int32_t rows) {
+  compute::ConvS16Shape s;
+  s.batches = rows, s.in_ch = p.in_features, s.out_ch = p.out_features;
+  return s;
+}
+
+// The rows conv_s16 takes in one call (its batch count is an int32).
+constexpr int64_t kRowsPerCall = INT32_MAX;
+
+}  // namespace
+
+size_t linear_s16_scratch_bytes(const LinearParams& p, int threads) {
+  return compute::conv_s16_scratch_bytes(s16_shape(p, 1), threads);
+}
+
 void linear_s16(const LinearParams& p, const int16_t* input, const int8_t* weights, const int64_t* bias64,
-                const int32_t* bias32, int16_t* output) {
-  const int32_t reduced = arith::reduce_multiplier(p.multiplier);
-  for (int64_t b = 0; b < p.batches; ++b) {
-    const int16_t* x = input + b * p.in_features;
-    for (int32_t o = 0; o < p.out_features; ++o) {
-      const int8_t* w = weights + int64_t(o) * p.in_features;
-      int64_t acc = bias64 ? bias64[o] : bias32 ? bias32[o] : 0;
-      for (int32_t i = 0; i < p.in_features; ++i) acc += int32_t(x[i]) * w[i];
-      const int32_t v = arith::requantize_s64(acc, reduced, p.shift);
-      output[b * p.out_features + o] = int16_t(arith::clamp_activation(v, p.activation_min, p.activation_max));
-    }
+                const int32_t* bias32, int16_t* output, const Exec& exec) {
+  compute::ConvS16 c;
+  c.weight = weights;
+  compute::S16Output& o = c.out;
+  o.stage = compute::S16OutputStage::kRequantize64;  // arm_fully_connected_s16: 64-bit, whatever the bias
+  o.bias64 = bias64, o.bias32 = bias64 ? nullptr : bias32;
+  o.multiplier = &p.multiplier, o.shift = &p.shift, o.scale_per_channel = false;
+  o.activation_min = p.activation_min, o.activation_max = p.activation_max;
+  for (int64_t b = 0; b < p.batches; b += kRowsPerCall) {
+    const int32_t rows = int32_t(std::min(kRowsPerCall, p.batches - b));
+    c.shape = s16_shape(p, rows);
+    c.input = input + b * p.in_features;
+    o.out16 = output + b * p.out_features;
+    compute::conv_s16(c, exec);
   }
 }
 
@@ -205,14 +227,15 @@ Status quantized_linear_out(KernelContext& ctx, std::span<EValue* const> argv) {
   VKRT_RETURN_IF_ERROR(prepare_output(args, kLinearOut, *c.out, std::span<const int32_t>(sizes, input.rank())));
   VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", input));
   VKRT_RETURN_IF_ERROR(expect_data(args, 1, "weights", *c.weights));
+  ContextRunner runner(ctx);
   if (c.s16) {
     const bool b64 = c.bias && c.bias->dtype() == ScalarType::Long;
     linear_s16(p, input.data_as<int16_t>(), c.weights->data_as<int8_t>(), b64 ? c.bias->data_as<int64_t>() : nullptr,
-               (c.bias && !b64) ? c.bias->data_as<int32_t>() : nullptr, c.out->data_as<int16_t>());
+               (c.bias && !b64) ? c.bias->data_as<int32_t>() : nullptr, c.out->data_as<int16_t>(),
+               make_exec(ctx, runner, linear_s16_scratch_bytes(p, runner.num_threads())));
     return Status::ok();
   }
   const auto* packed = static_cast<const GemmS8PackedB*>(packed_weights);
-  ContextRunner runner(ctx);
   const Exec exec = make_exec(ctx, runner, linear_s8_scratch_bytes(p, runner.num_threads(), packed));
   linear_s8(p, input.data_as<int8_t>(), c.weights->data_as<int8_t>(), c.bias ? c.bias->data_as<int32_t>() : nullptr,
             c.kernel_sum ? c.kernel_sum->data_as<int32_t>() : nullptr, c.out->data_as<int8_t>(), exec, packed);

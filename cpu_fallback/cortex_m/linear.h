@@ -42,8 +42,10 @@ void linear_s8_per_channel(const LinearParams& p, const int8_t* input, const int
                            const int32_t* bias, const int32_t* multipliers, const int32_t* shifts,
                            int8_t* output, const Exec& exec);
 // int16 input, int8 weights, int64 bias (CMSIS's type) or int32 bias or none: 64-bit
-// accumulation, reduced multiplier (arm_nn_requantize_s64).
+// accumulation, reduced multiplier (arm_nn_requantize_s64). The compute core's conv_s16 over
+// 1x1 pixels; threads from exec, and its vector path with linear_s16_scratch_bytes of scratch.
+size_t linear_s16_scratch_bytes(const LinearParams& p, int threads);
 void linear_s16(const LinearParams& p, const int16_t* input, const int8_t* weights, const int64_t* bias64,
-                const int32_t* bias32, int16_t* output);
+                const int32_t* bias32, int16_t* output, const Exec& exec = {});
 
 }  // namespace vkrt::cortex_m

@@ -1,6 +1,8 @@
 // CONV2D and DEPTHWISE_CONV2D (tosa.md §6): checks, and the reference loops (int8 CONV2D runs
 // on the compute core's GEMM, conv2d_int8.cpp, given scratch; int8 DEPTHWISE_CONV2D on its
-// depthwise engine, depthwise_int8.cpp; fp32 on conv2d_fp32.cpp's paths; int16 on these loops).
+// depthwise engine, depthwise_int8.cpp; fp32 on conv2d_fp32.cpp's paths; int16 on the compute
+// core's A16W8 convolutions, conv2d_int16.cpp). The loops here are the oracle the tests compare
+// those paths with.
 #include <algorithm>
 
 #include "cpu_fallback/tosa/conv_common.h"
@@ -200,7 +202,8 @@ Status conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& 
               const ConvResources& resources) {
   VKRT_RETURN_IF_ERROR(check_conv2d(input, weight, bias, attrs, output));
   if (!conv2d_int8_gemm(input, weight, bias, attrs, output, runner, resources) &&
-      !conv2d_fp32_gemm(input, weight, bias, attrs, output, runner, resources))
+      !conv2d_fp32_gemm(input, weight, bias, attrs, output, runner, resources) &&
+      !conv2d_int16(input, weight, bias, attrs, output, runner, resources.scratch))
     conv2d_reference(input, weight, bias, attrs, output);
   return Status::ok();
 }
@@ -229,7 +232,8 @@ Status depthwise_conv2d(const TensorRef& input, const TensorRef& weight, const T
                         std::span<uint8_t> scratch) {
   VKRT_RETURN_IF_ERROR(check_depthwise_conv2d(input, weight, bias, attrs, output));
   if (!depthwise_conv2d_int8_engine(input, weight, bias, attrs, output, runner, scratch) &&
-      !depthwise_conv2d_fp32(input, weight, bias, attrs, output, runner))
+      !depthwise_conv2d_fp32(input, weight, bias, attrs, output, runner) &&
+      !depthwise_conv2d_int16(input, weight, bias, attrs, output, runner))
     depthwise_conv2d_reference(input, weight, bias, attrs, output);
   return Status::ok();
 }

@@ -284,6 +284,7 @@ size_t conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, con
   // Operands the kernel would refuse need nothing (and their sizes may not even be consistent).
   if (!check_conv2d(input, weight, bias, attrs, output).is_ok()) return 0;
   if (input.dtype == DType::Fp32) return conv2d_fp32_scratch_bytes(input, weight, output, attrs, threads, packed_weights);
+  if (input.dtype == DType::Int16) return conv2d_int16_scratch_bytes(input, weight, attrs, output, threads);
   if (!gemm_applies(input, weight)) return 0;
   Im2col im2col;
   compute::GemmS8 g = conv_gemm(input, weight, bias, attrs, output, &im2col);

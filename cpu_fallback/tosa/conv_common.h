@@ -102,6 +102,17 @@ bool depthwise_conv2d_int8_engine(const TensorRef& input, const TensorRef& weigh
                                   const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner,
                                   std::span<uint8_t> scratch);
 
+// The int16 CONV2D and DEPTHWISE_CONV2D on the compute core's A16W8 convolutions
+// (conv2d_int16.cpp): false, writing nothing, where they do not apply (another dtype, a size past
+// int32). CONV2D's vector path takes conv2d_int16_scratch_bytes of scratch (without it, the
+// core's portable loop). Operands are checked by the caller.
+size_t conv2d_int16_scratch_bytes(const TensorRef& input, const TensorRef& weight, const ConvAttr& attrs,
+                                  const TensorRef& output, int threads);
+bool conv2d_int16(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                  const TensorRef& output, ParallelRunner* runner, std::span<uint8_t> scratch);
+bool depthwise_conv2d_int16(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                            const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner);
+
 // The fp32 CONV2D on the compute core's fp32 GEMM and the fp32 DEPTHWISE_CONV2D
 // (conv2d_fp32.cpp): false, writing nothing, where they do not apply (another dtype) or, for
 // CONV2D, the scratch is short of conv2d_fp32_scratch_bytes. Operands are checked by the caller.

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 
+#include "arith/fixed_point.h"
 #include "compute/isa.h"
 #include "cpu_fallback/tosa/tensor_ref.h"
 #include "cpu_fallback/tosa/tosa_kernels.h"
@@ -119,9 +120,9 @@ inline bool is_int(DType t) {
   return t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int48;
 }
 
-constexpr int64_t kInt48Min = -(int64_t(1) << 47);
-constexpr int64_t kInt48Max = (int64_t(1) << 47) - 1;
-inline int64_t clamp_int48(int64_t v) { return v < kInt48Min ? kInt48Min : (v > kInt48Max ? kInt48Max : v); }
+using arith::clamp_int48;
+using arith::kInt48Max;
+using arith::kInt48Min;
 
 // Wrapping int32 addition and multiplication (tosa.md §6: accumulators wrap modulo 2^32).
 inline int32_t wrap32(int64_t v) { return int32_t(uint32_t(uint64_t(v))); }

@@ -100,8 +100,7 @@ Status check_conv2d(const TensorRef& input, const TensorRef& weight, const Tenso
 Status conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
               const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner = nullptr,
               const ConvResources& resources = {});
-// Scratch conv2d needs on `threads` threads (0: none: an int16 convolution, or operands
-// check_conv2d refuses). The operands are checked as conv2d checks them; their data is not read.
+// Scratch conv2d needs on `threads` threads (0: none, or operands check_conv2d refuses). The operands are checked as conv2d checks them; their data is not read.
 size_t conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                             const ConvAttr& attrs, const TensorRef& output, int threads,
                             const void* packed_weights = nullptr);

@@ -113,10 +113,14 @@ std::string run_conv_s16(VectorAccess& v) {
   const auto shift = v.array<int32_t>({"output_shift"}, p.out_ch);
   const auto want = v.array<int16_t>({"output_ref", "output"});
   if (!v.ok()) return v.error();
-  std::vector<int16_t> got(int64_t(p.batches) * p.out_h * p.out_w * p.out_ch);
-  conv2d_s16(p, input.data(), weights.data(), bias32.empty() ? nullptr : bias32.data(),
-             bias64.empty() ? nullptr : bias64.data(), mult.data(), shift.data(), got.data());
-  return compare_outputs(got, want, "s16");
+  std::vector<int16_t> fast(int64_t(p.batches) * p.out_h * p.out_w * p.out_ch), portable(fast.size());
+  const int32_t* b32 = bias32.empty() ? nullptr : bias32.data();
+  const int64_t* b64 = bias64.empty() ? nullptr : bias64.data();
+  Paths paths;
+  conv2d_s16(p, input.data(), weights.data(), b32, b64, mult.data(), shift.data(), fast.data(),
+             paths.optimized(conv2d_s16_scratch_bytes(p, 2)));
+  conv2d_s16(p, input.data(), weights.data(), b32, b64, mult.data(), shift.data(), portable.data(), paths.portable());
+  return first_error({compare_outputs(fast, want, "optimized"), compare_outputs(portable, want, "portable")});
 }
 
 std::string run_depthwise_s8(VectorAccess& v) {
@@ -180,10 +184,15 @@ std::string run_depthwise_s16(VectorAccess& v) {
   const auto shift = v.array<int32_t>({"output_shift"}, out_ch);
   const auto want = v.array<int16_t>({"output_ref", "output"});
   if (!v.ok()) return v.error();
-  std::vector<int16_t> got(int64_t(p.batches) * p.out_h * p.out_w * out_ch);
-  depthwise_conv2d_s16(p, input.data(), weights.data(), bias32.empty() ? nullptr : bias32.data(),
-                       bias64.empty() ? nullptr : bias64.data(), mult.data(), shift.data(), got.data());
-  return compare_outputs(got, want, "s16");
+  std::vector<int16_t> fast(int64_t(p.batches) * p.out_h * p.out_w * out_ch), portable(fast.size());
+  const int32_t* b32 = bias32.empty() ? nullptr : bias32.data();
+  const int64_t* b64 = bias64.empty() ? nullptr : bias64.data();
+  Paths paths;
+  depthwise_conv2d_s16(p, input.data(), weights.data(), b32, b64, mult.data(), shift.data(), fast.data(),
+                       paths.optimized(0));
+  depthwise_conv2d_s16(p, input.data(), weights.data(), b32, b64, mult.data(), shift.data(), portable.data(),
+                       paths.portable());
+  return first_error({compare_outputs(fast, want, "optimized"), compare_outputs(portable, want, "portable")});
 }
 
 std::string run_transpose_conv_s8(VectorAccess& v) {
@@ -286,10 +295,13 @@ std::string run_fc_s16(VectorAccess& v) {
   if (bias && bias->type != "int64_t") bias32 = v.array<int32_t>({"biases", "bias"}, p.out_features);
   const auto want = v.array<int16_t>({"output_ref", "output"});
   if (!v.ok()) return v.error();
-  std::vector<int16_t> got(p.batches * p.out_features);
-  linear_s16(p, input.data(), weights.data(), bias64.empty() ? nullptr : bias64.data(),
-             bias32.empty() ? nullptr : bias32.data(), got.data());
-  return compare_outputs(got, want, "s16");
+  std::vector<int16_t> fast(p.batches * p.out_features), portable(fast.size());
+  const int32_t* b32 = bias32.empty() ? nullptr : bias32.data();
+  const int64_t* b64 = bias64.empty() ? nullptr : bias64.data();
+  Paths paths;
+  linear_s16(p, input.data(), weights.data(), b64, b32, fast.data(), paths.optimized(linear_s16_scratch_bytes(p, 2)));
+  linear_s16(p, input.data(), weights.data(), b64, b32, portable.data(), paths.portable());
+  return first_error({compare_outputs(fast, want, "optimized"), compare_outputs(portable, want, "portable")});
 }
 
 // CMSIS batch matmul vectors: batch dims LHS_BATCH x LHS_HEIGHT (and RHS_*), each broadcast

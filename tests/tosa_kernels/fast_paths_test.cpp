@@ -110,6 +110,51 @@ TEST(TosaFastPaths, DepthwiseInt8MatchesReferenceLoops) {
   }
 }
 
+// int16 CONV2D and DEPTHWISE_CONV2D on the compute core's A16W8 convolutions against the
+// reference loops, over the same shapes: int16 activations over their whole range (no zero
+// point), the cases' weight zero points, int48 biases up to ±2^46 (broadcast where the case has
+// it) and, once per case, all activations and weights at the extremes (the largest sums).
+TEST(TosaFastPaths, Int16ConvolutionsMatchReferenceLoops) {
+  std::mt19937 rng(16);
+  for (const ConvCase& c : kConvCases) {
+    for (bool extremes : {false, true}) {
+      const int64_t oh = out_size(c.ih, c.pad_t, c.pad_b, c.kh, c.dil_y, c.stride_y);
+      const int64_t ow = out_size(c.iw, c.pad_l, c.pad_r, c.kw, c.dil_x, c.stride_x);
+      ConvAttr a = attrs_of(c);
+      a.input_zp = 0, a.acc_type = AccType::Int48;
+      auto in = i16({c.n, c.ih, c.iw, c.ic});
+      auto w = i8({c.oc, c.kh, c.kw, c.ic});
+      auto bias = i48({c.bias_broadcast ? 1 : c.oc});
+      fill_random(in.data, rng, -32768, 32767);
+      fill_random(w.data, rng, -128, 127);
+      if (extremes) {
+        std::fill(in.data.begin(), in.data.end(), int16_t(-32768));
+        std::fill(w.data.begin(), w.data.end(), int8_t(c.w_zp >= 0 ? -128 : 127));
+      }
+      std::uniform_int_distribution<int64_t> b48(-(int64_t(1) << 46), int64_t(1) << 46);
+      for (auto& b : bias.data) b = b48(rng);
+      auto fast = i48({c.n, oh, ow, c.oc}), reference = i48({c.n, oh, ow, c.oc});
+      ASSERT_TOSA_OK(conv2d_every_path(in, w, bias, a, fast));
+      detail::conv2d_reference(in, w, bias, a, reference);
+      EXPECT_EQ(fast.data, reference.data) << "int16 conv " << c.ih << "x" << c.iw << "x" << c.ic << " -> " << c.oc;
+
+      for (int64_t multiplier : {1, 2}) {
+        const int64_t channels = c.ic * multiplier;
+        auto dw = i8({c.kh, c.kw, c.ic, multiplier});
+        auto dbias = i48({c.bias_broadcast ? 1 : channels});
+        fill_random(dw.data, rng, -128, 127);
+        if (extremes) std::fill(dw.data.begin(), dw.data.end(), int8_t(c.w_zp >= 0 ? -128 : 127));
+        for (auto& b : dbias.data) b = b48(rng);
+        auto dfast = i48({c.n, oh, ow, channels}), dreference = i48({c.n, oh, ow, channels});
+        ASSERT_TOSA_OK(depthwise_conv2d_every_path(in, dw, dbias, a, dfast));
+        detail::depthwise_conv2d_reference(in, dw, dbias, a, dreference);
+        EXPECT_EQ(dfast.data, dreference.data) << "int16 depthwise " << c.ih << "x" << c.iw << "x" << c.ic
+                                               << " multiplier " << multiplier;
+      }
+    }
+  }
+}
+
 // 33026 taps of (-128 - 127) * (-128 - 127) = 65025 each sum to 2147515650, past INT32_MAX:
 // every path must wrap as the reference loops do (tosa.md §6).
 TEST(TosaFastPaths, SumsPastInt32WrapLikeTheReference) {

@@ -62,16 +62,21 @@ inline Tensor<uint8_t> boolean(std::vector<int64_t> s, std::vector<uint8_t> v = 
     ASSERT_TRUE(s_.is_ok()) << s_.message();          \
   } while (0)
 
-// CONV2D through every path: the reference loops (no scratch), then, for int8, the compute
-// core's GEMM at every ISA level this CPU has, with B packed per call and packed ahead. Returns
-// the reference run's status; the test fails where a path's output differs from it. `output`
-// ends with the reference loops' result.
+// CONV2D through every path: without scratch (int8: the reference loops; int16: the compute
+// core's portable loop), then, for int8 and int16, the compute core (int8: its GEMM, with B
+// packed per call and packed ahead; int16: its A16W8 convolution) at every ISA level this CPU
+// has. Returns the first run's status; the test fails where a path's output differs from the
+// reference loops', which `output` ends with.
 inline Status conv2d_every_path(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                 const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner = nullptr) {
+  // Without scratch: the reference loops for int8, the compute core's portable loop for int16.
   Status s = conv2d(input, weight, bias, attrs, output, runner);
-  if (!s.is_ok() || input.dtype != DType::Int8) return s;
-  const size_t bytes = size_t(output.num_elements()) * sizeof(int32_t);
+  if (!s.is_ok() || (input.dtype != DType::Int8 && input.dtype != DType::Int16)) return s;
+  const size_t bytes = size_t(output.num_elements()) * (input.dtype == DType::Int16 ? sizeof(int64_t) : sizeof(int32_t));
+  const std::vector<uint8_t> unpacked(output.as<uint8_t>(), output.as<uint8_t>() + bytes);
+  detail::conv2d_reference(input, weight, bias, attrs, output);
   const std::vector<uint8_t> reference(output.as<uint8_t>(), output.as<uint8_t>() + bytes);
+  EXPECT_EQ(unpacked, reference) << "CONV2D without scratch differs from the reference loops";
   const int threads = runner ? runner->num_threads() : 1;
   for (compute::Isa isa : compute::available_isas()) {
     compute::ScopedIsa pin(isa);
@@ -83,7 +88,7 @@ inline Status conv2d_every_path(const TensorRef& input, const TensorRef& weight,
       std::memset(output.data, 0x5A, bytes);
       EXPECT_TRUE(conv2d(input, weight, bias, attrs, output, runner, ConvResources{scratch, packed_weights}).is_ok());
       EXPECT_EQ(std::memcmp(output.data, reference.data(), bytes), 0)
-          << "CONV2D on the GEMM differs from the reference loops at ISA level " << compute::isa_name(isa)
+          << "CONV2D on the compute core differs from the reference loops at ISA level " << compute::isa_name(isa)
           << (packed_weights ? ", weights packed ahead" : "");
     }
   }
@@ -91,17 +96,17 @@ inline Status conv2d_every_path(const TensorRef& input, const TensorRef& weight,
   return s;
 }
 
-// DEPTHWISE_CONV2D through every path: the reference loops (int8: a weight zero point; any
-// other dtype) or, for int8, the compute core's depthwise engine at every ISA level this CPU
-// has, without scratch and with depthwise_conv2d_scratch_bytes of it. Returns the first run's
+// DEPTHWISE_CONV2D through every path: the reference loops (int8 with a weight zero point; fp32)
+// or, for int8 and int16, the compute core's depthwise at every ISA level this CPU has, without
+// scratch and with depthwise_conv2d_scratch_bytes of it. Returns the first run's
 // status; the test fails where a path's output differs from the reference loops', which
 // `output` ends with.
 inline Status depthwise_conv2d_every_path(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                           const ConvAttr& attrs, const TensorRef& output,
                                           ParallelRunner* runner = nullptr) {
   Status s = depthwise_conv2d(input, weight, bias, attrs, output, runner);
-  if (!s.is_ok() || input.dtype != DType::Int8) return s;
-  const size_t bytes = size_t(output.num_elements()) * sizeof(int32_t);
+  if (!s.is_ok() || (input.dtype != DType::Int8 && input.dtype != DType::Int16)) return s;
+  const size_t bytes = size_t(output.num_elements()) * (input.dtype == DType::Int16 ? sizeof(int64_t) : sizeof(int32_t));
   detail::depthwise_conv2d_reference(input, weight, bias, attrs, output);
   const std::vector<uint8_t> reference(output.as<uint8_t>(), output.as<uint8_t>() + bytes);
   const int threads = runner ? runner->num_threads() : 1;

@@ -1,0 +1,106 @@
+// A16W8: convolutions of int16 activations by int8 weights, each output's products summed
+// exactly in int64, then one of the two families' output stages. Both kernel families call it:
+// cortex_m's quantized conv2d, depthwise_conv2d and linear on int16 input (CMSIS-NN's
+// arm_convolve_s16, arm_depthwise_conv_s16, arm_fully_connected_s16) and TOSA's int16 CONV2D and
+// DEPTHWISE_CONV2D (int48 sums out).
+//
+// At avx2 and above the sums run on one Highway source (conv_s16_hwy.cpp): VPMADDWD pairs of
+// int16 activations with pairs of widened weights for the convolution, whole vectors of channels
+// for the depthwise one, in int32 lanes for as many depths as cannot overflow them
+// (kS16Int32Pairs), then added into int64. Elsewhere (aarch64, the portable level) the portable
+// loops in conv_s16.cpp, which the compiler vectorises. The output stage is one scalar function
+// for every path, so all give the same bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "compute/exec.h"
+
+namespace vkrt::compute {
+
+// NHWC input [batches, in_h, in_w, in_ch], output [batches, out_h, out_w, out_ch]. Weights:
+//   conv_s16:      OHWI [out_ch][kernel_h][kernel_w][in_ch / groups];
+//   depthwise_s16: [kernel_h][kernel_w][in_ch · ch_mult], output channel c·ch_mult + m reading
+//                  input channel c (out_ch = in_ch · ch_mult; groups unused).
+// A fully connected layer is a 1x1 convolution over 1x1 pixels (batches rows).
+struct ConvS16Shape {
+  int32_t batches = 1, in_h = 1, in_w = 1, in_ch = 0;
+  int32_t out_h = 1, out_w = 1, out_ch = 0;
+  int32_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1;
+  int32_t pad_top = 0, pad_left = 0, dilation_h = 1, dilation_w = 1;
+  int32_t groups = 1;
+  int32_t ch_mult = 1;
+};
+
+// How an output channel's sum Σ x·(w − weight_zero_point) becomes its output.
+enum class S16OutputStage : uint8_t {
+  // CMSIS-NN's 64-bit form (arm_nn_requantize_s64): requantize_s64(sum + bias,
+  // reduce_multiplier(multiplier), shift), the sum and bias adding modulo 2^64; clamped to
+  // [activation_min, activation_max] and stored as int16. Bias from bias64, or bias32 widened.
+  kRequantize64,
+  // CMSIS-NN's convolutions with a 32-bit bias or none: the int32 accumulator of the device wraps,
+  // so requantize(int32(sum mod 2^32) + bias32, multiplier, shift) (both modulo 2^32); clamped,
+  // int16.
+  kRequantize32,
+  // TOSA's int48 accumulator: clamp48(clamp48(sum) + clamp48(bias64)), stored as int64.
+  kInt48,
+};
+
+struct S16Output {
+  S16OutputStage stage = S16OutputStage::kRequantize64;
+  const int64_t* bias64 = nullptr;  // kRequantize64 (or bias32) and kInt48; null: no bias
+  const int32_t* bias32 = nullptr;
+  bool bias_per_channel = true;     // else one bias value for every channel (TOSA allows it)
+  const int32_t* multiplier = nullptr;  // kRequantize*: Q31 multipliers
+  const int32_t* shift = nullptr;       // kRequantize*: CMSIS-NN shifts, within [-31, 30]
+  bool scale_per_channel = true;        // else element 0 for every channel
+  int32_t activation_min = -32768, activation_max = 32767;  // within int16
+  int16_t* out16 = nullptr;  // kRequantize*
+  int64_t* out64 = nullptr;  // kInt48
+};
+
+struct ConvS16 {
+  ConvS16Shape shape;
+  const int16_t* input = nullptr;
+  const int8_t* weight = nullptr;
+  int32_t weight_zero_point = 0;  // subtracted from every weight (TOSA's weight_zp; 0 for CMSIS-NN)
+  S16Output out;
+};
+
+// Pairs of products one int32 lane may sum before it is added into int64: a pair is at most
+// 2·32768·255 in magnitude (weights less their zero point are within ±255), and 128 of them stay
+// below 2^31. A depthwise lane sums single products, twice as many taps.
+inline constexpr int32_t kS16Int32Pairs = 128;
+
+// Scratch conv_s16 needs for its vector path on `threads` workers (0 where the active ISA level
+// has none, or for depthwise_s16, which needs none).
+size_t conv_s16_scratch_bytes(const ConvS16Shape& s, int threads);
+// Preconditions: sizes positive and consistent (out_ch and in_ch multiples of groups, or
+// out_ch = in_ch · ch_mult), weights and scales of out_ch channels. With less scratch than
+// conv_s16_scratch_bytes the portable loop runs.
+void conv_s16(const ConvS16& c, const Exec& exec = {});
+void depthwise_s16(const ConvS16& c, const Exec& exec = {});
+// The portable loops alone (tests compare the paths).
+void conv_s16_portable(const ConvS16& c);
+void depthwise_s16_portable(const ConvS16& c);
+
+namespace detail {
+// Rows of A that conv_s16's vector path multiplies by the weights at a time.
+inline constexpr int kConvS16Rows = 4;
+// The vector path's depth is padded with zeros to a multiple of this (a whole int16 vector at
+// every target), in A's rows and in the weights' where they are not already, so that its loop
+// has no partial vectors: on AVX2 a partial load is a copy through the stack.
+inline constexpr int32_t kConvS16DepthAlign = 32;
+// One output pixel's depthwise window as the vector path reads it: `taps_y` × `taps_x` taps inside
+// the input, the first at `input` (and its weights at `weight`), both at the window's first
+// channel; each next tap along x or y `*_step` elements further on.
+struct DepthwiseS16Window {
+  const int16_t* input;
+  const int8_t* weight;
+  int32_t taps_y, taps_x;
+  int64_t input_step_y, input_step_x, weight_step_y, weight_step_x;
+};
+}  // namespace detail
+
+}  // namespace vkrt::compute
