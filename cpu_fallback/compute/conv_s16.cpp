@@ -175,6 +175,15 @@ void depthwise_pixels_portable(const ConvS16& c, int64_t p0, int64_t p1) {
   }
 }
 
+// Σ_{i<k} a[r][i]·(b[j·b_stride + i] − zp) for rows r < rows and columns j < n: the dot form's
+// kernel where no vector one exists (aarch64, the portable level), the runs in int32 so that the
+// compiler vectorises them (NEON's SMLAL on aarch64).
+void conv_dot_sums_portable(const int16_t* const* a, int rows, const int8_t* b, int64_t b_stride, int32_t n, int32_t k,
+                            int32_t zp, int64_t* sums, int64_t sums_stride) {
+  for (int r = 0; r < rows; ++r)
+    for (int32_t j = 0; j < n; ++j) sums[r * sums_stride + j] = dot_portable(a[r], b + j * b_stride, k, zp);
+}
+
 #if defined(__x86_64__)
 using DepthwiseSumsFn = decltype(&N_AVX2::depthwise_s16_sums);
 
@@ -182,8 +191,9 @@ DepthwiseSumsFn depthwise_sums_fn() {
   if (!has(Isa::Avx2)) return nullptr;
   return has(Isa::Avx512bw) ? N_AVX3::depthwise_s16_sums : N_AVX2::depthwise_s16_sums;
 }
+#endif
 
-// The two forms of the vector path's sums (conv_s16_hwy.cpp), one target's:
+// The two forms of the GEMM-shaped path's sums (conv_s16_hwy.cpp), one target's:
 //   dot:   each weight row dotted with each row of A along the depth (whole vectors, the depth
 //          padded to kConvS16DepthAlign), the lanes summed at the end. The weights are read in
 //          place (padded copies where the depth is not aligned): the form for few rows, where
@@ -191,22 +201,29 @@ DepthwiseSumsFn depthwise_sums_fn() {
 //   panel: the weights packed into panels of 16 columns once a call, each depth pair of a row
 //          broadcast against them, one output channel per lane: no sums across lanes, which for
 //          small depths cost more than the products (1x1 56x56 24→144: 8.6 → 16 GMAC/s at avx2).
+// Below avx2 and on aarch64 the dot form alone, on conv_dot_sums_portable.
 struct ConvKernels {
-  decltype(&N_AVX2::conv_s16_sums) dot;
-  decltype(&N_AVX2::conv_s16_panel_sums) panel;
+  void (*dot)(const int16_t* const* a, int rows, const int8_t* b, int64_t b_stride, int32_t n, int32_t k, int32_t zp,
+              int64_t* sums, int64_t sums_stride);
+  void (*panel)(const int16_t* const* a, int rows, const int16_t* panels, int32_t panel_count, int32_t kp,
+                int64_t* sums, int64_t sums_stride);  // null: no panel form
+  int32_t depth_align;                                // the dot form's (kConvS16DepthAlign for vectors)
 };
-const ConvKernels* conv_kernels() {
-  static constexpr ConvKernels kAvx2{N_AVX2::conv_s16_sums, N_AVX2::conv_s16_panel_sums};
-  static constexpr ConvKernels kAvx3{N_AVX3::conv_s16_sums, N_AVX3::conv_s16_panel_sums};
-  if (!has(Isa::Avx2)) return nullptr;
-  return has(Isa::Avx512bw) ? &kAvx3 : &kAvx2;
+const ConvKernels& conv_kernels() {
+  static constexpr ConvKernels kPortable{conv_dot_sums_portable, nullptr, 1};
+#if defined(__x86_64__)
+  static constexpr ConvKernels kAvx2{N_AVX2::conv_s16_sums, N_AVX2::conv_s16_panel_sums, detail::kConvS16DepthAlign};
+  static constexpr ConvKernels kAvx3{N_AVX3::conv_s16_sums, N_AVX3::conv_s16_panel_sums, detail::kConvS16DepthAlign};
+  if (has(Isa::Avx2)) return has(Isa::Avx512bw) ? kAvx3 : kAvx2;
+#endif
+  return kPortable;
 }
 
 // Calls with at least this many rows of A (output pixels) take the panel form.
 constexpr int64_t kPanelMinRows = 16;
 constexpr int32_t kPanel = 16;  // columns of a panel
 
-// The vector path's form and scratch: the weights as the form reads them where they cannot be read
+// The GEMM-shaped path's form and scratch: the weights as the form reads them where they cannot be read
 // in place (shared, packed once a call), then each worker's kConvS16Rows rows of A and their sums.
 struct ConvScratch {
   bool panel;
@@ -214,10 +231,10 @@ struct ConvScratch {
   int32_t panels_per_group;
   int64_t sums_stride;  // out_ch, and room for the last panel's padding columns
   size_t weights_bytes, rows_bytes, sums_bytes;
-  explicit ConvScratch(const ConvS16Shape& s) {
-    panel = int64_t(s.batches) * s.out_h * s.out_w >= kPanelMinRows;
+  ConvScratch(const ConvS16Shape& s, const ConvKernels& kernels) {
+    panel = kernels.panel != nullptr && int64_t(s.batches) * s.out_h * s.out_w >= kPanelMinRows;
     k = s.kernel_h * s.kernel_w * (s.in_ch / s.groups);
-    const int32_t align = panel ? 2 : detail::kConvS16DepthAlign;
+    const int32_t align = panel ? 2 : kernels.depth_align;
     kp = (k + align - 1) / align * align;
     const int32_t per_group = s.out_ch / s.groups;
     panels_per_group = (per_group + kPanel - 1) / kPanel;
@@ -293,8 +310,11 @@ ConvWeights pack_weights(const ConvS16& c, const ConvScratch& layout, uint8_t* m
   return ConvWeights{rows, layout.kp, nullptr};
 }
 
-void conv_pixels_vector(const ConvKernels& kernels, const ConvS16& c, const ConvScratch& layout,
-                        const ConvWeights& weights, uint8_t* scratch, int64_t p0, int64_t p1) {
+// Pixels [p0, p1), output channels [col0, col1) of an ungrouped convolution in the dot form (all
+// of them otherwise).
+void conv_pixels_gemm(const ConvKernels& kernels, const ConvS16& c, const ConvScratch& layout,
+                      const ConvWeights& weights, uint8_t* scratch, int64_t p0, int64_t p1, int32_t col0,
+                      int32_t col1) {
   const ConvS16Shape& s = c.shape;
   constexpr int R = detail::kConvS16Rows;
   const int32_t per_group = s.out_ch / s.groups;
@@ -310,14 +330,21 @@ void conv_pixels_vector(const ConvKernels& kernels, const ConvS16& c, const Conv
       if (layout.panel)
         kernels.panel(a, n, weights.panels + int64_t(g) * layout.panels_per_group * kPanel * layout.kp,
                       layout.panels_per_group, layout.kp, group_sums, layout.sums_stride);
+      else if (s.groups == 1)
+        kernels.dot(a, n, weights.rows + col0 * weights.stride, weights.stride, col1 - col0, layout.kp,
+                    c.weight_zero_point, sums + col0, layout.sums_stride);
       else
         kernels.dot(a, n, weights.rows + int64_t(g) * per_group * weights.stride, weights.stride, per_group, layout.kp,
                     c.weight_zero_point, group_sums, layout.sums_stride);
     }
-    for (int r = 0; r < n; ++r) finish_pixel(c.out, (p + r) * s.out_ch, 0, sums + r * layout.sums_stride, s.out_ch);
+    const bool all = layout.panel || s.groups > 1;
+    for (int r = 0; r < n; ++r)
+      finish_pixel(c.out, (p + r) * s.out_ch, all ? 0 : col0, sums + r * layout.sums_stride + (all ? 0 : col0),
+                   all ? s.out_ch : col1 - col0);
   }
 }
 
+#if defined(__x86_64__)
 void depthwise_pixels_vector(DepthwiseSumsFn sums_fn, const ConvS16& c, int64_t p0, int64_t p1) {
   const ConvS16Shape& s = c.shape;
   int64_t sums[kPortableRun];
@@ -350,11 +377,7 @@ void depthwise_pixels_vector(DepthwiseSumsFn sums_fn, const ConvS16& c, int64_t 
 }  // namespace
 
 size_t conv_s16_scratch_bytes(const ConvS16Shape& s, int threads) {
-#if defined(__x86_64__)
-  if (conv_kernels() != nullptr && s.groups > 0) return ConvScratch(s).total(threads);
-#endif
-  (void)s, (void)threads;
-  return 0;
+  return s.groups > 0 ? ConvScratch(s, conv_kernels()).total(threads) : 0;
 }
 
 void conv_s16_portable(const ConvS16& c) { conv_pixels_portable(c, 0, int64_t(c.shape.batches) * c.shape.out_h * c.shape.out_w); }
@@ -369,20 +392,32 @@ void depthwise_s16_portable(const ConvS16& c) {
 
 void conv_s16(const ConvS16& c, const Exec& exec) {
   const ConvS16Shape& s = c.shape;
-#if defined(__x86_64__)
-  if (const ConvKernels* kernels = conv_kernels()) {
-    const int workers = std::max(exec.num_threads(), 1);
-    if (exec.scratch.size() >= conv_s16_scratch_bytes(s, workers)) {
-      uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(exec.scratch.data())));
-      const ConvScratch layout(s);
-      const ConvWeights weights = pack_weights(c, layout, base);
-      uint8_t* workers_base = base + layout.weights_bytes;
-      return run_pixels(s, conv_macs(s), detail::kConvS16Rows, exec, [&](int worker, int64_t p0, int64_t p1) {
-        conv_pixels_vector(*kernels, c, layout, weights, workers_base + size_t(worker) * layout.per_worker(), p0, p1);
+  const ConvKernels& kernels = conv_kernels();
+  const int workers = std::max(exec.num_threads(), 1);
+  if (exec.scratch.size() >= conv_s16_scratch_bytes(s, workers)) {
+    uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(exec.scratch.data())));
+    const ConvScratch layout(s, kernels);
+    const ConvWeights weights = pack_weights(c, layout, base);
+    uint8_t* workers_base = base + layout.weights_bytes;
+    auto rows_of = [&](int worker, int64_t p0, int64_t p1, int32_t col0, int32_t col1) {
+      conv_pixels_gemm(kernels, c, layout, weights, workers_base + size_t(worker) * layout.per_worker(), p0, p1, col0,
+                       col1);
+    };
+    // A fully connected layer's few rows: the threads share out the output channels instead, each
+    // taking every row (1x1280→1000: 1.0x → 1.95x at two threads).
+    const int64_t pixels = int64_t(s.batches) * s.out_h * s.out_w;
+    const int64_t column_blocks = (s.out_ch + kPanel - 1) / kPanel;
+    const int column_workers = int(std::min<int64_t>({workers, int64_t(conv_macs(s) / 262144.0) + 1, column_blocks}));
+    if (!layout.panel && s.groups == 1 && pixels <= detail::kConvS16Rows && column_workers > 1) {
+      exec.parallel_chunks(column_workers, column_blocks, [&](int worker, int64_t b0, int64_t b1) {
+        rows_of(worker, 0, pixels, int32_t(b0 * kPanel), int32_t(std::min<int64_t>(b1 * kPanel, s.out_ch)));
       });
+      return;
     }
+    return run_pixels(s, conv_macs(s), detail::kConvS16Rows, exec,
+                      [&](int worker, int64_t p0, int64_t p1) { rows_of(worker, p0, p1, 0, s.out_ch); });
   }
-#endif
+  // Without scratch: one output at a time, no im2col.
   run_pixels(s, conv_macs(s), 1, exec, [&](int, int64_t p0, int64_t p1) { conv_pixels_portable(c, p0, p1); });
 }
 

@@ -262,6 +262,31 @@ TEST(ComputeConvS16, HandComputedSums) {
   }
 }
 
+// A fully connected layer of three rows, 700 → 999 (1.4M multiply-adds a row): on two threads its
+// output channels are shared out (blocks of 16, the last short), every worker taking all rows.
+TEST(ComputeConvS16, FullyConnectedRowsSharedOutByChannels) {
+  ThreadPool two(2);
+  std::mt19937 rng(3);
+  Layer l;
+  ConvS16Shape& s = l.c.shape;
+  s.batches = 3, s.in_ch = 700, s.out_ch = 999;
+  l.input.resize(3 * 700), l.weight.resize(999 * 700);
+  for (auto& v : l.input) v = int16_t(rng());
+  for (auto& v : l.weight) v = int8_t(rng());
+  for (int32_t j = 0; j < 999; ++j) l.bias64.push_back(int64_t(rng() % 2000001) - 1000000);
+  l.multiplier = {1518500250}, l.shift = {-6};
+  l.c.input = l.input.data(), l.c.weight = l.weight.data();
+  l.c.out.bias64 = l.bias64.data(), l.c.out.multiplier = l.multiplier.data(), l.c.out.shift = l.shift.data();
+  l.c.out.scale_per_channel = false;
+  const std::vector<int64_t> want = defined_outputs(l, false);
+  for (Isa isa : available_isas()) {
+    ScopedIsa pin(isa);
+    SCOPED_TRACE(std::string("ISA level ") + isa_name(isa));
+    std::vector<uint8_t> scratch(conv_s16_scratch_bytes(s, 2));
+    EXPECT_EQ(first_difference(outputs_of(l, [&](const ConvS16& c) { conv_s16(c, Exec{scratch, &two}); }), want), "");
+  }
+}
+
 // A depthwise window of 17x17 = 289 taps at the extremes: each channel's sum
 // 289·(−32768)·(−128 − 127) = 2_414_837_760 is past int32, which the int32 lanes reach unless
 // they are added into int64 every 256 taps. 37 channels: a pass of four vectors, single ones and
