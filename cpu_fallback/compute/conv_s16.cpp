@@ -57,6 +57,15 @@ void finish_pixel_scalar(const S16Output& o, int64_t out_index, int32_t first, c
         o.out64[out_index + j] = arith::clamp_int48(arith::clamp_int48(sums[j]) + arith::clamp_int48(bias));
       }
       return;
+    case S16OutputStage::kRescale16:
+      for (int32_t j = 0; j < count; ++j) {
+        const int64_t bias = o.bias64 ? o.bias64[bias_of(j)] : 0;
+        const int64_t acc = arith::clamp_int48(arith::clamp_int48(sums[j]) + arith::clamp_int48(bias));
+        const int64_t r = int64_t(arith::apply_scale_16(acc, int16_t(o.multiplier[scale_of(j)]),
+                                                        o.rescale_shift[scale_of(j)])) + o.output_zp;
+        o.out16[out_index + j] = int16_t(std::clamp<int64_t>(r, o.activation_min, o.activation_max));
+      }
+      return;
   }
 }
 

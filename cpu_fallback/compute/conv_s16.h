@@ -45,6 +45,11 @@ enum class S16OutputStage : uint8_t {
   kRequantize32,
   // TOSA's int48 accumulator: clamp48(clamp48(sum) + clamp48(bias64)), stored as int64.
   kInt48,
+  // kInt48's value, then TOSA's RESCALE with scale16 to int16 (and a CLAMP): clamp(
+  // apply_scale_16(value, int16(multiplier), rescale_shift) + output_zp, activation_min,
+  // activation_max), stored as int16 (the VGF CPU executor's fused CONV2D → RESCALE → CLAMP of an
+  // A16W8 network; the int48 tensor is never written).
+  kRescale16,
 };
 
 struct S16Output {
@@ -52,11 +57,13 @@ struct S16Output {
   const int64_t* bias64 = nullptr;  // kRequantize64 (or bias32) and kInt48; null: no bias
   const int32_t* bias32 = nullptr;
   bool bias_per_channel = true;     // else one bias value for every channel (TOSA allows it)
-  const int32_t* multiplier = nullptr;  // kRequantize*: Q31 multipliers
+  const int32_t* multiplier = nullptr;  // kRequantize*: Q31 multipliers; kRescale16: int16 ones
   const int32_t* shift = nullptr;       // kRequantize*: CMSIS-NN shifts, within [-31, 30]
+  const int8_t* rescale_shift = nullptr;  // kRescale16: RESCALE's shifts (clamped to [1, 62])
+  int32_t output_zp = 0;                  // kRescale16: within ±2^16
   bool scale_per_channel = true;        // else element 0 for every channel
   int32_t activation_min = -32768, activation_max = 32767;  // within int16
-  int16_t* out16 = nullptr;  // kRequantize*
+  int16_t* out16 = nullptr;  // kRequantize*, kRescale16
   int64_t* out64 = nullptr;  // kInt48
 };
 

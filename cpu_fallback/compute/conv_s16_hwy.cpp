@@ -258,6 +258,9 @@ int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int32_t first,
   auto channel32 = [&](const int32_t* values, bool per_channel, int32_t j) HWY_ATTR {
     return per_channel ? hn::LoadU(dh32, values + first + j) : hn::Set(dh32, values[0]);
   };
+  auto clamp48 = [&](hn::Vec<decltype(d64)> v) HWY_ATTR {
+    return hn::Min(hn::Max(v, hn::Set(d64, arith::kInt48Min)), hn::Set(d64, arith::kInt48Max));
+  };
   auto bias64_at = [&](int32_t j) HWY_ATTR {
     if (o.bias64) return o.bias_per_channel ? hn::LoadU(d64, o.bias64 + first + j) : hn::Set(d64, o.bias64[0]);
     if (o.bias32) return hn::PromoteTo(d64, channel32(o.bias32, o.bias_per_channel, j));
@@ -300,11 +303,36 @@ int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int32_t first,
       return j;
     }
     case S16OutputStage::kInt48: {
-      const auto lo = hn::Set(d64, arith::kInt48Min), hi = hn::Set(d64, arith::kInt48Max);
-      auto clamp48 = [&](hn::Vec<decltype(d64)> v) HWY_ATTR { return hn::Min(hn::Max(v, lo), hi); };
       for (; j + lanes <= count; j += lanes)
         hn::StoreU(clamp48(hn::Add(clamp48(hn::LoadU(d64, sums + j)), clamp48(bias64_at(j)))), d64,
                    o.out64 + out_index + first + j);
+      return j;
+    }
+    case S16OutputStage::kRescale16: {
+      // apply_scale_16 on the int48 value: |value·multiplier| <= 2^62, exact in 64 bits; the
+      // rounding term 2^(shift−1) as a variable left shift; the zero point and the clamp in 64-bit
+      // lanes, then narrowed. apply_scale_16's saturation to int32 is left out: with the clamp
+      // within int16 and the zero point within ±2^16 (an int16 or uint16 one), a value past int32
+      // clamps to the same bound either way.
+      const hn::Rebind<int8_t, decltype(d64)> d8;
+      const hn::RebindToUnsigned<decltype(d64)> du64;
+      const auto lo = hn::Set(d64, o.activation_min), hi = hn::Set(d64, o.activation_max),
+                 zp = hn::Set(d64, o.output_zp);
+      for (; j + lanes <= count; j += lanes) {
+        const auto acc = clamp48(hn::Add(clamp48(hn::LoadU(d64, sums + j)), clamp48(bias64_at(j))));
+        const auto m32 = channel32(o.multiplier, o.scale_per_channel, j);
+        const auto m = hn::PromoteTo(d64, hn::ShiftRight<16>(hn::ShiftLeft<16>(m32)));  // int16(multiplier)
+        const auto shift8 = o.scale_per_channel ? hn::LoadU(d8, o.rescale_shift + first + j)
+                                                : hn::Set(d8, o.rescale_shift[0]);
+        const auto shift =
+            hn::PromoteTo(d64, hn::Min(hn::Max(hn::PromoteTo(dh32, shift8), hn::Set(dh32, 1)), hn::Set(dh32, 62)));
+        const auto round = hn::BitCast(d64, hn::Shl(hn::Set(du64, 1), hn::BitCast(du64, hn::Sub(shift, hn::Set(d64, 1)))));
+        auto r = hn::Add(MulWrap64(d64, acc, m), round) >> shift;
+        r = hn::Min(hn::Max(hn::Add(r, zp), lo), hi);
+        const hn::Rebind<uint32_t, decltype(d64)> du32;
+        const auto narrowed = hn::BitCast(dh32, hn::TruncateTo(du32, hn::BitCast(du64, r)));
+        hn::StoreU(hn::DemoteTo(dq16, narrowed), dq16, o.out16 + out_index + first + j);
+      }
       return j;
     }
   }

@@ -2,10 +2,13 @@
 // (cpu_fallback/compute/conv_s16.h): int16 activations (zero point 0), int8 weights less their
 // zero point, each output's products summed exactly in int64, then TOSA's int48 accumulator:
 //   out = clamp48(clamp48(Σ x·(w − weight_zp)) + clamp48(bias))
-// as ConvPolicy<int16_t> defines it for the reference loops. The reference loops' int64 sum
+// as ConvPolicy<int16_t> defines it for the reference loops. The VGF CPU executor's fused chain
+// CONV2D → RESCALE (scale16, to int16) → CLAMP takes the RESCALE and CLAMP as the core's output
+// stage (kRescale16), so the int48 tensor is never written. The reference loops' int64 sum
 // wraps where it would overflow; the exact sum of any shape these kernels take stays far inside
 // int64 (|x·(w − zp)| < 2^23 per product, fewer than 2^40 products), so both are the same.
 #include <cstdint>
+#include <span>
 
 #include "compute/conv_s16.h"
 #include "cpu_fallback/tosa/conv_common.h"
@@ -31,18 +34,47 @@ bool shape_of(const TensorRef& input, const TensorRef& output, int64_t kh, int64
   return true;
 }
 
+// The convolution with TOSA's int48 sums out (`output`), or, given `rescale`, with the RESCALE (and
+// CLAMP) after it as the output stage instead (`output` the chain's int16 result).
 compute::ConvS16 int48_conv(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& a,
-                            const TensorRef& output, const compute::ConvS16Shape& s) {
+                            const TensorRef& output, const compute::ConvS16Shape& s,
+                            const RescaleAttr* rescale = nullptr, int32_t lo = 0, int32_t hi = 0) {
   compute::ConvS16 c;
   c.shape = s;
   c.input = input.as<const int16_t>();
   c.weight = weight.as<const int8_t>();
   c.weight_zero_point = a.weight_zp;
-  c.out.stage = compute::S16OutputStage::kInt48;
   c.out.bias64 = bias.as<const int64_t>();
   c.out.bias_per_channel = bias.dim(0) == s.out_ch;
-  c.out.out64 = output.as<int64_t>();
+  if (rescale == nullptr) {
+    c.out.stage = compute::S16OutputStage::kInt48;
+    c.out.out64 = output.as<int64_t>();
+    return c;
+  }
+  c.out.stage = compute::S16OutputStage::kRescale16;
+  c.out.multiplier = rescale->multiplier.data();
+  c.out.rescale_shift = rescale->shift.data();
+  c.out.scale_per_channel = rescale->per_channel;
+  c.out.output_zp = rescale->output_zp;
+  c.out.activation_min = lo, c.out.activation_max = hi;
+  c.out.out16 = output.as<int16_t>();
   return c;
+}
+
+// The bounds of a RESCALE (scale16, int48 → signed int16) and CLAMP as one clamp of the rescaled
+// value: false where the chain is not that, or the CLAMP's bounds are not within int16.
+bool rescale16_bounds(const TensorRef& input, const RescaleAttr& r, const ClampAttr* clamp, const TensorRef& output,
+                      int32_t* lo, int32_t* hi) {
+  if (input.dtype != DType::Int16 || output.dtype != DType::Int16 || r.scale32 || r.input_unsigned ||
+      r.output_unsigned || r.input_zp != 0)
+    return false;
+  int64_t low = INT16_MIN, high = INT16_MAX;
+  if (clamp) {
+    if (clamp->min_int < INT16_MIN || clamp->max_int > INT16_MAX || clamp->min_int > clamp->max_int) return false;
+    low = clamp->min_int, high = clamp->max_int;  // clamp(saturate16(v)) with bounds inside int16
+  }
+  *lo = int32_t(low), *hi = int32_t(high);
+  return true;
 }
 
 bool conv2d_shape(const TensorRef& input, const TensorRef& weight, const ConvAttr& attrs, const TensorRef& output,
@@ -66,15 +98,49 @@ bool conv2d_int16(const TensorRef& input, const TensorRef& weight, const TensorR
   return true;
 }
 
+bool conv2d_int16_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                          const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale,
+                          const ClampAttr* clamp, const TensorRef& output, ParallelRunner* runner,
+                          std::span<uint8_t> scratch) {
+  compute::ConvS16Shape s;
+  int32_t lo, hi;
+  if (!rescale16_bounds(input, rescale, clamp, output, &lo, &hi) || !conv2d_shape(input, weight, attrs, sums, &s))
+    return false;
+  compute::conv_s16(int48_conv(input, weight, bias, attrs, output, s, &rescale, lo, hi),
+                    compute::Exec{scratch, runner});
+  return true;
+}
+
+namespace {
+// DEPTHWISE_CONV2D's shape: weights [KH, KW, C, M], output channel c·M + m, the core's depthwise
+// layout.
+bool depthwise_shape(const TensorRef& input, const TensorRef& weight, const ConvAttr& attrs, const TensorRef& output,
+                     compute::ConvS16Shape* s) {
+  if (input.dtype != DType::Int16 || weight.dim(3) > INT32_MAX ||
+      !shape_of(input, output, weight.dim(0), weight.dim(1), attrs, s))
+    return false;
+  s->ch_mult = int32_t(weight.dim(3));
+  return true;
+}
+}  // namespace
+
 bool depthwise_conv2d_int16(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                             const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner) {
   compute::ConvS16Shape s;
-  // Weights [KH, KW, C, M]: output channel c·M + m, as the core's depthwise layout.
-  if (input.dtype != DType::Int16 || weight.dim(3) > INT32_MAX ||
-      !shape_of(input, output, weight.dim(0), weight.dim(1), attrs, &s))
-    return false;
-  s.ch_mult = int32_t(weight.dim(3));
+  if (!depthwise_shape(input, weight, attrs, output, &s)) return false;
   compute::depthwise_s16(int48_conv(input, weight, bias, attrs, output, s), compute::Exec{{}, runner});
+  return true;
+}
+
+bool depthwise_conv2d_int16_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                    const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale,
+                                    const ClampAttr* clamp, const TensorRef& output, ParallelRunner* runner) {
+  compute::ConvS16Shape s;
+  int32_t lo, hi;
+  if (!rescale16_bounds(input, rescale, clamp, output, &lo, &hi) || !depthwise_shape(input, weight, attrs, sums, &s))
+    return false;
+  compute::depthwise_s16(int48_conv(input, weight, bias, attrs, output, s, &rescale, lo, hi),
+                         compute::Exec{{}, runner});
   return true;
 }
 

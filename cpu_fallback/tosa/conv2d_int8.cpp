@@ -312,7 +312,8 @@ const void* conv2d_pack_weights(const TensorRef& weight, const TensorRef& bias, 
 size_t conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                    const ConvAttr& attrs, const TensorRef& sums, int threads,
                                    const void* packed_weights, const ConvRequantize* requantize) {
-  if (input.dtype != DType::Int8) return 0;  // the bands are int8's
+  // The bands are int8's; other types run CONV2D then RESCALE, CONV2D with its own scratch (int16).
+  if (input.dtype != DType::Int8) return conv2d_scratch_bytes(input, weight, bias, attrs, sums, threads, packed_weights);
   const size_t unfused = conv2d_scratch_bytes(input, weight, bias, attrs, sums, threads, packed_weights);
   if (unfused == 0) return 0;  // not the int8 GEMM, or operands conv2d refuses
   if (requantize && requantize_fits(*requantize, weight, bias)) {  // one GEMM, its output int8
@@ -333,7 +334,10 @@ Status conv2d_rescale(const TensorRef& input, const TensorRef& weight, const Ten
   if (clamp_attrs) VKRT_RETURN_IF_ERROR(check_clamp(rescaled, *clamp_attrs, clamped));
   const TensorRef& output = clamp_attrs ? clamped : rescaled;
   if (conv2d_requantize_int8(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner, resources) ||
-      conv2d_rescale_int8_bands(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner, resources))
+      conv2d_rescale_int8_bands(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner,
+                                resources) ||
+      conv2d_int16_rescale(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner,
+                           resources.scratch))
     return Status::ok();
   VKRT_RETURN_IF_ERROR(conv2d(input, weight, bias, attrs, sums, runner, resources));
   VKRT_RETURN_IF_ERROR(rescale(sums, rescale_attrs, rescaled, runner));

@@ -112,6 +112,18 @@ bool conv2d_int16(const TensorRef& input, const TensorRef& weight, const TensorR
                   const TensorRef& output, ParallelRunner* runner, std::span<uint8_t> scratch);
 bool depthwise_conv2d_int16(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                             const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner);
+// The chains CONV2D / DEPTHWISE_CONV2D → RESCALE → (CLAMP) of an A16W8 network in one pass, the
+// RESCALE (scale16, int48 to signed int16, input zero point 0) and the CLAMP (bounds within
+// int16) as the core's output stage: `sums` (the int48 tensor) is not written, `output` is the
+// chain's result. False, writing nothing, where the chain is not that. CONV2D takes the same
+// scratch as conv2d_int16. Operands are checked by the caller.
+bool conv2d_int16_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                          const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale,
+                          const ClampAttr* clamp, const TensorRef& output, ParallelRunner* runner,
+                          std::span<uint8_t> scratch);
+bool depthwise_conv2d_int16_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                    const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale,
+                                    const ClampAttr* clamp, const TensorRef& output, ParallelRunner* runner);
 
 // The fp32 CONV2D on the compute core's fp32 GEMM and the fp32 DEPTHWISE_CONV2D
 // (conv2d_fp32.cpp): false, writing nothing, where they do not apply (another dtype) or, for

@@ -223,7 +223,9 @@ Status depthwise_conv2d_rescale(const TensorRef& input, const TensorRef& weight,
   if (detail::depthwise_requantize_int8(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner,
                                         scratch, requantize) ||
       detail::depthwise_rescale_int8_bands(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner,
-                                           scratch))
+                                           scratch) ||
+      detail::depthwise_conv2d_int16_rescale(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output,
+                                             runner))
     return Status::ok();
   VKRT_RETURN_IF_ERROR(depthwise_conv2d(input, weight, bias, attrs, sums, runner, scratch));
   VKRT_RETURN_IF_ERROR(rescale(sums, rescale_attrs, rescaled, runner));

@@ -332,7 +332,8 @@ void rescale32_impl(const TensorRef& input, const RescaleAttr& a, const TensorRe
   });
 }
 
-// The per-element formula, every case: scale16 (int16 and int48 networks) takes only this.
+// The per-element formula, every case: the oracle (rescale_reference) and the definition the
+// loops below follow.
 template <typename TIn, typename TOut>
 void rescale_reference_impl(const TensorRef& input, const RescaleAttr& a, const TensorRef& output) {
   const TIn* in = input.as<const TIn>();
@@ -359,7 +360,36 @@ void rescale_reference_impl(const TensorRef& input, const RescaleAttr& a, const 
   }
 }
 
-// The reference formula where asked (reference) and for scale16, else the scale32 loops.
+// scale16 (the int16 and int48 networks' RESCALEs: an A16W8 convolution's int48 sums to int16):
+// the per-element formula above by rows of channels, so that no element takes a division for its
+// channel, split over threads. MobileNetV2 A16W8's RESCALEs took 42% of its time on the formula's
+// loop (Intel Xeon, one thread).
+template <typename TIn, typename TOut>
+void rescale16_impl(const TensorRef& input, const RescaleAttr& a, const TensorRef& output, ParallelRunner* runner) {
+  const TIn* in = input.as<const TIn>();
+  TOut* out = output.as<TOut>();
+  const int64_t total = input.num_elements();
+  const int64_t channels = a.per_channel ? input.dim(input.rank() - 1) : 1;
+  const RescaleRange range = range_of(input, a, output);
+  auto one = [&](int64_t i, size_t c) {
+    const int64_t v = load(in, i, a.input_unsigned) - range.in_zp;
+    const int64_t r = int64_t(arith::apply_scale_16(v, int16_t(a.multiplier[c]), int(a.shift[c]))) + range.out_zp;
+    out[i] = TOut(r < range.lo ? range.lo : (r > range.hi ? range.hi : r));
+  };
+  split_elements(runner, total, [&](int64_t first, int64_t last) {
+    if (channels == 1) {
+      for (int64_t i = first; i < last; ++i) one(i, 0);
+      return;
+    }
+    int64_t i = first;
+    for (size_t c = size_t(first % channels); i < last; ++i) {  // one division a slice
+      one(i, c);
+      if (++c == size_t(channels)) c = 0;
+    }
+  });
+}
+
+// The reference formula where asked (reference), else the scale32 and scale16 loops.
 // `runner` may be null.
 struct RescaleCall {
   const TensorRef& input;
@@ -400,6 +430,7 @@ void rescale_impl(const RescaleCall& call) {
   }
   if (call.attrs.scale32 && !call.reference)
     return rescale32_impl<TIn, TOut>(call.input, call.attrs, call.output, call.runner);
+  if (!call.reference) return rescale16_impl<TIn, TOut>(call.input, call.attrs, call.output, call.runner);
   rescale_reference_impl<TIn, TOut>(call.input, call.attrs, call.output);
 }
 

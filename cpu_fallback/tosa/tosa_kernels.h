@@ -14,9 +14,9 @@
 //     allocate on success), so a call with bad arguments returns the error instead of reading out
 //     of bounds. No kernel allocates heap memory. The heavy ones (CONV2D, DEPTHWISE_CONV2D,
 //     RESCALE, the elementwise binary ops, FFT2D, RFFT2D) take an optional vkrt::ParallelRunner
-//     (vkrt/kernel.h; null: the calling thread) to split their work over threads; the int8
-//     CONV2D also takes scratch memory and weights packed ahead (ConvResources), without which
-//     it runs the reference loops.
+//     (vkrt/kernel.h; null: the calling thread) to split their work over threads; CONV2D also
+//     takes scratch memory and, for int8 and fp32, weights packed ahead (ConvResources), without
+//     which it runs the reference loops (int16: the compute core's scratch-free loop).
 // Semantics follow shared/docs/tosa.md (section numbers cited at each op). Where TOSA only
 // REQUIREs something (undefined result), the kernels still produce a deterministic value:
 // int32 accumulators wrap modulo 2^32 (tosa.md §6), out-of-range gather/table indices are
@@ -58,7 +58,9 @@ namespace vkrt::tosa {
 // ConvAttr: pad >= 0, stride and dilation >= 1; acc_type must match the input dtype.
 
 // CONV2D: input [N,IH,IW,IC], weight [OC,KH,KW,IC], bias [OC] or [1] -> output [N,OH,OW,OC].
-// The int8 one runs on the compute core's GEMM (cpu_fallback/compute/gemm_s8.h) given
+// The int16 one runs on the compute core's A16W8 convolution (cpu_fallback/compute/conv_s16.h),
+// its GEMM-shaped path given conv2d_scratch_bytes() of scratch. The int8 one runs on the compute
+// core's GEMM (cpu_fallback/compute/gemm_s8.h) given
 // `resources`: scratch of conv2d_scratch_bytes() for the threads of `runner`, and optionally
 // the weights packed once by conv2d_pack_weights() (for these weight and bias buffers; a packing
 // of other buffers is ignored). Without enough scratch it runs the reference loops: same bytes.
@@ -139,6 +141,7 @@ Status check_depthwise_conv2d(const TensorRef& input, const TensorRef& weight,
 // The int8 one runs on the compute core's depthwise engine (cpu_fallback/compute/depthwise_s8.h;
 // weight_zp 0; otherwise the reference loops); `scratch` of depthwise_conv2d_scratch_bytes() for
 // the threads of `runner` lets it take its fastest path (AVX-512 VNNI). Same values either way.
+// The int16 one runs on the compute core's A16W8 depthwise (cpu_fallback/compute/conv_s16.h).
 Status depthwise_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                         const ConvAttr& attrs, const TensorRef& output,
                         ParallelRunner* runner = nullptr, std::span<uint8_t> scratch = {});

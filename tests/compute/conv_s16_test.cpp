@@ -27,9 +27,13 @@ int pick(std::mt19937& rng, std::initializer_list<int> values) { return *(values
 // Output channel j's value from its exact sum, as the stages define it.
 int64_t stage_of(const S16Output& o, int32_t j, int64_t sum) {
   const int32_t jb = o.bias_per_channel ? j : 0, js = o.scale_per_channel ? j : 0;
-  if (o.stage == S16OutputStage::kInt48) {
+  if (o.stage == S16OutputStage::kInt48 || o.stage == S16OutputStage::kRescale16) {
     const int64_t bias = o.bias64 ? o.bias64[jb] : 0;
-    return arith::clamp_int48(arith::clamp_int48(sum) + arith::clamp_int48(bias));
+    const int64_t acc = arith::clamp_int48(arith::clamp_int48(sum) + arith::clamp_int48(bias));
+    if (o.stage == S16OutputStage::kInt48) return acc;
+    // RESCALE (scale16, tosa.md §5) then CLAMP.
+    const int64_t r = int64_t(arith::apply_scale_16(acc, int16_t(o.multiplier[js]), o.rescale_shift[js])) + o.output_zp;
+    return std::clamp<int64_t>(r, o.activation_min, o.activation_max);
   }
   int32_t v;
   if (o.stage == S16OutputStage::kRequantize64) {
@@ -80,6 +84,7 @@ struct Layer {
   std::vector<int8_t> weight;
   std::vector<int64_t> bias64;
   std::vector<int32_t> bias32, multiplier, shift;
+  std::vector<int8_t> rescale_shift;
   std::string name;
 };
 
@@ -125,7 +130,7 @@ Layer random_layer(std::mt19937& rng, bool depthwise, int iteration) {
   for (auto& v : l.weight) v = int8_t(mode < 2 ? far : w8(rng));
 
   S16Output& o = l.c.out;
-  o.stage = S16OutputStage(iteration % 3);
+  o.stage = S16OutputStage(iteration % 4);
   const int bias_kind = int(rng() % 3);  // none, 64-bit, 32-bit
   o.bias_per_channel = rng() % 4 != 0;
   o.scale_per_channel = rng() % 4 != 0;
@@ -138,6 +143,12 @@ Layer random_layer(std::mt19937& rng, bool depthwise, int iteration) {
     l.multiplier.push_back(
         pick(rng, {0x7FFFFFFF, 0x7FFF8000, 0x40000000, 1234567890, int(rng() >> 1), -1234567890, -0x7FFFFFFF}));
     l.shift.push_back(pick(rng, {-31, -20, -12, -1, 0, 5, 14}));
+    l.rescale_shift.push_back(int8_t(pick(rng, {1, 2, 13, 30, 38, 47, 62})));
+  }
+  if (o.stage == S16OutputStage::kRescale16) {  // int16 multipliers, negative ones too (as TOSA casts them)
+    for (auto& m : l.multiplier) m = pick(rng, {0, 1, 16384, 32767, int(rng() % 32768), -5, 0x12345});
+    o.rescale_shift = l.rescale_shift.data();
+    o.output_zp = pick(rng, {0, 0, -7, 300});
   }
   if (o.stage == S16OutputStage::kRequantize32) {
     o.bias32 = bias_kind == 0 ? nullptr : l.bias32.data();
@@ -155,12 +166,13 @@ Layer random_layer(std::mt19937& rng, bool depthwise, int iteration) {
            " stride " + std::to_string(s.stride_h) + "x" + std::to_string(s.stride_w) + " dilation " +
            std::to_string(s.dilation_h) + "x" + std::to_string(s.dilation_w) + " pad " + std::to_string(s.pad_top) + "," +
            std::to_string(s.pad_left) + " groups " + std::to_string(s.groups) + " mult " + std::to_string(s.ch_mult) +
-           " wzp " + std::to_string(l.c.weight_zero_point) + " stage " + std::to_string(iteration % 3) + " bias " +
+           " wzp " + std::to_string(l.c.weight_zero_point) + " stage " + std::to_string(iteration % 4) + " bias " +
            std::to_string(bias_kind) + " mode " + std::to_string(mode);
   return l;
 }
 
-// The layer's outputs by the definition: int16 for the requantizing stages, int64 for kInt48.
+// The layer's outputs by the definition: int16 for the requantizing stages and kRescale16, int64
+// for kInt48.
 std::vector<int64_t> defined_outputs(const Layer& l, bool depthwise) {
   std::vector<int64_t> out = defined_sums(l.c, depthwise);
   for (size_t i = 0; i < out.size(); ++i) out[i] = stage_of(l.c.out, int32_t(i % size_t(l.c.shape.out_ch)), out[i]);

@@ -246,6 +246,46 @@ TEST(TosaFastPaths, Rescale32MatchesApplyScale32) {
   }
 }
 
+// scale16 RESCALE (rows of channels, split over threads) element by element against
+// arith::apply_scale_16 as tosa.md §5 writes it: int48 sums (past the int48 range too: the spec
+// clamps them first) and int16 inputs, per channel (channel counts that do not divide the
+// threads' slices) and per tensor, to int16, int8 and int32, with zero points and unsigned sides.
+TEST(TosaFastPaths, Rescale16MatchesApplyScale16) {
+  std::mt19937 rng(16);
+  CountingThreads three(3);
+  for (const auto& [in_type, out_type, in_unsigned, out_unsigned] :
+       {std::tuple{DType::Int48, DType::Int16, false, false}, std::tuple{DType::Int48, DType::Int8, false, false},
+        std::tuple{DType::Int48, DType::Int32, false, false}, std::tuple{DType::Int16, DType::Int16, false, false},
+        std::tuple{DType::Int16, DType::Int8, true, false}, std::tuple{DType::Int16, DType::Int16, false, true}}) {
+    for (bool per_channel : {true, false})
+      for (ParallelRunner* runner : {static_cast<ParallelRunner*>(nullptr), static_cast<ParallelRunner*>(&three)}) {
+        const int64_t pixels = 3001, channels = 37;  // 111037 elements: several slices a thread
+        const int64_t shape[2] = {pixels, channels};
+        std::vector<int64_t> in48(size_t(pixels * channels));
+        std::vector<int16_t> in16(in48.size());
+        std::uniform_int_distribution<int64_t> wide(-(int64_t(1) << 49), int64_t(1) << 49);
+        for (size_t i = 0; i < in48.size(); ++i) in48[i] = wide(rng), in16[i] = int16_t(rng());
+        const TensorRef in{in_type, shape, in_type == DType::Int48 ? static_cast<void*>(in48.data()) : in16.data()};
+        RescaleAttr a;
+        a.scale32 = false, a.rounding_mode = RoundingMode::SingleRound, a.per_channel = per_channel;
+        a.input_unsigned = in_unsigned, a.output_unsigned = out_unsigned;
+        a.input_zp = in_type == DType::Int16 && in_unsigned ? 32768 : 0;
+        a.output_zp = out_type == DType::Int8 ? -7 : out_unsigned ? 32768 : 0;
+        for (int64_t c = 0; c < (per_channel ? channels : 1); ++c) {
+          a.multiplier.push_back(int32_t(rng() % 32768));
+          a.shift.push_back(int8_t(in_type == DType::Int48 ? 30 + rng() % 20 : 2 + rng() % 20));
+        }
+        std::vector<int64_t> got(in48.size()), want(in48.size());
+        const TensorRef got_ref{out_type, shape, got.data()}, want_ref{out_type, shape, want.data()};
+        ASSERT_TOSA_OK(rescale(in, a, got_ref, runner));
+        detail::rescale_reference(in, a, want_ref);
+        EXPECT_EQ(got, want) << dtype_name(in_type) << " -> " << dtype_name(out_type)
+                             << (per_channel ? " per channel" : " per tensor") << (runner ? ", three threads" : "");
+      }
+  }
+  EXPECT_GT(three.tasks, 0);
+}
+
 // The int8 table path with every other parameter: unsigned input or output, scale16, and split
 // over threads: the same bytes as the per-element reference formula.
 TEST(TosaFastPaths, RescaleInt8TableMatchesReference) {
@@ -469,6 +509,75 @@ TEST(TosaFastPaths, Conv2dRescaleClampFusedEqualsTheOpsInTurn) {
     }
   }
   EXPECT_GT(three.tasks, 0);  // the cases with several bands ran on the threads
+}
+
+// The A16W8 chains, int16 CONV2D or DEPTHWISE_CONV2D → RESCALE (scale16, int48 → int16) → CLAMP,
+// as the VGF CPU executor runs them (conv2d_rescale with conv2d_rescale_scratch_bytes of scratch,
+// depthwise_conv2d_rescale: the compute core's conv_s16 and depthwise_s16 with the RESCALE and
+// CLAMP as their output stage), equal the reference kernels in turn at every level, with and
+// without scratch, on one and three threads, per channel and per tensor.
+TEST(TosaFastPaths, Int16ConvRescaleClampEqualsTheOpsInTurn) {
+  std::mt19937 rng(97);
+  CountingThreads three(3);
+  for (const ConvCase& c : kConvCases) {
+    for (bool depthwise : {false, true}) {
+      const int64_t oh = out_size(c.ih, c.pad_t, c.pad_b, c.kh, c.dil_y, c.stride_y);
+      const int64_t ow = out_size(c.iw, c.pad_l, c.pad_r, c.kw, c.dil_x, c.stride_x);
+      const int64_t multiplier = depthwise ? 1 + (c.ic % 2) : 1, oc = depthwise ? c.ic * multiplier : c.oc;
+      ConvAttr a = attrs_of(c);
+      a.input_zp = 0, a.acc_type = AccType::Int48;
+      auto in = i16({c.n, c.ih, c.iw, c.ic});
+      auto w = depthwise ? i8({c.kh, c.kw, c.ic, multiplier}) : i8({c.oc, c.kh, c.kw, c.ic});
+      auto bias = i48({c.bias_broadcast ? 1 : oc});
+      fill_random(in.data, rng, -32768, 32767);
+      fill_random(w.data, rng, -128, 127);
+      for (auto& b : bias.data) b = int64_t(rng() % 2000001) - 1000000;
+      const bool per_channel = (&c - kConvCases) % 2 == 0;
+      RescaleAttr r;  // an int48 input takes scale16
+      r.scale32 = false, r.per_channel = per_channel, r.input_zp = 0, r.output_zp = 0;  // int16: zero points 0
+      r.rounding_mode = RoundingMode::SingleRound;
+      for (int64_t k = 0; k < (per_channel ? oc : 1); ++k) {
+        r.multiplier.push_back(1 << 14 | int32_t(rng() % (1u << 13)));
+        r.shift.push_back(int8_t((depthwise ? 26 : 34) + k % 3));
+      }
+      ClampAttr clamp_attr;
+      clamp_attr.min_int = -20000, clamp_attr.max_int = 30000;
+      auto sums = i48({c.n, oh, ow, oc});
+      auto want_rescaled = i16({c.n, oh, ow, oc}), want_clamped = i16({c.n, oh, ow, oc});
+      if (depthwise)
+        detail::depthwise_conv2d_reference(in, w, bias, a, sums);
+      else
+        detail::conv2d_reference(in, w, bias, a, sums);
+      detail::rescale_reference(sums, r, want_rescaled);
+      ASSERT_TOSA_OK(clamp(want_rescaled, clamp_attr, want_clamped));
+      for (compute::Isa isa : compute::available_isas()) {
+        compute::ScopedIsa pin(isa);
+        for (ParallelRunner* runner : {static_cast<ParallelRunner*>(nullptr), static_cast<ParallelRunner*>(&three)})
+          for (bool with_scratch : {false, true}) {
+            const int threads = runner ? 3 : 1;
+            std::vector<uint8_t> scratch;
+            if (with_scratch)
+              scratch.assign(depthwise ? depthwise_conv2d_rescale_scratch_bytes(in, w, bias, a, sums, threads, nullptr)
+                                       : conv2d_rescale_scratch_bytes(in, w, bias, a, sums, threads, nullptr, nullptr),
+                             0xA5);
+            auto got_sums = i48({c.n, oh, ow, oc});
+            auto rescaled = i16({c.n, oh, ow, oc}), clamped = i16({c.n, oh, ow, oc});
+            if (depthwise)
+              ASSERT_TOSA_OK(depthwise_conv2d_rescale(in, w, bias, a, got_sums, r, rescaled, &clamp_attr, clamped,
+                                                      runner, scratch, nullptr));
+            else
+              ASSERT_TOSA_OK(conv2d_rescale(in, w, bias, a, got_sums, r, rescaled, &clamp_attr, clamped, runner,
+                                            ConvResources{scratch, nullptr, nullptr}));
+            EXPECT_EQ(clamped.data, want_clamped.data)
+                << (depthwise ? "int16 depthwise " : "int16 conv ") << c.ih << "x" << c.iw << "x" << c.ic << " -> "
+                << oc << " at " << compute::isa_name(isa) << ", " << threads << " threads"
+                << (with_scratch ? ", scratch" : "") << (per_channel ? ", per channel" : ", per tensor");
+            // One pass: the int48 sums are never written.
+            EXPECT_EQ(got_sums.data, std::vector<int64_t>(got_sums.data.size(), 0));
+          }
+      }
+    }
+  }
 }
 
 // DEPTHWISE_CONV2D -> RESCALE -> CLAMP as one kernel (depthwise_conv2d_rescale) equals the
