@@ -69,14 +69,22 @@ void finish_pixel_scalar(const S16Output& o, int64_t out_index, int32_t first, c
   }
 }
 
-// The same on vectors where the level has them, the channels past the last whole vector scalar.
-void finish_pixel(const S16Output& o, int64_t out_index, int32_t first, const int64_t* sums, int32_t count) {
+// The same for `rows` pixels (outputs out_stride apart, sums sums_stride apart), on vectors where
+// the level has them (each vector's channel constants derived once for all the rows), the
+// channels past the last whole vector scalar.
+void finish_rows(const S16Output& o, int64_t out_index, int64_t out_stride, int32_t first, const int64_t* sums,
+                 int64_t sums_stride, int rows, int32_t count) {
   int32_t done = 0;
 #if defined(__x86_64__)
   if (has(Isa::Avx2))
-    done = (has(Isa::Avx512bw) ? N_AVX3::finish_s16_vectors : N_AVX2::finish_s16_vectors)(o, out_index, first, sums, count);
+    done = (has(Isa::Avx512bw) ? N_AVX3::finish_s16_vectors : N_AVX2::finish_s16_vectors)(
+        o, out_index, out_stride, first, sums, sums_stride, rows, count);
 #endif
-  finish_pixel_scalar(o, out_index, first + done, sums + done, count - done);
+  for (int r = 0; r < rows; ++r)
+    finish_pixel_scalar(o, out_index + r * out_stride, first + done, sums + r * sums_stride + done, count - done);
+}
+void finish_pixel(const S16Output& o, int64_t out_index, int32_t first, const int64_t* sums, int32_t count) {
+  finish_rows(o, out_index, 0, first, sums, 0, 1, count);
 }
 
 // A pixel's window taps inside the input along one axis: k in [*begin, *end) has
@@ -232,6 +240,33 @@ const ConvKernels& conv_kernels() {
 constexpr int64_t kPanelMinRows = 16;
 constexpr int32_t kPanel = 16;  // columns of a panel
 
+// The bytes of `groups` groups' weights in panels.
+size_t panels_bytes(int32_t groups, int32_t panels_per_group, int32_t kp) {
+  return align_up(size_t(groups) * size_t(panels_per_group) * kPanel * size_t(kp) * 2);
+}
+
+// Writes group-by-group panels of c's weights (depth k padded to kp) into `panels`.
+void pack_panels(const ConvS16& c, int32_t k, int32_t kp, int32_t panels_per_group, int16_t* panels) {
+  const ConvS16Shape& s = c.shape;
+  const int32_t per_group = s.out_ch / s.groups;
+  std::fill_n(panels, size_t(s.groups) * panels_per_group * kPanel * size_t(kp), int16_t(0));
+  for (int32_t g = 0; g < s.groups; ++g)
+    for (int32_t j = 0; j < per_group; ++j) {
+      const int8_t* w = c.weight + (int64_t(g) * per_group + j) * k;
+      int16_t* panel = panels + (int64_t(g) * panels_per_group + j / kPanel) * kPanel * kp;
+      for (int32_t i = 0; i < k; ++i)
+        panel[int64_t(i / 2) * 2 * kPanel + (j % kPanel) * 2 + i % 2] = int16_t(w[i] - c.weight_zero_point);
+    }
+}
+
+// Whether c.packed was built from c's weights.
+bool packed_matches(const ConvS16& c) {
+  const ConvS16PackedWeights* p = c.packed;
+  const ConvS16Shape& s = c.shape;
+  return p != nullptr && s.groups > 0 && p->weight == c.weight && p->k == s.kernel_h * s.kernel_w * (s.in_ch / s.groups) &&
+         p->out_ch == s.out_ch && p->groups == s.groups && p->weight_zero_point == c.weight_zero_point;
+}
+
 // The GEMM-shaped path's form and scratch: the weights as the form reads them where they cannot be read
 // in place (shared, packed once a call), then each worker's kConvS16Rows rows of A and their sums.
 struct ConvScratch {
@@ -240,8 +275,10 @@ struct ConvScratch {
   int32_t panels_per_group;
   int64_t sums_stride;  // out_ch, and room for the last panel's padding columns
   size_t weights_bytes, rows_bytes, sums_bytes;
-  ConvScratch(const ConvS16Shape& s, const ConvKernels& kernels) {
+  bool packed_ahead;  // the panel form reads weights packed ahead: none in the scratch
+  ConvScratch(const ConvS16Shape& s, const ConvKernels& kernels, bool weights_packed_ahead = false) {
     panel = kernels.panel != nullptr && int64_t(s.batches) * s.out_h * s.out_w >= kPanelMinRows;
+    packed_ahead = panel && weights_packed_ahead;
     k = s.kernel_h * s.kernel_w * (s.in_ch / s.groups);
     const int32_t align = panel ? 2 : kernels.depth_align;
     kp = (k + align - 1) / align * align;
@@ -249,7 +286,7 @@ struct ConvScratch {
     panels_per_group = (per_group + kPanel - 1) / kPanel;
     sums_stride = s.out_ch + (panel ? kPanel : 0);
     if (panel)
-      weights_bytes = align_up(size_t(s.groups) * size_t(panels_per_group) * kPanel * size_t(kp) * 2);
+      weights_bytes = packed_ahead ? 0 : panels_bytes(s.groups, panels_per_group, kp);
     else
       weights_bytes = k == kp ? 0 : align_up(size_t(s.out_ch) * size_t(kp));
     rows_bytes = align_up(size_t(detail::kConvS16Rows) * size_t(kp) * 2);
@@ -296,17 +333,10 @@ struct ConvWeights {
 };
 ConvWeights pack_weights(const ConvS16& c, const ConvScratch& layout, uint8_t* memory) {
   const ConvS16Shape& s = c.shape;
+  if (layout.packed_ahead) return ConvWeights{nullptr, 0, c.packed->panels};
   if (layout.panel) {
     auto* panels = reinterpret_cast<int16_t*>(memory);
-    const int32_t per_group = s.out_ch / s.groups;
-    std::fill_n(panels, size_t(s.groups) * layout.panels_per_group * kPanel * size_t(layout.kp), int16_t(0));
-    for (int32_t g = 0; g < s.groups; ++g)
-      for (int32_t j = 0; j < per_group; ++j) {
-        const int8_t* w = c.weight + (int64_t(g) * per_group + j) * layout.k;
-        int16_t* panel = panels + (int64_t(g) * layout.panels_per_group + j / kPanel) * kPanel * layout.kp;
-        for (int32_t i = 0; i < layout.k; ++i)
-          panel[int64_t(i / 2) * 2 * kPanel + (j % kPanel) * 2 + i % 2] = int16_t(w[i] - c.weight_zero_point);
-      }
+    pack_panels(c, layout.k, layout.kp, layout.panels_per_group, panels);
     return ConvWeights{nullptr, 0, panels};
   }
   if (layout.k == layout.kp) return ConvWeights{c.weight, layout.k, nullptr};
@@ -347,9 +377,8 @@ void conv_pixels_gemm(const ConvKernels& kernels, const ConvS16& c, const ConvSc
                     c.weight_zero_point, group_sums, layout.sums_stride);
     }
     const bool all = layout.panel || s.groups > 1;
-    for (int r = 0; r < n; ++r)
-      finish_pixel(c.out, (p + r) * s.out_ch, all ? 0 : col0, sums + r * layout.sums_stride + (all ? 0 : col0),
-                   all ? s.out_ch : col1 - col0);
+    finish_rows(c.out, p * s.out_ch, s.out_ch, all ? 0 : col0, sums + (all ? 0 : col0), layout.sums_stride, n,
+                all ? s.out_ch : col1 - col0);
   }
 }
 
@@ -385,8 +414,29 @@ void depthwise_pixels_vector(DepthwiseSumsFn sums_fn, const ConvS16& c, int64_t 
 
 }  // namespace
 
-size_t conv_s16_scratch_bytes(const ConvS16Shape& s, int threads) {
-  return s.groups > 0 ? ConvScratch(s, conv_kernels()).total(threads) : 0;
+size_t conv_s16_scratch_bytes(const ConvS16Shape& s, int threads, const ConvS16PackedWeights* packed) {
+  return s.groups > 0 ? ConvScratch(s, conv_kernels(), packed != nullptr).total(threads) : 0;
+}
+
+size_t conv_s16_packed_weights_bytes(const ConvS16Shape& s) {
+  if (conv_kernels().panel == nullptr || s.groups <= 0 || s.out_ch <= 0) return 0;
+  const int32_t k = s.kernel_h * s.kernel_w * (s.in_ch / s.groups), kp = (k + 1) / 2 * 2;
+  const int32_t panels_per_group = (s.out_ch / s.groups + kPanel - 1) / kPanel;
+  return align_up(sizeof(ConvS16PackedWeights)) + panels_bytes(s.groups, panels_per_group, kp) + 64;
+}
+
+const ConvS16PackedWeights* conv_s16_pack_weights(const ConvS16& c, std::span<uint8_t> memory) {
+  const ConvS16Shape& s = c.shape;
+  const size_t need = conv_s16_packed_weights_bytes(s);
+  if (need == 0 || memory.size() < need) return nullptr;
+  uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(memory.data())));
+  const int32_t k = s.kernel_h * s.kernel_w * (s.in_ch / s.groups), kp = (k + 1) / 2 * 2;
+  const int32_t panels_per_group = (s.out_ch / s.groups + kPanel - 1) / kPanel;
+  auto* panels = reinterpret_cast<int16_t*>(base + align_up(sizeof(ConvS16PackedWeights)));
+  pack_panels(c, k, kp, panels_per_group, panels);
+  auto* header = reinterpret_cast<ConvS16PackedWeights*>(base);
+  *header = ConvS16PackedWeights{c.weight, k, s.out_ch, s.groups, c.weight_zero_point, kp, panels_per_group, panels};
+  return header;
 }
 
 void conv_s16_portable(const ConvS16& c) { conv_pixels_portable(c, 0, int64_t(c.shape.batches) * c.shape.out_h * c.shape.out_w); }
@@ -403,9 +453,10 @@ void conv_s16(const ConvS16& c, const Exec& exec) {
   const ConvS16Shape& s = c.shape;
   const ConvKernels& kernels = conv_kernels();
   const int workers = std::max(exec.num_threads(), 1);
-  if (exec.scratch.size() >= conv_s16_scratch_bytes(s, workers)) {
+  const ConvS16PackedWeights* packed = packed_matches(c) ? c.packed : nullptr;
+  if (exec.scratch.size() >= conv_s16_scratch_bytes(s, workers, packed)) {
     uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(exec.scratch.data())));
-    const ConvScratch layout(s, kernels);
+    const ConvScratch layout(s, kernels, packed != nullptr);
     const ConvWeights weights = pack_weights(c, layout, base);
     uint8_t* workers_base = base + layout.weights_bytes;
     auto rows_of = [&](int worker, int64_t p0, int64_t p1, int32_t col0, int32_t col1) {

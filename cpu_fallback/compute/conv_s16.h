@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "compute/exec.h"
 
@@ -67,22 +68,44 @@ struct S16Output {
   int64_t* out64 = nullptr;  // kInt48
 };
 
+struct ConvS16PackedWeights;
+
 struct ConvS16 {
   ConvS16Shape shape;
   const int16_t* input = nullptr;
   const int8_t* weight = nullptr;
   int32_t weight_zero_point = 0;  // subtracted from every weight (TOSA's weight_zp; 0 for CMSIS-NN)
   S16Output out;
+  // The weights packed once ahead (conv_s16_pack_weights, for constant weights): used by the
+  // panel form when built from this weight pointer, depth, channels, groups and zero point; else
+  // ignored and the weights are packed into the scratch on every call.
+  const ConvS16PackedWeights* packed = nullptr;
 };
+
+// The weights as conv_s16's panel form reads them: each group's output channels in panels of 16,
+// [kp/2][16][2] int16 (w − weight_zero_point), zeros past the group's channels and past k, and a
+// record of what they were built from. Lives in caller-owned memory.
+struct ConvS16PackedWeights {
+  const int8_t* weight;
+  int32_t k, out_ch, groups, weight_zero_point;  // k: kernel_h·kernel_w·in_ch/groups
+  int32_t kp, panels_per_group;
+  const int16_t* panels;
+};
+// Bytes conv_s16_pack_weights needs for `s`'s weights (its kernel size, channels and groups; not
+// its spatial sizes), or 0 where the active ISA level has no panel form.
+size_t conv_s16_packed_weights_bytes(const ConvS16Shape& s);
+// Packs c's weights into `memory` (at least conv_s16_packed_weights_bytes(c.shape)); returns the
+// header, at the start of `memory`, or null when there is nothing to pack or it does not fit.
+const ConvS16PackedWeights* conv_s16_pack_weights(const ConvS16& c, std::span<uint8_t> memory);
 
 // Pairs of products one int32 lane may sum before it is added into int64: a pair is at most
 // 2·32768·255 in magnitude (weights less their zero point are within ±255), and 128 of them stay
 // below 2^31. A depthwise lane sums single products, twice as many taps.
 inline constexpr int32_t kS16Int32Pairs = 128;
 
-// Scratch conv_s16 needs for its vector path on `threads` workers (0 where the active ISA level
-// has none, or for depthwise_s16, which needs none).
-size_t conv_s16_scratch_bytes(const ConvS16Shape& s, int threads);
+// Scratch conv_s16 needs for its GEMM-shaped path on `threads` workers, less with weights packed
+// ahead (`packed`, for these weights). depthwise_s16 needs none.
+size_t conv_s16_scratch_bytes(const ConvS16Shape& s, int threads, const ConvS16PackedWeights* packed = nullptr);
 // Preconditions: sizes positive and consistent (out_ch and in_ch multiples of groups, or
 // out_ch = in_ch · ch_mult), weights and scales of out_ch channels. With less scratch than
 // conv_s16_scratch_bytes the portable loop runs.

@@ -249,10 +249,13 @@ HWY_INLINE hn::Vec<D64> MulWrap64(D64 d64, hn::Vec<D64> acc, hn::Vec<D64> r) {
 #endif
 }
 
-int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int32_t first, const int64_t* sums, int32_t count) {
+int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int64_t out_stride, int32_t first, const int64_t* sums,
+                           int64_t sums_stride, int rows, int32_t count) {
   const hn::ScalableTag<int64_t> d64;
   const hn::Rebind<int32_t, decltype(d64)> dh32;  // half a vector: one int32 per int64 lane
   const hn::Rebind<int16_t, decltype(d64)> dq16;
+  const hn::Rebind<uint32_t, decltype(d64)> du32;
+  const hn::RebindToUnsigned<decltype(d64)> du64;
   const int32_t lanes = int32_t(hn::Lanes(d64));
   // Channel j's per-channel value as a vector, or the one value broadcast.
   auto channel32 = [&](const int32_t* values, bool per_channel, int32_t j) HWY_ATTR {
@@ -278,12 +281,14 @@ int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int32_t first,
                                             hn::ShiftRight<16>(hn::Add(m, hn::Set(dh32, 1 << 15))), hn::Set(dh32, 0x7FFF));
         const auto shift = hn::Min(hn::Max(channel32(o.shift, o.scale_per_channel, j), hn::Set(dh32, -49)), hn::Set(dh32, 14));
         const auto right = hn::PromoteTo(d64, hn::Sub(hn::Set(dh32, 14), shift));
-        const auto acc = hn::Add(hn::LoadU(d64, sums + j), bias64_at(j));
-        const auto product = MulWrap64(d64, acc, hn::PromoteTo(d64, reduced)) >> right;
-        const hn::Rebind<uint32_t, decltype(d64)> du32;
-        const auto narrowed = hn::BitCast(dh32, hn::TruncateTo(du32, hn::BitCast(hn::RebindToUnsigned<decltype(d64)>(), product)));
-        const auto v = hn::Min(hn::Max(hn::ShiftRight<1>(hn::Add(narrowed, hn::Set(dh32, 1))), lo), hi);
-        hn::StoreU(hn::DemoteTo(dq16, v), dq16, o.out16 + out_index + first + j);
+        const auto bias = bias64_at(j), reduced64 = hn::PromoteTo(d64, reduced);
+        for (int r = 0; r < rows; ++r) {
+          const auto acc = hn::Add(hn::LoadU(d64, sums + r * sums_stride + j), bias);
+          const auto product = MulWrap64(d64, acc, reduced64) >> right;
+          const auto narrowed = hn::BitCast(dh32, hn::TruncateTo(du32, hn::BitCast(du64, product)));
+          const auto v = hn::Min(hn::Max(hn::ShiftRight<1>(hn::Add(narrowed, hn::Set(dh32, 1))), lo), hi);
+          hn::StoreU(hn::DemoteTo(dq16, v), dq16, o.out16 + out_index + r * out_stride + first + j);
+        }
       }
       return j;
     }
@@ -291,21 +296,25 @@ int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int32_t first,
       // requantize(int32(sum) + bias32, multiplier, shift) with the int8 GEMM's vector form.
       const auto lo = hn::Set(dh32, o.activation_min), hi = hn::Set(dh32, o.activation_max);
       for (; j + lanes <= count; j += lanes) {
-        const hn::Rebind<uint32_t, decltype(d64)> du32;
-        auto v = hn::BitCast(dh32, hn::TruncateTo(du32, hn::BitCast(hn::RebindToUnsigned<decltype(d64)>(), hn::LoadU(d64, sums + j))));
-        if (o.bias32) v = hn::Add(v, channel32(o.bias32, o.bias_per_channel, j));
+        const auto bias = o.bias32 ? channel32(o.bias32, o.bias_per_channel, j) : hn::Zero(dh32);
         const auto scales = MakeScales(dh32, channel32(o.multiplier, o.scale_per_channel, j),
                                        channel32(o.shift, o.scale_per_channel, j), /*single_round=*/false,
-                                       /*fold_double=*/false);
-        v = hn::Min(hn::Max(Requantize(dh32, v, scales), lo), hi);
-        hn::StoreU(hn::DemoteTo(dq16, v), dq16, o.out16 + out_index + first + j);
+                                       /*fold_double=*/rows > 1);
+        for (int r = 0; r < rows; ++r) {
+          auto v = hn::BitCast(dh32, hn::TruncateTo(du32, hn::BitCast(du64, hn::LoadU(d64, sums + r * sums_stride + j))));
+          v = hn::Min(hn::Max(Requantize(dh32, hn::Add(v, bias), scales), lo), hi);
+          hn::StoreU(hn::DemoteTo(dq16, v), dq16, o.out16 + out_index + r * out_stride + first + j);
+        }
       }
       return j;
     }
     case S16OutputStage::kInt48: {
-      for (; j + lanes <= count; j += lanes)
-        hn::StoreU(clamp48(hn::Add(clamp48(hn::LoadU(d64, sums + j)), clamp48(bias64_at(j)))), d64,
-                   o.out64 + out_index + first + j);
+      for (; j + lanes <= count; j += lanes) {
+        const auto bias = clamp48(bias64_at(j));
+        for (int r = 0; r < rows; ++r)
+          hn::StoreU(clamp48(hn::Add(clamp48(hn::LoadU(d64, sums + r * sums_stride + j)), bias)), d64,
+                     o.out64 + out_index + r * out_stride + first + j);
+      }
       return j;
     }
     case S16OutputStage::kRescale16: {
@@ -315,11 +324,10 @@ int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int32_t first,
       // within int16 and the zero point within ±2^16 (an int16 or uint16 one), a value past int32
       // clamps to the same bound either way.
       const hn::Rebind<int8_t, decltype(d64)> d8;
-      const hn::RebindToUnsigned<decltype(d64)> du64;
       const auto lo = hn::Set(d64, o.activation_min), hi = hn::Set(d64, o.activation_max),
                  zp = hn::Set(d64, o.output_zp);
       for (; j + lanes <= count; j += lanes) {
-        const auto acc = clamp48(hn::Add(clamp48(hn::LoadU(d64, sums + j)), clamp48(bias64_at(j))));
+        const auto bias = clamp48(bias64_at(j));
         const auto m32 = channel32(o.multiplier, o.scale_per_channel, j);
         const auto m = hn::PromoteTo(d64, hn::ShiftRight<16>(hn::ShiftLeft<16>(m32)));  // int16(multiplier)
         const auto shift8 = o.scale_per_channel ? hn::LoadU(d8, o.rescale_shift + first + j)
@@ -327,11 +335,13 @@ int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int32_t first,
         const auto shift =
             hn::PromoteTo(d64, hn::Min(hn::Max(hn::PromoteTo(dh32, shift8), hn::Set(dh32, 1)), hn::Set(dh32, 62)));
         const auto round = hn::BitCast(d64, hn::Shl(hn::Set(du64, 1), hn::BitCast(du64, hn::Sub(shift, hn::Set(d64, 1)))));
-        auto r = hn::Add(MulWrap64(d64, acc, m), round) >> shift;
-        r = hn::Min(hn::Max(hn::Add(r, zp), lo), hi);
-        const hn::Rebind<uint32_t, decltype(d64)> du32;
-        const auto narrowed = hn::BitCast(dh32, hn::TruncateTo(du32, hn::BitCast(du64, r)));
-        hn::StoreU(hn::DemoteTo(dq16, narrowed), dq16, o.out16 + out_index + first + j);
+        for (int r = 0; r < rows; ++r) {
+          const auto acc = clamp48(hn::Add(clamp48(hn::LoadU(d64, sums + r * sums_stride + j)), bias));
+          auto v = hn::Add(MulWrap64(d64, acc, m), round) >> shift;
+          v = hn::Min(hn::Max(hn::Add(v, zp), lo), hi);
+          const auto narrowed = hn::BitCast(dh32, hn::TruncateTo(du32, hn::BitCast(du64, v)));
+          hn::StoreU(hn::DemoteTo(dq16, narrowed), dq16, o.out16 + out_index + r * out_stride + first + j);
+        }
       }
       return j;
     }

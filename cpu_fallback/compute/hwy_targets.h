@@ -81,10 +81,12 @@ inline constexpr int kDepthwiseRowTaps = 64;
   /* c < channels, in int64. */                                                                       \
   void depthwise_s16_sums(const detail::DepthwiseS16Window& win, int32_t channels, int32_t w_zero_point, \
                           int64_t* sums);                                                             \
-  /* The A16W8 output stage (conv_s16.h) for one pixel's channels [first, first + count), sums[0]  */ \
-  /* channel first's, on whole vectors: returns how many channels it did (the rest: the scalar).  */ \
-  int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int32_t first, const int64_t* sums,  \
-                             int32_t count);
+  /* The A16W8 output stage (conv_s16.h) for channels [first, first + count) of `rows` pixels    */ \
+  /* (outputs from out_index, out_stride apart; sums[r·sums_stride] channel first's), on whole     */ \
+  /* vectors, each vector's channel constants derived once for the rows: returns how many        */ \
+  /* channels it did (the rest: the scalar stage). */                                                  \
+  int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int64_t out_stride, int32_t first,      \
+                             const int64_t* sums, int64_t sums_stride, int rows, int32_t count);
 
 namespace N_AVX2 {
 VKRT_HWY_TARGET_FUNCTIONS

@@ -203,7 +203,7 @@ Status conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& 
   VKRT_RETURN_IF_ERROR(check_conv2d(input, weight, bias, attrs, output));
   if (!conv2d_int8_gemm(input, weight, bias, attrs, output, runner, resources) &&
       !conv2d_fp32_gemm(input, weight, bias, attrs, output, runner, resources) &&
-      !conv2d_int16(input, weight, bias, attrs, output, runner, resources.scratch))
+      !conv2d_int16(input, weight, bias, attrs, output, runner, resources))
     conv2d_reference(input, weight, bias, attrs, output);
   return Status::ok();
 }

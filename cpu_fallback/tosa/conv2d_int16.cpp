@@ -82,32 +82,64 @@ bool conv2d_shape(const TensorRef& input, const TensorRef& weight, const ConvAtt
   return input.dtype == DType::Int16 && shape_of(input, output, weight.dim(1), weight.dim(2), attrs, s);
 }
 
+// The shape conv_s16_pack_weights reads from the weights alone: kernel, channels (one group).
+bool weights_shape(const TensorRef& weight, compute::ConvS16Shape* s) {
+  if (weight.dtype != DType::Int8 || weight.rank() != 4) return false;
+  for (int i = 0; i < 4; ++i)
+    if (weight.dim(i) > INT32_MAX) return false;
+  s->out_ch = int32_t(weight.dim(0)), s->kernel_h = int32_t(weight.dim(1)), s->kernel_w = int32_t(weight.dim(2));
+  s->in_ch = int32_t(weight.dim(3));
+  return true;
+}
+
+const compute::ConvS16PackedWeights* packed_of(const void* packed_weights) {
+  return static_cast<const compute::ConvS16PackedWeights*>(packed_weights);
+}
+
 }  // namespace
 
-size_t conv2d_int16_scratch_bytes(const TensorRef& input, const TensorRef& weight, const ConvAttr& attrs,
-                                  const TensorRef& output, int threads) {
+size_t conv2d_int16_packed_weights_bytes(const TensorRef& weight) {
   compute::ConvS16Shape s;
-  return conv2d_shape(input, weight, attrs, output, &s) ? compute::conv_s16_scratch_bytes(s, threads) : 0;
+  return weights_shape(weight, &s) ? compute::conv_s16_packed_weights_bytes(s) : 0;
+}
+
+const void* conv2d_int16_pack_weights(const TensorRef& weight, const ConvAttr& attrs, std::span<uint8_t> memory) {
+  compute::ConvS16 c;
+  if (!weights_shape(weight, &c.shape)) return nullptr;
+  c.weight = weight.as<const int8_t>();
+  c.weight_zero_point = attrs.weight_zp;
+  return compute::conv_s16_pack_weights(c, memory);
+}
+
+size_t conv2d_int16_scratch_bytes(const TensorRef& input, const TensorRef& weight, const ConvAttr& attrs,
+                                  const TensorRef& output, int threads, const void* packed_weights) {
+  compute::ConvS16Shape s;
+  return conv2d_shape(input, weight, attrs, output, &s)
+             ? compute::conv_s16_scratch_bytes(s, threads, packed_of(packed_weights))
+             : 0;
 }
 
 bool conv2d_int16(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
-                  const TensorRef& output, ParallelRunner* runner, std::span<uint8_t> scratch) {
+                  const TensorRef& output, ParallelRunner* runner, const ConvResources& resources) {
   compute::ConvS16Shape s;
   if (!conv2d_shape(input, weight, attrs, output, &s)) return false;
-  compute::conv_s16(int48_conv(input, weight, bias, attrs, output, s), compute::Exec{scratch, runner});
+  compute::ConvS16 c = int48_conv(input, weight, bias, attrs, output, s);
+  c.packed = packed_of(resources.packed_weights);
+  compute::conv_s16(c, compute::Exec{resources.scratch, runner});
   return true;
 }
 
 bool conv2d_int16_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                           const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale,
                           const ClampAttr* clamp, const TensorRef& output, ParallelRunner* runner,
-                          std::span<uint8_t> scratch) {
+                          const ConvResources& resources) {
   compute::ConvS16Shape s;
   int32_t lo, hi;
   if (!rescale16_bounds(input, rescale, clamp, output, &lo, &hi) || !conv2d_shape(input, weight, attrs, sums, &s))
     return false;
-  compute::conv_s16(int48_conv(input, weight, bias, attrs, output, s, &rescale, lo, hi),
-                    compute::Exec{scratch, runner});
+  compute::ConvS16 c = int48_conv(input, weight, bias, attrs, output, s, &rescale, lo, hi);
+  c.packed = packed_of(resources.packed_weights);
+  compute::conv_s16(c, compute::Exec{resources.scratch, runner});
   return true;
 }
 

@@ -284,7 +284,7 @@ size_t conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, con
   // Operands the kernel would refuse need nothing (and their sizes may not even be consistent).
   if (!check_conv2d(input, weight, bias, attrs, output).is_ok()) return 0;
   if (input.dtype == DType::Fp32) return conv2d_fp32_scratch_bytes(input, weight, output, attrs, threads, packed_weights);
-  if (input.dtype == DType::Int16) return conv2d_int16_scratch_bytes(input, weight, attrs, output, threads);
+  if (input.dtype == DType::Int16) return conv2d_int16_scratch_bytes(input, weight, attrs, output, threads, packed_weights);
   if (!gemm_applies(input, weight)) return 0;
   Im2col im2col;
   compute::GemmS8 g = conv_gemm(input, weight, bias, attrs, output, &im2col);
@@ -295,6 +295,7 @@ size_t conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, con
 size_t conv2d_packed_weights_bytes(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
                                    const ConvRequantize* requantize) {
   if (weight.dtype == DType::Fp32) return conv2d_fp32_packed_weights_bytes(weight);
+  if (attrs.acc_type == AccType::Int48) return conv2d_int16_packed_weights_bytes(weight);  // int16 activations
   if (weight.dtype != DType::Int8 || weight.rank() != 4 || bias.rank() != 1 ||
       !gemm_applies(TensorRef{DType::Int8, {}, nullptr}, weight) ||
       (requantize && !requantize_fits(*requantize, weight, bias)))
@@ -305,6 +306,7 @@ size_t conv2d_packed_weights_bytes(const TensorRef& weight, const TensorRef& bia
 const void* conv2d_pack_weights(const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
                                 std::span<uint8_t> memory, const ConvRequantize* requantize) {
   if (weight.dtype == DType::Fp32) return conv2d_fp32_pack_weights(weight, memory);
+  if (attrs.acc_type == AccType::Int48) return conv2d_int16_pack_weights(weight, attrs, memory);
   if (conv2d_packed_weights_bytes(weight, bias, attrs, requantize) == 0) return nullptr;
   return compute::gemm_s8_pack_b(WeightsOnly(weight, bias, attrs, requantize).g, memory);
 }
@@ -336,8 +338,7 @@ Status conv2d_rescale(const TensorRef& input, const TensorRef& weight, const Ten
   if (conv2d_requantize_int8(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner, resources) ||
       conv2d_rescale_int8_bands(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner,
                                 resources) ||
-      conv2d_int16_rescale(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner,
-                           resources.scratch))
+      conv2d_int16_rescale(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner, resources))
     return Status::ok();
   VKRT_RETURN_IF_ERROR(conv2d(input, weight, bias, attrs, sums, runner, resources));
   VKRT_RETURN_IF_ERROR(rescale(sums, rescale_attrs, rescaled, runner));

@@ -104,12 +104,16 @@ bool depthwise_conv2d_int8_engine(const TensorRef& input, const TensorRef& weigh
 
 // The int16 CONV2D and DEPTHWISE_CONV2D on the compute core's A16W8 convolutions
 // (conv2d_int16.cpp): false, writing nothing, where they do not apply (another dtype, a size past
-// int32). CONV2D's vector path takes conv2d_int16_scratch_bytes of scratch (without it, the
-// core's portable loop). Operands are checked by the caller.
+// int32). CONV2D's GEMM-shaped path takes conv2d_int16_scratch_bytes of scratch (without it, the
+// core's one-output-at-a-time loop), and weights packed ahead (conv2d_int16_pack_weights, into
+// conv2d_int16_packed_weights_bytes of memory: 0 where the ISA level has no panel form) when
+// they are constants. Operands are checked by the caller.
+size_t conv2d_int16_packed_weights_bytes(const TensorRef& weight);
+const void* conv2d_int16_pack_weights(const TensorRef& weight, const ConvAttr& attrs, std::span<uint8_t> memory);
 size_t conv2d_int16_scratch_bytes(const TensorRef& input, const TensorRef& weight, const ConvAttr& attrs,
-                                  const TensorRef& output, int threads);
+                                  const TensorRef& output, int threads, const void* packed_weights);
 bool conv2d_int16(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
-                  const TensorRef& output, ParallelRunner* runner, std::span<uint8_t> scratch);
+                  const TensorRef& output, ParallelRunner* runner, const ConvResources& resources);
 bool depthwise_conv2d_int16(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                             const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner);
 // The chains CONV2D / DEPTHWISE_CONV2D → RESCALE → (CLAMP) of an A16W8 network in one pass, the
@@ -120,7 +124,7 @@ bool depthwise_conv2d_int16(const TensorRef& input, const TensorRef& weight, con
 bool conv2d_int16_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                           const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale,
                           const ClampAttr* clamp, const TensorRef& output, ParallelRunner* runner,
-                          std::span<uint8_t> scratch);
+                          const ConvResources& resources);
 bool depthwise_conv2d_int16_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                     const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale,
                                     const ClampAttr* clamp, const TensorRef& output, ParallelRunner* runner);

@@ -106,8 +106,9 @@ Status conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& 
 size_t conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                             const ConvAttr& attrs, const TensorRef& output, int threads,
                             const void* packed_weights = nullptr);
-// Bytes conv2d_pack_weights needs (0: nothing to pack: int16, or int8 at an ISA level with no
-// packed form; fp32 weights are transposed for the fp32 GEMM), and the packing into `memory`,
+// Bytes conv2d_pack_weights needs (0: nothing to pack: an ISA level with no packed form; fp32
+// weights are transposed for the fp32 GEMM, int16 convolutions' (acc_type Int48) packed into
+// int16 panels for the A16W8 convolution), and the packing into `memory`,
 // which the caller keeps while it is used; null when there is nothing to pack or it does not
 // fit. Weight and bias as checked by check_conv2d. With `requantize` (int8 only), the packing is
 // for conv2d_rescale's output stage, and conv2d (int32 sums) ignores it.

@@ -218,6 +218,24 @@ void check_random_layers(bool depthwise, Isa isa, ThreadPool& two) {
       SCOPED_TRACE("without scratch");
       EXPECT_EQ(first_difference(outputs_of(l, [&](const ConvS16& c) { conv_s16(c, Exec{}); }), want), "");
     }
+    if (!depthwise) {  // the weights packed ahead (where the level has the panel form), then stale
+      std::vector<uint8_t> memory(conv_s16_packed_weights_bytes(l.c.shape));
+      l.c.packed = conv_s16_pack_weights(l.c, memory);
+      EXPECT_EQ(l.c.packed != nullptr, !memory.empty());
+      std::vector<uint8_t> scratch(conv_s16_scratch_bytes(l.c.shape, 2, l.c.packed));
+      SCOPED_TRACE("weights packed ahead");
+      EXPECT_EQ(first_difference(outputs_of(l, [&](const ConvS16& c) { conv_s16(c, Exec{scratch, &two}); }), want), "");
+      if (l.c.packed) {  // packed with another zero point: ignored, and the scratch for packing per call
+        ConvS16 other = l.c;
+        other.weight_zero_point += 1;
+        std::vector<uint8_t> other_memory(memory.size());
+        l.c.packed = conv_s16_pack_weights(other, other_memory);
+        scratch.assign(conv_s16_scratch_bytes(l.c.shape, 2), 0);
+        EXPECT_EQ(first_difference(outputs_of(l, [&](const ConvS16& c) { conv_s16(c, Exec{scratch, &two}); }), want),
+                  "");
+      }
+      l.c.packed = nullptr;
+    }
   }
 }
 

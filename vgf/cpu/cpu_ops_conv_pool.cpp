@@ -40,9 +40,12 @@ Status plan_conv2d(const PlanContext& ctx, PlannedOp& p) {
   tosa::TensorRef weight, bias;
   const bool int8 = constant_ref(graph, op.inputs[1], tosa::DType::Int8, 4, &weight) &&
                     constant_ref(graph, op.inputs[2], tosa::DType::Int32, 1, &bias);
-  const bool fp32 = !int8 && constant_ref(graph, op.inputs[1], tosa::DType::Fp32, 4, &weight) &&
+  // int16 activations (A16W8): int8 weights, an int48 bias; packed into the A16W8 panels.
+  const bool int16 = !int8 && constant_ref(graph, op.inputs[1], tosa::DType::Int8, 4, &weight) &&
+                     constant_ref(graph, op.inputs[2], tosa::DType::Int48, 1, &bias);
+  const bool fp32 = !int8 && !int16 && constant_ref(graph, op.inputs[1], tosa::DType::Fp32, 4, &weight) &&
                     constant_ref(graph, op.inputs[2], tosa::DType::Fp32, 1, &bias);
-  if (!int8 && !fp32) return Status::ok();  // not constants (or int16): packed per call, in the scratch
+  if (!int8 && !int16 && !fp32) return Status::ok();  // not constants: packed per call, in the scratch
   const auto& attr = std::get<ConvAttr>(op.attr);
   // The GEMM's output stage, packed with the weights.
   if (int8) plan_output_stage(ctx, p);
