@@ -214,16 +214,26 @@ compute::ConvS16Shape s16_shape(const Conv2dParams& p) {
 
 }  // namespace
 
-size_t conv2d_s16_scratch_bytes(const Conv2dParams& p, int threads) {
-  return compute::conv_s16_scratch_bytes(s16_shape(p), threads);
+size_t conv2d_s16_packed_bytes(const Conv2dParams& p) { return compute::conv_s16_packed_weights_bytes(s16_shape(p)); }
+
+const compute::ConvS16PackedWeights* conv2d_s16_pack_weights(const Conv2dParams& p, const int8_t* weight,
+                                                             std::span<uint8_t> memory) {
+  compute::ConvS16 c;
+  c.shape = s16_shape(p);
+  c.weight = weight;
+  return compute::conv_s16_pack_weights(c, memory);
+}
+
+size_t conv2d_s16_scratch_bytes(const Conv2dParams& p, int threads, const compute::ConvS16PackedWeights* packed) {
+  return compute::conv_s16_scratch_bytes(s16_shape(p), threads, packed);
 }
 
 void conv2d_s16(const Conv2dParams& p, const int16_t* input, const int8_t* weight, const int32_t* bias32,
                 const int64_t* bias64, const int32_t* multiplier, const int32_t* shift, int16_t* output,
-                const Exec& exec) {
+                const Exec& exec, const compute::ConvS16PackedWeights* packed) {
   compute::ConvS16 c;
   c.shape = s16_shape(p);
-  c.input = input, c.weight = weight;
+  c.input = input, c.weight = weight, c.packed = packed;
   c.out = s16_output(bias32, bias64, multiplier, shift, p.activation_min, p.activation_max, output);
   compute::conv_s16(c, exec);
 }
@@ -302,7 +312,14 @@ Status quantized_conv2d_prepare(KernelPrepareContext& ctx, std::span<EValue* con
                         prepare_call(ctx, args, parse_conv_call, {1, 2, 8, 9}));
   if (prepared == nullptr) return Status::ok();
   const ConvCall& c = prepared->call;
-  if (c.s16 || c.weight->data() == nullptr) return Status::ok();
+  if (c.weight->data() == nullptr) return Status::ok();
+  if (c.s16) {  // the A16W8 convolution's panels
+    const size_t bytes = conv2d_s16_packed_bytes(c.p);
+    if (bytes == 0) return Status::ok();
+    VKRT_ASSIGN_OR_RETURN(std::span<uint8_t> memory, packing_memory(ctx, args, bytes));
+    prepared->packed = conv2d_s16_pack_weights(c.p, c.weight->data_as<int8_t>(), memory);
+    return Status::ok();
+  }
   const size_t bytes = conv2d_s8_packed_bytes(c.p);
   if (bytes == 0) return Status::ok();
   VKRT_ASSIGN_OR_RETURN(std::span<uint8_t> memory, packing_memory(ctx, args, bytes));
@@ -322,10 +339,11 @@ Status quantized_conv2d_out(KernelContext& ctx, std::span<EValue* const> argv) {
   ContextRunner runner(ctx);
   if (c.s16) {
     const bool b64 = c.bias && c.bias->dtype() == ScalarType::Long;
+    const auto* packed = static_cast<const compute::ConvS16PackedWeights*>(packed_weights);
     conv2d_s16(p, c.input->data_as<int16_t>(), c.weight->data_as<int8_t>(),
                (c.bias && !b64) ? c.bias->data_as<int32_t>() : nullptr, b64 ? c.bias->data_as<int64_t>() : nullptr,
                c.mult, c.shift, c.out->data_as<int16_t>(),
-               make_exec(ctx, runner, conv2d_s16_scratch_bytes(p, runner.num_threads())));
+               make_exec(ctx, runner, conv2d_s16_scratch_bytes(p, runner.num_threads(), packed)), packed);
     return Status::ok();
   }
   const auto* packed = static_cast<const GemmS8PackedB*>(packed_weights);

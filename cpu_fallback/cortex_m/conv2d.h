@@ -49,9 +49,16 @@ void conv2d_s8_portable(const Conv2dParams& p, const int8_t* input, const int8_t
 // (bias32) or int64 (bias64) or none: int64 bias uses CMSIS's 64-bit requantization with the
 // reduced multiplier, the others the int32 accumulator's. Threads from exec; its vector path
 // needs conv2d_s16_scratch_bytes of scratch (else the portable loop).
-size_t conv2d_s16_scratch_bytes(const Conv2dParams& p, int threads);
+// Constant weights can be packed once ahead for it (conv2d_s16_pack_weights into
+// conv2d_s16_packed_bytes of memory: 0 where the ISA level has no packed form); `packed` is used
+// only when built from these weights.
+size_t conv2d_s16_packed_bytes(const Conv2dParams& p);
+const compute::ConvS16PackedWeights* conv2d_s16_pack_weights(const Conv2dParams& p, const int8_t* weight,
+                                                             std::span<uint8_t> memory);
+size_t conv2d_s16_scratch_bytes(const Conv2dParams& p, int threads, const compute::ConvS16PackedWeights* packed = nullptr);
 void conv2d_s16(const Conv2dParams& p, const int16_t* input, const int8_t* weight,
                 const int32_t* bias32, const int64_t* bias64, const int32_t* multiplier,
-                const int32_t* shift, int16_t* output, const Exec& exec = {});
+                const int32_t* shift, int16_t* output, const Exec& exec = {},
+                const compute::ConvS16PackedWeights* packed = nullptr);
 
 }  // namespace vkrt::cortex_m
