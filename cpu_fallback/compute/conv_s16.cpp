@@ -71,21 +71,27 @@ void finish_pixel_scalar(const S16Output& o, int64_t out_index, int32_t first, c
 
 // The same for `rows` pixels (outputs out_stride apart, sums sums_stride apart), on vectors where
 // the level has them (each vector's channel constants derived once for all the rows), the
-// channels past the last whole vector scalar.
+// channels past the last whole vector scalar. sums_in_int48: no sum is outside int48 (the vector
+// stages then skip clamping it).
 void finish_rows(const S16Output& o, int64_t out_index, int64_t out_stride, int32_t first, const int64_t* sums,
-                 int64_t sums_stride, int rows, int32_t count) {
+                 int64_t sums_stride, int rows, int32_t count, bool sums_in_int48) {
   int32_t done = 0;
 #if defined(__x86_64__)
   if (has(Isa::Avx2))
     done = (has(Isa::Avx512bw) ? N_AVX3::finish_s16_vectors : N_AVX2::finish_s16_vectors)(
-        o, out_index, out_stride, first, sums, sums_stride, rows, count);
+        o, out_index, out_stride, first, sums, sums_stride, rows, count, sums_in_int48);
 #endif
   for (int r = 0; r < rows; ++r)
     finish_pixel_scalar(o, out_index + r * out_stride, first + done, sums + r * sums_stride + done, count - done);
 }
-void finish_pixel(const S16Output& o, int64_t out_index, int32_t first, const int64_t* sums, int32_t count) {
-  finish_rows(o, out_index, 0, first, sums, 0, 1, count);
+void finish_pixel(const S16Output& o, int64_t out_index, int32_t first, const int64_t* sums, int32_t count,
+                  bool sums_in_int48) {
+  finish_rows(o, out_index, 0, first, sums, 0, 1, count, sums_in_int48);
 }
+
+// Whether every sum of `products` products lies in int48 (each at most 32768·255 in magnitude),
+// so that the int48 stages need not clamp it.
+bool sums_in_int48(double products) { return products * 32768.0 * 255.0 < double(int64_t(1) << 47); }
 
 // A pixel's window taps inside the input along one axis: k in [*begin, *end) has
 // 0 <= o·stride − pad + k·dilation < size.
@@ -154,7 +160,7 @@ void conv_pixels_portable(const ConvS16& c, int64_t p0, int64_t p1) {
           }
         sums[j] = sum;
       }
-      finish_pixel(c.out, p * s.out_ch, j0, sums, count);
+      finish_pixel(c.out, p * s.out_ch, j0, sums, count, sums_in_int48(double(s.kernel_h) * s.kernel_w * kc));
     }
   }
 }
@@ -187,7 +193,7 @@ void depthwise_pixels_portable(const ConvS16& c, int64_t p0, int64_t p1) {
           }
         }
       for (int32_t j = 0; j < count; ++j) sums[j] += runs[j];
-      finish_pixel(c.out, p * s.out_ch, j0, sums, count);
+      finish_pixel(c.out, p * s.out_ch, j0, sums, count, sums_in_int48(double(s.kernel_h) * s.kernel_w));
     }
   }
 }
@@ -378,7 +384,7 @@ void conv_pixels_gemm(const ConvKernels& kernels, const ConvS16& c, const ConvSc
     }
     const bool all = layout.panel || s.groups > 1;
     finish_rows(c.out, p * s.out_ch, s.out_ch, all ? 0 : col0, sums + (all ? 0 : col0), layout.sums_stride, n,
-                all ? s.out_ch : col1 - col0);
+                all ? s.out_ch : col1 - col0, sums_in_int48(layout.k));
   }
 }
 
@@ -406,7 +412,7 @@ void depthwise_pixels_vector(DepthwiseSumsFn sums_fn, const ConvS16& c, int64_t 
                                            int64_t(s.kernel_w) * s.out_ch,
                                            s.out_ch};
       sums_fn(win, count, c.weight_zero_point, sums);
-      finish_pixel(c.out, p * s.out_ch, j0, sums, count);
+      finish_pixel(c.out, p * s.out_ch, j0, sums, count, sums_in_int48(double(s.kernel_h) * s.kernel_w));
     }
   }
 }

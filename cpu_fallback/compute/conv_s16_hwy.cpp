@@ -250,7 +250,7 @@ HWY_INLINE hn::Vec<D64> MulWrap64(D64 d64, hn::Vec<D64> acc, hn::Vec<D64> r) {
 }
 
 int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int64_t out_stride, int32_t first, const int64_t* sums,
-                           int64_t sums_stride, int rows, int32_t count) {
+                           int64_t sums_stride, int rows, int32_t count, bool sums_in_int48) {
   const hn::ScalableTag<int64_t> d64;
   const hn::Rebind<int32_t, decltype(d64)> dh32;  // half a vector: one int32 per int64 lane
   const hn::Rebind<int16_t, decltype(d64)> dq16;
@@ -263,6 +263,11 @@ int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int64_t out_st
   };
   auto clamp48 = [&](hn::Vec<decltype(d64)> v) HWY_ATTR {
     return hn::Min(hn::Max(v, hn::Set(d64, arith::kInt48Min)), hn::Set(d64, arith::kInt48Max));
+  };
+  // A sum as the int48 stages take it: clamped, unless no sum can leave int48 (AVX2 has no 64-bit
+  // min or max: each is a compare and a blend).
+  auto sum48 = [&](const int64_t* at) HWY_ATTR {
+    return sums_in_int48 ? hn::LoadU(d64, at) : clamp48(hn::LoadU(d64, at));
   };
   auto bias64_at = [&](int32_t j) HWY_ATTR {
     if (o.bias64) return o.bias_per_channel ? hn::LoadU(d64, o.bias64 + first + j) : hn::Set(d64, o.bias64[0]);
@@ -312,7 +317,7 @@ int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int64_t out_st
       for (; j + lanes <= count; j += lanes) {
         const auto bias = clamp48(bias64_at(j));
         for (int r = 0; r < rows; ++r)
-          hn::StoreU(clamp48(hn::Add(clamp48(hn::LoadU(d64, sums + r * sums_stride + j)), bias)), d64,
+          hn::StoreU(clamp48(hn::Add(sum48(sums + r * sums_stride + j), bias)), d64,
                      o.out64 + out_index + r * out_stride + first + j);
       }
       return j;
@@ -322,7 +327,9 @@ int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int64_t out_st
       // rounding term 2^(shift−1) as a variable left shift; the zero point and the clamp in 64-bit
       // lanes, then narrowed. apply_scale_16's saturation to int32 is left out: with the clamp
       // within int16 and the zero point within ±2^16 (an int16 or uint16 one), a value past int32
-      // clamps to the same bound either way.
+      // clamps to the same bound either way. On AVX2 the arithmetic shift is a logical one (AVX2
+      // has only that) of the sum plus 2^62, which lies in [0, 2^63 + 2^61]: less 2^(62−shift)
+      // after.
       const hn::Rebind<int8_t, decltype(d64)> d8;
       const auto lo = hn::Set(d64, o.activation_min), hi = hn::Set(d64, o.activation_max),
                  zp = hn::Set(d64, o.output_zp);
@@ -334,11 +341,18 @@ int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int64_t out_st
                                                 : hn::Set(d8, o.rescale_shift[0]);
         const auto shift =
             hn::PromoteTo(d64, hn::Min(hn::Max(hn::PromoteTo(dh32, shift8), hn::Set(dh32, 1)), hn::Set(dh32, 62)));
-        const auto round = hn::BitCast(d64, hn::Shl(hn::Set(du64, 1), hn::BitCast(du64, hn::Sub(shift, hn::Set(d64, 1)))));
+        const auto shift_u = hn::BitCast(du64, shift);
+        // AVX3 shifts arithmetically (VPSRAVQ); AVX2 adds 2^62 first and shifts logically.
+        constexpr bool kLogical = HWY_TARGET != HWY_AVX3;
+        const auto round = hn::Add(hn::Shl(hn::Set(du64, 1), hn::Sub(shift_u, hn::Set(du64, 1))),
+                                   hn::Set(du64, kLogical ? uint64_t{1} << 62 : 0));
+        const auto offset =
+            kLogical ? hn::Sub(zp, hn::BitCast(d64, hn::Shr(hn::Set(du64, uint64_t{1} << 62), shift_u))) : zp;
         for (int r = 0; r < rows; ++r) {
-          const auto acc = clamp48(hn::Add(clamp48(hn::LoadU(d64, sums + r * sums_stride + j)), bias));
-          auto v = hn::Add(MulWrap64(d64, acc, m), round) >> shift;
-          v = hn::Min(hn::Max(hn::Add(v, zp), lo), hi);
+          const auto acc = clamp48(hn::Add(sum48(sums + r * sums_stride + j), bias));
+          const auto sum = hn::Add(MulWrap64(d64, acc, m), hn::BitCast(d64, round));
+          const auto shifted = kLogical ? hn::BitCast(d64, hn::Shr(hn::BitCast(du64, sum), shift_u)) : sum >> shift;
+          const auto v = hn::Min(hn::Max(hn::Add(shifted, offset), lo), hi);
           const auto narrowed = hn::BitCast(dh32, hn::TruncateTo(du32, hn::BitCast(du64, v)));
           hn::StoreU(hn::DemoteTo(dq16, narrowed), dq16, o.out16 + out_index + r * out_stride + first + j);
         }

@@ -84,9 +84,10 @@ inline constexpr int kDepthwiseRowTaps = 64;
   /* The A16W8 output stage (conv_s16.h) for channels [first, first + count) of `rows` pixels    */ \
   /* (outputs from out_index, out_stride apart; sums[r·sums_stride] channel first's), on whole     */ \
   /* vectors, each vector's channel constants derived once for the rows: returns how many        */ \
-  /* channels it did (the rest: the scalar stage). */                                                  \
+  /* channels it did (the rest: the scalar stage). sums_in_int48: no sum lies outside int48. */        \
   int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int64_t out_stride, int32_t first,      \
-                             const int64_t* sums, int64_t sums_stride, int rows, int32_t count);
+                             const int64_t* sums, int64_t sums_stride, int rows, int32_t count,        \
+                             bool sums_in_int48);
 
 namespace N_AVX2 {
 VKRT_HWY_TARGET_FUNCTIONS
