@@ -119,6 +119,26 @@ const int16_t* input_at(const ConvS16& c, const Pixel& px, int64_t iy, int64_t i
   return c.input + ((px.b * s.in_h + iy) * s.in_w + ix) * s.in_ch;
 }
 
+// Output pixel p's window: its taps inside the input, [ky0, ky1) × [kx0, kx1).
+struct Window {
+  Pixel px;
+  int32_t ky0, ky1, kx0, kx1;
+  bool empty() const { return ky0 == ky1 || kx0 == kx1; }
+};
+Window window_of(const ConvS16Shape& s, int64_t p) {
+  Window w;
+  w.px = pixel_of(s, p);
+  taps_inside(w.px.oy, s.stride_h, s.pad_top, s.kernel_h, s.dilation_h, s.in_h, &w.ky0, &w.ky1);
+  taps_inside(w.px.ox, s.stride_w, s.pad_left, s.kernel_w, s.dilation_w, s.in_w, &w.kx0, &w.kx1);
+  return w;
+}
+// The input at tap (ky, kx) of the window (inside the input), channel 0.
+const int16_t* tap_input(const ConvS16& c, const Window& w, int32_t ky, int32_t kx) {
+  const ConvS16Shape& s = c.shape;
+  return input_at(c, w.px, w.px.oy * s.stride_h - s.pad_top + int64_t(ky) * s.dilation_h,
+                  w.px.ox * s.stride_w - s.pad_left + int64_t(kx) * s.dilation_w);
+}
+
 // The rows of pixels share out: all on one worker below ~256k multiply-adds a worker (a hand-off
 // costs a few microseconds), else chunks of `grain` rows claimed in turn.
 template <typename Rows>
@@ -142,19 +162,15 @@ void conv_pixels_portable(const ConvS16& c, int64_t p0, int64_t p1) {
   const int32_t kc = s.in_ch / s.groups, per_group = s.out_ch / s.groups;
   int64_t sums[kPortableRun];
   for (int64_t p = p0; p < p1; ++p) {
-    const Pixel px = pixel_of(s, p);
-    int32_t ky0, ky1, kx0, kx1;
-    taps_inside(px.oy, s.stride_h, s.pad_top, s.kernel_h, s.dilation_h, s.in_h, &ky0, &ky1);
-    taps_inside(px.ox, s.stride_w, s.pad_left, s.kernel_w, s.dilation_w, s.in_w, &kx0, &kx1);
+    const Window win = window_of(s, p);
     for (int32_t j0 = 0; j0 < s.out_ch; j0 += kPortableRun) {
       const int32_t count = std::min(kPortableRun, s.out_ch - j0);
       for (int32_t j = 0; j < count; ++j) {
         const int32_t oc = j0 + j, g = oc / per_group;
         int64_t sum = 0;
-        for (int32_t ky = ky0; ky < ky1; ++ky)
-          for (int32_t kx = kx0; kx < kx1; ++kx) {
-            const int16_t* x = input_at(c, px, px.oy * s.stride_h - s.pad_top + int64_t(ky) * s.dilation_h,
-                                        px.ox * s.stride_w - s.pad_left + int64_t(kx) * s.dilation_w) + int64_t(g) * kc;
+        for (int32_t ky = win.ky0; ky < win.ky1; ++ky)
+          for (int32_t kx = win.kx0; kx < win.kx1; ++kx) {
+            const int16_t* x = tap_input(c, win, ky, kx) + int64_t(g) * kc;
             const int8_t* w = c.weight + ((int64_t(oc) * s.kernel_h + ky) * s.kernel_w + kx) * kc;
             sum += dot_portable(x, w, kc, c.weight_zero_point);
           }
@@ -172,19 +188,15 @@ void depthwise_pixels_portable(const ConvS16& c, int64_t p0, int64_t p1) {
   int64_t sums[kPortableRun];
   int32_t runs[kPortableRun];
   for (int64_t p = p0; p < p1; ++p) {
-    const Pixel px = pixel_of(s, p);
-    int32_t ky0, ky1, kx0, kx1;
-    taps_inside(px.oy, s.stride_h, s.pad_top, s.kernel_h, s.dilation_h, s.in_h, &ky0, &ky1);
-    taps_inside(px.ox, s.stride_w, s.pad_left, s.kernel_w, s.dilation_w, s.in_w, &kx0, &kx1);
+    const Window win = window_of(s, p);
     for (int32_t j0 = 0; j0 < s.out_ch; j0 += kPortableRun) {
       const int32_t count = std::min(kPortableRun, s.out_ch - j0);
       std::fill_n(sums, count, 0);
       std::fill_n(runs, count, 0);
       int32_t taps_in_run = 0;
-      for (int32_t ky = ky0; ky < ky1; ++ky)
-        for (int32_t kx = kx0; kx < kx1; ++kx) {
-          const int16_t* x = input_at(c, px, px.oy * s.stride_h - s.pad_top + int64_t(ky) * s.dilation_h,
-                                      px.ox * s.stride_w - s.pad_left + int64_t(kx) * s.dilation_w);
+      for (int32_t ky = win.ky0; ky < win.ky1; ++ky)
+        for (int32_t kx = win.kx0; kx < win.kx1; ++kx) {
+          const int16_t* x = tap_input(c, win, ky, kx);
           const int8_t* w = c.weight + (int64_t(ky) * s.kernel_w + kx) * s.out_ch + j0;
           for (int32_t j = 0; j < count; ++j) runs[j] += int32_t(x[(j0 + j) / mult]) * (int32_t(w[j]) - zp);
           if (++taps_in_run == kPortableRun) {
@@ -393,20 +405,15 @@ void depthwise_pixels_vector(DepthwiseSumsFn sums_fn, const ConvS16& c, int64_t 
   const ConvS16Shape& s = c.shape;
   int64_t sums[kPortableRun];
   for (int64_t p = p0; p < p1; ++p) {
-    const Pixel px = pixel_of(s, p);
-    int32_t ky0, ky1, kx0, kx1;
-    taps_inside(px.oy, s.stride_h, s.pad_top, s.kernel_h, s.dilation_h, s.in_h, &ky0, &ky1);
-    taps_inside(px.ox, s.stride_w, s.pad_left, s.kernel_w, s.dilation_w, s.in_w, &kx0, &kx1);
-    const bool empty = ky0 == ky1 || kx0 == kx1;  // all in the padding: no tap is read
-    const int16_t* first = empty ? c.input
-                                 : input_at(c, px, px.oy * s.stride_h - s.pad_top + int64_t(ky0) * s.dilation_h,
-                                            px.ox * s.stride_w - s.pad_left + int64_t(kx0) * s.dilation_w);
+    const Window w = window_of(s, p);
+    const bool empty = w.empty();  // all in the padding: no tap is read
+    const int16_t* first = empty ? c.input : tap_input(c, w, w.ky0, w.kx0);
     for (int32_t j0 = 0; j0 < s.out_ch; j0 += kPortableRun) {
       const int32_t count = std::min(kPortableRun, s.out_ch - j0);
       const detail::DepthwiseS16Window win{first + j0,
-                                           c.weight + (empty ? 0 : (int64_t(ky0) * s.kernel_w + kx0) * s.out_ch) + j0,
-                                           empty ? 0 : ky1 - ky0,
-                                           empty ? 0 : kx1 - kx0,
+                                           c.weight + (empty ? 0 : (int64_t(w.ky0) * s.kernel_w + w.kx0) * s.out_ch) + j0,
+                                           empty ? 0 : w.ky1 - w.ky0,
+                                           empty ? 0 : w.kx1 - w.kx0,
                                            int64_t(s.dilation_h) * s.in_w * s.in_ch,
                                            int64_t(s.dilation_w) * s.in_ch,
                                            int64_t(s.kernel_w) * s.out_ch,
