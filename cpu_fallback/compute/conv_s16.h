@@ -107,8 +107,9 @@ inline constexpr int32_t kS16Int32Pairs = 128;
 // ahead (`packed`, for these weights). depthwise_s16 needs none.
 size_t conv_s16_scratch_bytes(const ConvS16Shape& s, int threads, const ConvS16PackedWeights* packed = nullptr);
 // Preconditions: sizes positive and consistent (out_ch and in_ch multiples of groups, or
-// out_ch = in_ch · ch_mult), weights and scales of out_ch channels. With less scratch than
-// conv_s16_scratch_bytes the portable loop runs.
+// out_ch = in_ch · ch_mult), for conv_s16 kernel_h · kernel_w · in_ch / groups below 2^31,
+// weights and scales of out_ch channels. With less scratch than conv_s16_scratch_bytes the
+// portable loop runs.
 void conv_s16(const ConvS16& c, const Exec& exec = {});
 void depthwise_s16(const ConvS16& c, const Exec& exec = {});
 // The portable loops alone (tests compare the paths).

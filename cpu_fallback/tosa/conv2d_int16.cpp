@@ -17,13 +17,14 @@
 namespace vkrt::tosa::detail {
 namespace {
 
-// The compute core takes int32 sizes; false where a dimension does not fit (the reference loops
-// then run).
+// The compute core takes int32 sizes, a window's products (kh·kw·channels) included; false where
+// one does not fit (the reference loops then run). TOSA tensors may hold up to 2^40 elements.
 bool shape_of(const TensorRef& input, const TensorRef& output, int64_t kh, int64_t kw, const ConvAttr& a,
               compute::ConvS16Shape* s) {
   for (int i = 0; i < 4; ++i)
     if (input.dim(i) > INT32_MAX || output.dim(i) > INT32_MAX) return false;
-  if (kh > INT32_MAX || kw > INT32_MAX) return false;
+  if (kh > INT32_MAX || kw > INT32_MAX || double(kh) * double(kw) * double(input.dim(3)) > double(INT32_MAX))
+    return false;
   s->batches = int32_t(input.dim(0)), s->in_h = int32_t(input.dim(1)), s->in_w = int32_t(input.dim(2));
   s->in_ch = int32_t(input.dim(3));
   s->out_h = int32_t(output.dim(1)), s->out_w = int32_t(output.dim(2)), s->out_ch = int32_t(output.dim(3));
