@@ -249,6 +249,12 @@ Status run_convolution(const OperationContext& ctx, bool depthwise) {
 
   const int64_t ifm_zp = ifm_map.zero_point;
   const std::vector<int16_t>& w = *weights;
+  // Every OFM channel reads its own weights: a stream that decodes to fewer is refused (a fuzzed
+  // stream did, and the dot products read past the decoded weights).
+  const uint64_t needed = uint64_t(ofm_map.depth) * uint64_t(kh) * uint64_t(kw) * uint64_t(depthwise ? 1 : ifm_depth);
+  if (w.size() < needed)
+    return make_error(Error::InvalidProgram, "weight stream decodes to ", w.size(), " weights; the operation needs ",
+                      needed);
   // Per output position the window is gathered once, zero point removed and 0 where a tap is padding
   // or an inserted zero, laid out [ky][kx][channel] like each OFM channel's weights, so that every
   // OFM channel is one dot product. (Its size is at most the weights', which the decoder bounded.)
