@@ -29,12 +29,13 @@ struct ExecutorOptions {
   // The load's options, parsed once (parse_vgf_options) by VgfBackend or given to VgfSession;
   // null = VgfOptions{} (the defaults, no environment). Read during prepare() only.
   const VgfOptions* options = nullptr;
-  // The load's memory budget (vkrt/memory_budget.h): an executor reserves there every host
-  // buffer whose size the graph sets before it makes it (the cpu executor: weights packed at
-  // prepare, kernel scratch). ModelRunner passes the method's (VgfBackend) or the session's
-  // (VgfSession) and has already counted the graph's intermediate tensors. Null: nothing is
-  // counted (a direct user of an executor). Must outlive the executor: scratch that a run needs
-  // past what prepare sized (other threads, dynamic shapes) is reserved when it grows.
+  // The load's memory budget (vkrt/memory_budget.h): an executor reserves there every buffer
+  // whose size the graph sets before it makes it: the arena of its intermediate tensors, placed
+  // by lifetime (vgf/ir/arena_plan.h; the Vulkan executor's is device memory), and the cpu
+  // executor's weights packed at prepare and kernel scratch. ModelRunner passes the method's
+  // (VgfBackend) or the session's (VgfSession). Null: nothing is counted (a direct user of an
+  // executor). Must outlive the executor: what a run needs past what prepare sized (other
+  // threads, dynamic shapes) is reserved when it grows.
   MemoryBudget* memory_budget = nullptr;
   // The threads run()'s KernelContext will offer: the cpu executor sizes its kernel scratch for
   // them at prepare (static shapes), so that a run allocates nothing.

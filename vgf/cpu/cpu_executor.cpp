@@ -10,6 +10,7 @@
 
 #include "cpu_fallback/compute/context_runner.h"
 #include "vgf/cpu/cpu_op_table.h"
+#include "vgf/ir/arena_plan.h"
 #include "vgf/ir/shape_inference.h"
 #include "vkrt/event_tracer.h"
 
@@ -36,6 +37,10 @@ class CpuExecutor final : public GraphExecutor {
   // Where a tensor's bytes live during a run.
   enum class Storage : uint8_t { Constant, GraphInput, GraphOutput, Intermediate };
 
+  // The op at whose turn op i runs: itself, or the CONV2D or residual ADD that runs it fused.
+  std::vector<size_t> run_turns() const;
+  // Places the intermediates in the arena by their lifetimes at the current shapes (growing the
+  // arena, and counting the growth in the budget, where it must).
   Status allocate_intermediates();
   Status check_ops_with_shapes();
   // The operands of op i (outputs written into `outs`, at least 2) with the run's threads and scratch.
@@ -67,8 +72,15 @@ class CpuExecutor final : public GraphExecutor {
   std::vector<Shape> shapes_;        // per tensor, concrete after prepare (static) or bind (dynamic)
   std::vector<Storage> storage_;     // per tensor
   std::vector<void*> data_;          // per tensor, for the current run
-  std::vector<std::unique_ptr<uint8_t[]>> buffers_;  // per tensor (intermediates only)
-  std::vector<size_t> buffer_bytes_;
+  // The intermediates' arena: tensors whose lifetimes do not meet share bytes. A tensor lives
+  // from the first to the last turn at which an op reads or writes it, a fused op's turn being
+  // its chain's (run_turns). The tensors a fused chain need not write (a CONV2D's int32 sums)
+  // have their bytes too, live for that one turn: a chain given less scratch than it asks runs
+  // its ops in turn and writes them.
+  std::vector<int64_t> first_turn_, last_turn_;  // per tensor (intermediates only; -1: unused)
+  std::vector<uint64_t> planned_bytes_;          // per intermediate, the bytes placed last
+  std::unique_ptr<uint8_t[]> arena_;  // arena_bytes_ from the first 64-byte boundary in it
+  uint64_t arena_bytes_ = 0;
   // Graph outputs whose tensor is an input, a constant or another output: copied after the run.
   std::vector<std::pair<size_t, TensorId>> copy_outputs_;
   // Scratch for op operands (sized at prepare so run does not allocate).
@@ -103,9 +115,11 @@ class CpuExecutor final : public GraphExecutor {
   std::vector<std::pair<uint64_t, uint64_t>> op_ns_;
 };
 
+// SIZE_MAX where it would pass it (an allocation of that fails with a clear error).
 size_t tensor_bytes(const Graph& g, TensorId t, const Shape& shape) {
   size_t n = dtype_storage_bytes(g.tensors[t].dtype);
-  for (int64_t d : shape) n *= size_t(d);
+  for (int64_t d : shape)
+    if (d < 0 || __builtin_mul_overflow(n, size_t(d), &n)) return SIZE_MAX;
   return n;
 }
 
@@ -146,8 +160,6 @@ Status CpuExecutor::prepare(const Graph& graph, const ExecutorOptions& options) 
 
   storage_.assign(graph.tensors.size(), Storage::Intermediate);
   data_.assign(graph.tensors.size(), nullptr);
-  buffers_.resize(graph.tensors.size());
-  buffer_bytes_.assign(graph.tensors.size(), 0);
   for (size_t t = 0; t < graph.tensors.size(); ++t) {
     if (graph.tensors[t].is_constant) {
       storage_[t] = Storage::Constant;
@@ -165,6 +177,19 @@ Status CpuExecutor::prepare(const Graph& graph, const ExecutorOptions& options) 
     }
   }
   input_shapes_.resize(graph.inputs.size());
+  first_turn_.assign(graph.tensors.size(), -1);
+  last_turn_.assign(graph.tensors.size(), -1);
+  const std::vector<size_t> turn = run_turns();
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    const Op& op = graph.ops[i];
+    for (const std::vector<TensorId>* tensors : {&op.inputs, &op.outputs})
+      for (TensorId t : *tensors) {
+        if (storage_[t] != Storage::Intermediate) continue;
+        const int64_t at = int64_t(turn[i]);
+        first_turn_[t] = first_turn_[t] < 0 ? at : std::min(first_turn_[t], at);
+        last_turn_[t] = std::max(last_turn_[t], at);
+      }
+  }
 
   static_graph_ = graph_is_static(graph);
   if (static_graph_) {
@@ -294,17 +319,48 @@ cpu::FusedConvChain CpuExecutor::chain_of(size_t i, bool unbound_io) {
   return c;
 }
 
-Status CpuExecutor::allocate_intermediates() {
-  for (size_t t = 0; t < graph_->tensors.size(); ++t) {
-    if (storage_[t] != Storage::Intermediate) continue;
-    size_t bytes = tensor_bytes(*graph_, TensorId(t), shapes_[t]);
-    if (buffers_[t] && buffer_bytes_[t] >= bytes) continue;
-    buffers_[t].reset(new (std::nothrow) uint8_t[bytes ? bytes : 1]);
-    VKRT_CHECK_OR_RETURN(buffers_[t] != nullptr, MemoryAllocationFailed, "cpu executor: ",
-                         bytes, " bytes for tensor ", graph_->tensors[t].name);
-    buffer_bytes_[t] = bytes;
-    data_[t] = buffers_[t].get();
+std::vector<size_t> CpuExecutor::run_turns() const {
+  std::vector<size_t> turn(graph_->ops.size());
+  for (size_t i = 0; i < turn.size(); ++i) turn[i] = i;
+  for (size_t i = 0; i < turn.size(); ++i) {
+    for (size_t op : {fusions_[i].rescale, fusions_[i].clamp})
+      if (op != kNoOp) turn[op] = i;
+    if (const auto& r = residuals_[i])
+      for (size_t op : {r->rescale_a, r->rescale_b, r->rescale_out, r->clamp})
+        if (op != kNoOp) turn[op] = i;
   }
+  return turn;
+}
+
+Status CpuExecutor::allocate_intermediates() {
+  std::vector<TensorId> placed;
+  std::vector<ArenaBlock> blocks;
+  std::vector<uint64_t> bytes_now;
+  for (size_t t = 0; t < graph_->tensors.size(); ++t) {
+    if (storage_[t] != Storage::Intermediate || first_turn_[t] < 0) continue;
+    placed.push_back(TensorId(t));
+    blocks.push_back({tensor_bytes(*graph_, TensorId(t), shapes_[t]), first_turn_[t], last_turn_[t]});
+    bytes_now.push_back(blocks.back().bytes);
+  }
+  // A dynamic graph run again with the shapes of the last placement keeps it.
+  if (arena_ != nullptr && bytes_now == planned_bytes_) return Status::ok();
+  // 64: every tensor starts on a cache line, as the kernels' vector loads like.
+  const ArenaLayout layout = place_in_arena(blocks, 64);
+  if (layout.arena_bytes > arena_bytes_ || arena_ == nullptr) {
+    const uint64_t need = std::max<uint64_t>(layout.arena_bytes, 1);
+    // At prepare the budget counts it all; at run (a dynamic graph's larger shapes) the growth.
+    if (budget_ != nullptr) VKRT_RETURN_IF_ERROR(budget_->reserve(need - arena_bytes_, "VGF cpu executor: intermediate tensors"));
+    VKRT_CHECK_OR_RETURN(need <= SIZE_MAX - 63, MemoryAllocationFailed, "cpu executor: ", need,
+                         " bytes of intermediate tensors");
+    arena_.reset(new (std::nothrow) uint8_t[size_t(need) + 63]);
+    VKRT_CHECK_OR_RETURN(arena_ != nullptr, MemoryAllocationFailed, "cpu executor: ", need,
+                         " bytes of intermediate tensors (", placed.size(), " tensors, ", layout.total_bytes,
+                         " bytes without sharing)");
+    arena_bytes_ = need;
+  }
+  uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(arena_.get()) + 63) & ~uintptr_t(63));
+  for (size_t i = 0; i < placed.size(); ++i) data_[placed[i]] = base + layout.offsets[i];
+  planned_bytes_ = std::move(bytes_now);
   return Status::ok();
 }
 

@@ -22,26 +22,6 @@ struct ModelRunner::Segment {
 
 namespace {
 
-// Bytes of the graph's intermediate tensors at their declared shapes: what an executor
-// allocates for them at prepare, at most (both executors size intermediates by these shapes;
-// dynamic ones are sized at run, from inputs the caller sized). Saturates on overflow.
-uint64_t intermediate_bytes(const Graph& graph) {
-  std::vector<bool> io(graph.tensors.size(), false);
-  for (const GraphIO& x : graph.inputs) io[x.tensor] = true;
-  for (const GraphIO& x : graph.outputs) io[x.tensor] = true;
-  uint64_t total = 0;
-  for (size_t t = 0; t < graph.tensors.size(); ++t) {
-    const TensorInfo& info = graph.tensors[t];
-    if (info.is_constant || io[t] || !info.is_static()) continue;
-    const int64_t count = info.element_count();
-    uint64_t bytes = 0;
-    if (count < 0 || __builtin_mul_overflow(uint64_t(count), uint64_t(dtype_storage_bytes(info.dtype)), &bytes) ||
-        __builtin_add_overflow(total, bytes, &total))
-      return UINT64_MAX;
-  }
-  return total;
-}
-
 // Bytes of a resource with a static shape; nullopt-like UINT64_MAX when dynamic or overflowing.
 uint64_t static_resource_bytes(const ResourceHostType& type) {
   uint64_t bytes = element_size(type.scalar);
@@ -117,8 +97,6 @@ Status ModelRunner::prepare_graph_segment(size_t index, const ModelRunnerOptions
   VKRT_ASSIGN_OR_RETURN(seg.graph, build_segment_graph(*file_, index));
   for (const GraphIO& io : seg.graph.inputs) seg.input_mrt.push_back(io.mrt_index);
   for (const GraphIO& io : seg.graph.outputs) seg.output_mrt.push_back(io.mrt_index);
-  VKRT_RETURN_IF_ERROR(options.memory_budget->reserve(intermediate_bytes(seg.graph),
-                                                      "VGF segment '" + vseg.name + "' intermediate tensors"));
   ExecutorOptions eo;
   eo.options = options.options;
   eo.memory_budget = options.memory_budget;

@@ -4,6 +4,7 @@
 #include <limits>
 #include <numeric>
 
+#include "vgf/ir/arena_plan.h"
 #include "vgf/vulkan/op_table.h"
 
 namespace vkrt::vulkan {
@@ -340,45 +341,21 @@ Result<MemoryPlan> plan_memory(const Graph& g, std::span<const vgf::Shape> shape
 
   MemoryPlan plan;
   plan.placement.resize(n);
-  struct Item { TensorId t; uint64_t bytes; };
-  std::vector<Item> items;
+  std::vector<TensorId> placed;
+  std::vector<vgf::ArenaBlock> blocks;
   for (TensorId t = 0; t < n; ++t) {
     if (first[t] == kUnused) continue;
-    uint64_t bytes = tensor_bytes(g.tensor(t).dtype, shapes[t]);
+    const uint64_t bytes = tensor_bytes(g.tensor(t).dtype, shapes[t]);
     plan.placement[t].in_arena = true;
     plan.placement[t].bytes = bytes;
-    plan.total_tensor_bytes += bytes;
-    items.push_back({t, bytes});
+    placed.push_back(t);
+    blocks.push_back({bytes, first[t], last[t]});
   }
-  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.bytes > b.bytes; });
-  struct Placed { uint64_t begin, end; int64_t first, last; };
-  std::vector<Placed> placed;
-  for (const Item& item : items) {
-    uint64_t size = std::max<uint64_t>(item.bytes, 16);
-    uint64_t offset = 0;
-    bool moved = true;
-    while (moved) {  // first fit: bump past every live-overlapping block we collide with
-      moved = false;
-      for (const Placed& p : placed) {
-        bool live_overlap = !(p.last < first[item.t] || last[item.t] < p.first);
-        if (live_overlap && offset < p.end && p.begin < offset + size) {
-          offset = (p.end + alignment - 1) / alignment * alignment;
-          moved = true;
-        }
-      }
-    }
-    plan.placement[item.t].offset = offset;
-    placed.push_back({offset, offset + size, first[item.t], last[item.t]});
-    plan.arena_bytes = std::max(plan.arena_bytes, offset + size);
-  }
-  // Peak live bytes, for the memory report.
-  for (int64_t s = -1; s <= int64_t(steps.size()); ++s) {
-    uint64_t live = 0;
-    for (const Item& item : items) {
-      if (first[item.t] <= s && s <= last[item.t]) live += item.bytes;
-    }
-    plan.peak_live_bytes = std::max(plan.peak_live_bytes, live);
-  }
+  const vgf::ArenaLayout layout = vgf::place_in_arena(blocks, alignment);
+  for (size_t i = 0; i < placed.size(); ++i) plan.placement[placed[i]].offset = layout.offsets[i];
+  plan.arena_bytes = layout.arena_bytes;
+  plan.peak_live_bytes = layout.peak_live_bytes;
+  plan.total_tensor_bytes = layout.total_bytes;
   return plan;
 }
 

@@ -71,6 +71,7 @@ VulkanExecutor::~VulkanExecutor() {
 Status VulkanExecutor::prepare(const vgf::Graph& graph, const vgf::ExecutorOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
   const VgfOptions& opts = options.vgf();
+  budget_ = options.memory_budget;
   // A second prepare() replaces everything; recorded plans go before the pipelines they use.
   plans_.clear();
   last_plan_ = nullptr;
@@ -205,6 +206,9 @@ Result<std::unique_ptr<VulkanExecutor::ShapePlan>> VulkanExecutor::build_plan(
     }
   }
 
+  // The arena holds the intermediates, inputs and outputs, placed by lifetime (plan_memory).
+  if (budget_ != nullptr)
+    VKRT_RETURN_IF_ERROR(budget_->reserve(plan->memory.arena_bytes, "VGF vulkan executor: intermediate tensors"));
   VKRT_ASSIGN_OR_RETURN(plan->arena, Buffer::create(ctx_, plan->memory.arena_bytes, MemoryKind::DeviceLocal));
   const std::vector<uint8_t>& constant_bytes = lowering->constants();
   VKRT_ASSIGN_OR_RETURN(plan->constants, Buffer::create(ctx_, constant_bytes.size(), MemoryKind::DeviceLocal));

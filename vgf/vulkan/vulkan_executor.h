@@ -123,6 +123,8 @@ class VulkanExecutor final : public vgf::GraphExecutor {
   VgfVariants variants_ = VgfVariants::Auto;  // VgfOptions::variants, for the lowering
   std::string coopmat_;                       // VgfOptions::coopmat, for the lowering
   bool is_static_ = false;
+  // ExecutorOptions::memory_budget (may be null): each plan's arena is counted there.
+  MemoryBudget* budget_ = nullptr;
   std::map<std::vector<vgf::Shape>, std::unique_ptr<ShapePlan>> plans_;
   ShapePlan* last_plan_ = nullptr;
   VulkanExecutorStats stats_;
