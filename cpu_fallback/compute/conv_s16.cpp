@@ -6,6 +6,7 @@
 #include "compute/conv_s16.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "arith/fixed_point.h"
 #include "compute/hwy_targets.h"
@@ -71,27 +72,32 @@ void finish_pixel_scalar(const S16Output& o, int64_t out_index, int32_t first, c
 
 // The same for `rows` pixels (outputs out_stride apart, sums sums_stride apart), on vectors where
 // the level has them (each vector's channel constants derived once for all the rows), the
-// channels past the last whole vector scalar. sums_in_int48: no sum is outside int48 (the vector
-// stages then skip clamping it).
+// channels past the last whole vector scalar. `facts`: s16_stage_facts of the call.
 void finish_rows(const S16Output& o, int64_t out_index, int64_t out_stride, int32_t first, const int64_t* sums,
-                 int64_t sums_stride, int rows, int32_t count, bool sums_in_int48) {
+                 int64_t sums_stride, int rows, int32_t count, const detail::S16StageFacts& facts) {
   int32_t done = 0;
 #if defined(__x86_64__)
   if (has(Isa::Avx2))
     done = (has(Isa::Avx512bw) ? N_AVX3::finish_s16_vectors : N_AVX2::finish_s16_vectors)(
-        o, out_index, out_stride, first, sums, sums_stride, rows, count, sums_in_int48);
+        o, out_index, out_stride, first, sums, sums_stride, rows, count, facts);
+#else
+  (void)facts;
 #endif
   for (int r = 0; r < rows; ++r)
     finish_pixel_scalar(o, out_index + r * out_stride, first + done, sums + r * sums_stride + done, count - done);
 }
 void finish_pixel(const S16Output& o, int64_t out_index, int32_t first, const int64_t* sums, int32_t count,
-                  bool sums_in_int48) {
-  finish_rows(o, out_index, 0, first, sums, 0, 1, count, sums_in_int48);
+                  const detail::S16StageFacts& facts) {
+  finish_rows(o, out_index, 0, first, sums, 0, 1, count, facts);
 }
 
-// Whether every sum of `products` products lies in int48 (each at most 32768·255 in magnitude),
-// so that the int48 stages need not clamp it.
-bool sums_in_int48(double products) { return products * 32768.0 * 255.0 < double(int64_t(1) << 47); }
+detail::S16StageFacts conv_facts(const ConvS16& c) {
+  const ConvS16Shape& s = c.shape;
+  return detail::s16_stage_facts(c.out, double(s.kernel_h) * s.kernel_w * (s.in_ch / std::max(s.groups, 1)), s.out_ch);
+}
+detail::S16StageFacts depthwise_facts(const ConvS16& c) {
+  return detail::s16_stage_facts(c.out, double(c.shape.kernel_h) * c.shape.kernel_w, c.shape.out_ch);
+}
 
 // A pixel's window taps inside the input along one axis: k in [*begin, *end) has
 // 0 <= o·stride − pad + k·dilation < size.
@@ -157,7 +163,7 @@ double conv_macs(const ConvS16Shape& s) {
   return double(s.batches) * s.out_h * s.out_w * s.out_ch * s.kernel_h * s.kernel_w * (s.in_ch / std::max(s.groups, 1));
 }
 
-void conv_pixels_portable(const ConvS16& c, int64_t p0, int64_t p1) {
+void conv_pixels_portable(const ConvS16& c, const detail::S16StageFacts& facts, int64_t p0, int64_t p1) {
   const ConvS16Shape& s = c.shape;
   const int32_t kc = s.in_ch / s.groups, per_group = s.out_ch / s.groups;
   int64_t sums[kPortableRun];
@@ -176,13 +182,13 @@ void conv_pixels_portable(const ConvS16& c, int64_t p0, int64_t p1) {
           }
         sums[j] = sum;
       }
-      finish_pixel(c.out, p * s.out_ch, j0, sums, count, sums_in_int48(double(s.kernel_h) * s.kernel_w * kc));
+      finish_pixel(c.out, p * s.out_ch, j0, sums, count, facts);
     }
   }
 }
 
 template <bool kOneToOne>  // ch_mult == 1: input channel = output channel
-void depthwise_pixels_portable(const ConvS16& c, int64_t p0, int64_t p1) {
+void depthwise_pixels_portable(const ConvS16& c, const detail::S16StageFacts& facts, int64_t p0, int64_t p1) {
   const ConvS16Shape& s = c.shape;
   const int32_t zp = c.weight_zero_point, mult = kOneToOne ? 1 : s.ch_mult;
   int64_t sums[kPortableRun];
@@ -205,7 +211,7 @@ void depthwise_pixels_portable(const ConvS16& c, int64_t p0, int64_t p1) {
           }
         }
       for (int32_t j = 0; j < count; ++j) sums[j] += runs[j];
-      finish_pixel(c.out, p * s.out_ch, j0, sums, count, sums_in_int48(double(s.kernel_h) * s.kernel_w));
+      finish_pixel(c.out, p * s.out_ch, j0, sums, count, facts);
     }
   }
 }
@@ -369,9 +375,9 @@ ConvWeights pack_weights(const ConvS16& c, const ConvScratch& layout, uint8_t* m
 
 // Pixels [p0, p1), output channels [col0, col1) of an ungrouped convolution in the dot form (all
 // of them otherwise).
-void conv_pixels_gemm(const ConvKernels& kernels, const ConvS16& c, const ConvScratch& layout,
-                      const ConvWeights& weights, uint8_t* scratch, int64_t p0, int64_t p1, int32_t col0,
-                      int32_t col1) {
+void conv_pixels_gemm(const ConvKernels& kernels, const ConvS16& c, const detail::S16StageFacts& facts,
+                      const ConvScratch& layout, const ConvWeights& weights, uint8_t* scratch, int64_t p0, int64_t p1,
+                      int32_t col0, int32_t col1) {
   const ConvS16Shape& s = c.shape;
   constexpr int R = detail::kConvS16Rows;
   const int32_t per_group = s.out_ch / s.groups;
@@ -396,36 +402,107 @@ void conv_pixels_gemm(const ConvKernels& kernels, const ConvS16& c, const ConvSc
     }
     const bool all = layout.panel || s.groups > 1;
     finish_rows(c.out, p * s.out_ch, s.out_ch, all ? 0 : col0, sums + (all ? 0 : col0), layout.sums_stride, n,
-                all ? s.out_ch : col1 - col0, sums_in_int48(layout.k));
+                all ? s.out_ch : col1 - col0, facts);
   }
 }
 
 #if defined(__x86_64__)
-void depthwise_pixels_vector(DepthwiseSumsFn sums_fn, const ConvS16& c, int64_t p0, int64_t p1) {
+// The depthwise kernels with two taps a VPMADDWD, the level's (conv_s16_hwy.cpp).
+struct DepthwisePairKernels {
+  decltype(&N_AVX2::depthwise_s16_pair_block) block;
+  decltype(&N_AVX2::depthwise_s16_pack_pairs) pack;
+  decltype(&N_AVX2::depthwise_s16_pair_sums) sums;
+};
+const DepthwisePairKernels* depthwise_pair_kernels() {
+  static constexpr DepthwisePairKernels kAvx2{N_AVX2::depthwise_s16_pair_block, N_AVX2::depthwise_s16_pack_pairs,
+                                              N_AVX2::depthwise_s16_pair_sums};
+  static constexpr DepthwisePairKernels kAvx3{N_AVX3::depthwise_s16_pair_block, N_AVX3::depthwise_s16_pack_pairs,
+                                              N_AVX3::depthwise_s16_pair_sums};
+  if (!has(Isa::Avx2)) return nullptr;
+  return has(Isa::Avx512bw) ? &kAvx3 : &kAvx2;
+}
+
+// Kernels of at most this many taps take the paired kernel: 256 channels' weights, packed once
+// a call on the stack, are then at most 32 KiB. Larger ones (DS-CNN-L's pool read as a 25x25
+// window) take one tap at a time.
+constexpr int32_t kPairedMaxTaps = 64;
+// What a tap in the padding reads (int16 activations have no zero point).
+alignas(64) constexpr int16_t kZeroRow[kPortableRun] = {};
+
+void depthwise_pixels_vector(DepthwiseSumsFn sums_fn, const ConvS16& c, const detail::S16StageFacts& facts,
+                             int64_t p0, int64_t p1) {
   const ConvS16Shape& s = c.shape;
-  int64_t sums[kPortableRun];
-  for (int64_t p = p0; p < p1; ++p) {
-    const Window w = window_of(s, p);
-    const bool empty = w.empty();  // all in the padding: no tap is read
-    const int16_t* first = empty ? c.input : tap_input(c, w, w.ky0, w.kx0);
-    for (int32_t j0 = 0; j0 < s.out_ch; j0 += kPortableRun) {
-      const int32_t count = std::min(kPortableRun, s.out_ch - j0);
-      const detail::DepthwiseS16Window win{first + j0,
-                                           c.weight + (empty ? 0 : (int64_t(w.ky0) * s.kernel_w + w.kx0) * s.out_ch) + j0,
-                                           empty ? 0 : w.ky1 - w.ky0,
-                                           empty ? 0 : w.kx1 - w.kx0,
-                                           int64_t(s.dilation_h) * s.in_w * s.in_ch,
-                                           int64_t(s.dilation_w) * s.in_ch,
-                                           int64_t(s.kernel_w) * s.out_ch,
-                                           s.out_ch};
-      sums_fn(win, count, c.weight_zero_point, sums);
-      finish_pixel(c.out, p * s.out_ch, j0, sums, count, sums_in_int48(double(s.kernel_h) * s.kernel_w));
+  // kConvS16Rows pixels at a time, so that the output stage derives each vector's channel
+  // constants once for all of them (one pixel at a time, that was half its time at avx2).
+  constexpr int R = detail::kConvS16Rows;
+  int64_t sums[R][kPortableRun];
+  const int32_t taps = s.kernel_h * s.kernel_w;
+  const DepthwisePairKernels* paired_kernels = taps <= kPairedMaxTaps ? depthwise_pair_kernels() : nullptr;
+  const int32_t block = paired_kernels ? paired_kernels->block() : kPortableRun + 1;
+  alignas(64) int16_t packed[kPairedMaxTaps * kPortableRun];
+  // Channels in blocks of 256, the block's weights packed for the paired kernel once.
+  for (int32_t j0 = 0; j0 < s.out_ch; j0 += kPortableRun) {
+    const int32_t count = std::min(kPortableRun, s.out_ch - j0), paired = count / block * block;
+    if (paired > 0) paired_kernels->pack(c.weight + j0, s.out_ch, taps, paired, c.weight_zero_point, packed);
+    for (int64_t p = p0; p < p1; p += R) {
+      const int n = int(std::min<int64_t>(R, p1 - p));
+      for (int r = 0; r < n; ++r) {
+        const Window w = window_of(s, p + r);
+        if (paired > 0) {  // every tap, those in the padding reading zeros
+          const int16_t* tap_inputs[kPairedMaxTaps];
+          for (int32_t ky = 0; ky < s.kernel_h; ++ky)
+            for (int32_t kx = 0; kx < s.kernel_w; ++kx) {
+              const bool inside = ky >= w.ky0 && ky < w.ky1 && kx >= w.kx0 && kx < w.kx1;
+              tap_inputs[ky * s.kernel_w + kx] = inside ? tap_input(c, w, ky, kx) + j0 : kZeroRow;
+            }
+          paired_kernels->sums(tap_inputs, taps, packed, paired, sums[r]);
+        }
+        if (paired == count) continue;
+        // The channels past the last whole block: the taps inside the input, one at a time.
+        const bool empty = w.empty();  // all in the padding: no tap is read
+        const int32_t from = j0 + paired;
+        const int16_t* first = empty ? c.input : tap_input(c, w, w.ky0, w.kx0);
+        const detail::DepthwiseS16Window win{first + from,
+                                             c.weight + (empty ? 0 : (int64_t(w.ky0) * s.kernel_w + w.kx0) * s.out_ch) + from,
+                                             empty ? 0 : w.ky1 - w.ky0,
+                                             empty ? 0 : w.kx1 - w.kx0,
+                                             int64_t(s.dilation_h) * s.in_w * s.in_ch,
+                                             int64_t(s.dilation_w) * s.in_ch,
+                                             int64_t(s.kernel_w) * s.out_ch,
+                                             s.out_ch};
+        sums_fn(win, count - paired, c.weight_zero_point, sums[r] + paired);
+      }
+      finish_rows(c.out, p * s.out_ch, s.out_ch, j0, &sums[0][0], kPortableRun, n, count, facts);
     }
   }
 }
 #endif  // __x86_64__
 
 }  // namespace
+
+// Each of `products` products is at most 32768·255 in magnitude.
+detail::S16StageFacts detail::s16_stage_facts(const S16Output& o, double products, int32_t channels) {
+  S16StageFacts facts;
+  const double sums_max = products * 32768.0 * 255.0;
+  facts.sums_in_int48 = sums_max < double(int64_t(1) << 47);
+  if (o.stage != S16OutputStage::kRescale16 || !facts.sums_in_int48) return facts;
+  int64_t bias_max = 0;
+  const int32_t biases = o.bias64 == nullptr ? 0 : o.bias_per_channel ? channels : 1;
+  for (int32_t c = 0; c < biases; ++c) bias_max = std::max(bias_max, std::abs(arith::clamp_int48(o.bias64[c])));
+  const int64_t acc_max = int64_t(sums_max) + bias_max;  // below 2^48
+  if (acc_max > arith::kInt48Max) return facts;
+  // |(acc·m + 2^(shift−1)) >> shift| is at most (|acc|·|m| + 2^(shift−1)) >> shift, plus 1 for a
+  // negative acc; |acc|·|m| <= 2^62.
+  const int32_t scales = o.scale_per_channel ? channels : 1;
+  for (int32_t c = 0; c < scales; ++c) {
+    const uint64_t m = uint64_t(std::abs(int32_t(int16_t(o.multiplier[c]))));
+    const int shift = std::clamp<int>(o.rescale_shift[c], 1, 62);
+    const uint64_t result_max = ((uint64_t(acc_max) * m + (uint64_t(1) << (shift - 1))) >> shift) + 1;
+    if (result_max + uint64_t(std::abs(int64_t(o.output_zp))) > uint64_t(INT32_MAX)) return facts;
+  }
+  facts.rescaled_in_int32 = true;
+  return facts;
+}
 
 size_t conv_s16_scratch_bytes(const ConvS16Shape& s, int threads, const ConvS16PackedWeights* packed) {
   return s.groups > 0 ? ConvScratch(s, conv_kernels(), packed != nullptr).total(threads) : 0;
@@ -452,14 +529,16 @@ const ConvS16PackedWeights* conv_s16_pack_weights(const ConvS16& c, std::span<ui
   return header;
 }
 
-void conv_s16_portable(const ConvS16& c) { conv_pixels_portable(c, 0, int64_t(c.shape.batches) * c.shape.out_h * c.shape.out_w); }
+void conv_s16_portable(const ConvS16& c) {
+  conv_pixels_portable(c, conv_facts(c), 0, int64_t(c.shape.batches) * c.shape.out_h * c.shape.out_w);
+}
 
 void depthwise_s16_portable(const ConvS16& c) {
   const int64_t pixels = int64_t(c.shape.batches) * c.shape.out_h * c.shape.out_w;
   if (c.shape.ch_mult == 1)
-    depthwise_pixels_portable<true>(c, 0, pixels);
+    depthwise_pixels_portable<true>(c, depthwise_facts(c), 0, pixels);
   else
-    depthwise_pixels_portable<false>(c, 0, pixels);
+    depthwise_pixels_portable<false>(c, depthwise_facts(c), 0, pixels);
 }
 
 void conv_s16(const ConvS16& c, const Exec& exec) {
@@ -467,14 +546,15 @@ void conv_s16(const ConvS16& c, const Exec& exec) {
   const ConvKernels& kernels = conv_kernels();
   const int workers = std::max(exec.num_threads(), 1);
   const ConvS16PackedWeights* packed = packed_matches(c) ? c.packed : nullptr;
+  const detail::S16StageFacts facts = conv_facts(c);
   if (exec.scratch.size() >= conv_s16_scratch_bytes(s, workers, packed)) {
     uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(exec.scratch.data())));
     const ConvScratch layout(s, kernels, packed != nullptr);
     const ConvWeights weights = pack_weights(c, layout, base);
     uint8_t* workers_base = base + layout.weights_bytes;
     auto rows_of = [&](int worker, int64_t p0, int64_t p1, int32_t col0, int32_t col1) {
-      conv_pixels_gemm(kernels, c, layout, weights, workers_base + size_t(worker) * layout.per_worker(), p0, p1, col0,
-                       col1);
+      conv_pixels_gemm(kernels, c, facts, layout, weights, workers_base + size_t(worker) * layout.per_worker(), p0, p1,
+                       col0, col1);
     };
     // A fully connected layer's few rows: the threads share out the output channels instead, each
     // taking every row (1x1280→1000: 1.0x → 1.95x at two threads).
@@ -491,21 +571,23 @@ void conv_s16(const ConvS16& c, const Exec& exec) {
                       [&](int worker, int64_t p0, int64_t p1) { rows_of(worker, p0, p1, 0, s.out_ch); });
   }
   // Without scratch: one output at a time, no im2col.
-  run_pixels(s, conv_macs(s), 1, exec, [&](int, int64_t p0, int64_t p1) { conv_pixels_portable(c, p0, p1); });
+  run_pixels(s, conv_macs(s), 1, exec, [&](int, int64_t p0, int64_t p1) { conv_pixels_portable(c, facts, p0, p1); });
 }
 
 void depthwise_s16(const ConvS16& c, const Exec& exec) {
   const ConvS16Shape& s = c.shape;
   const double macs = double(s.batches) * s.out_h * s.out_w * s.out_ch * s.kernel_h * s.kernel_w;
+  const detail::S16StageFacts facts = depthwise_facts(c);
 #if defined(__x86_64__)
   if (const DepthwiseSumsFn sums_fn = depthwise_sums_fn(); sums_fn && s.ch_mult == 1)
-    return run_pixels(s, macs, 1, exec, [&](int, int64_t p0, int64_t p1) { depthwise_pixels_vector(sums_fn, c, p0, p1); });
+    return run_pixels(s, macs, 1, exec,
+                      [&](int, int64_t p0, int64_t p1) { depthwise_pixels_vector(sums_fn, c, facts, p0, p1); });
 #endif
   run_pixels(s, macs, 1, exec, [&](int, int64_t p0, int64_t p1) {
     if (s.ch_mult == 1)
-      depthwise_pixels_portable<true>(c, p0, p1);
+      depthwise_pixels_portable<true>(c, facts, p0, p1);
     else
-      depthwise_pixels_portable<false>(c, p0, p1);
+      depthwise_pixels_portable<false>(c, facts, p0, p1);
   });
 }
 

@@ -132,6 +132,18 @@ struct DepthwiseS16Window {
   int32_t taps_y, taps_x;
   int64_t input_step_y, input_step_x, weight_step_y, weight_step_x;
 };
+// What a call's depth, biases and scales prove about its output stage, worked out once a call
+// (conv_s16.cpp, s16_stage_facts): where no value can leave a type, the vector stages skip the
+// clamps and saturations that the stage's definition applies.
+struct S16StageFacts {
+  bool sums_in_int48 = false;  // no sum leaves int48 (each of `products` products is at most 32768·255)
+  // kRescale16: no sum + bias leaves int48, and every channel's result, its zero point added,
+  // lies in int32: the low halves of the 64-bit results are the results.
+  bool rescaled_in_int32 = false;
+};
+// The facts for a call whose sums have `products` products each, from o's biases and scales over
+// `channels` output channels (O(channels)).
+S16StageFacts s16_stage_facts(const S16Output& o, double products, int32_t channels);
 }  // namespace detail
 
 }  // namespace vkrt::compute

@@ -229,6 +229,60 @@ void depthwise_s16_sums(const detail::DepthwiseS16Window& win, int32_t channels,
   if (c < channels) depthwise_pass<1, false>(win, c, channels - c, w_zero_point, sums);
 }
 
+int32_t depthwise_s16_pair_block() { return int32_t(hn::Lanes(hn::ScalableTag<int16_t>())); }
+
+void depthwise_s16_pack_pairs(const int8_t* weight, int64_t tap_stride, int32_t taps, int32_t channels, int32_t zp,
+                              int16_t* packed) {
+  const hn::ScalableTag<int16_t> d16;
+  const hn::Rebind<int8_t, decltype(d16)> d8;
+  const int32_t block = int32_t(hn::Lanes(d16)), pairs = (taps + 1) / 2;
+  const auto zero_point = hn::Set(d16, int16_t(zp));
+  for (int32_t c = 0; c < channels; c += block)
+    for (int32_t q = 0; q < pairs; ++q) {
+      auto tap = [&](int32_t t) HWY_ATTR {
+        return t < taps ? hn::Sub(hn::PromoteTo(d16, hn::LoadU(d8, weight + t * tap_stride + c)), zero_point)
+                        : hn::Zero(d16);
+      };
+      const auto w0 = tap(2 * q), w1 = tap(2 * q + 1);
+      int16_t* to = packed + (int64_t(c / block) * pairs + q) * 2 * block;
+      hn::StoreU(hn::InterleaveLower(d16, w0, w1), d16, to);
+      hn::StoreU(hn::InterleaveUpper(d16, w0, w1), d16, to + block);
+    }
+}
+
+void depthwise_s16_pair_sums(const int16_t* const* tap_inputs, int32_t taps, const int16_t* packed, int32_t channels,
+                             int64_t* sums) {
+  const hn::ScalableTag<int16_t> d16;
+  const hn::Repartition<int32_t, decltype(d16)> d32;
+  const hn::Half<decltype(d32)> dh32;
+  const hn::Repartition<int64_t, decltype(d32)> d64;
+  const int32_t block = int32_t(hn::Lanes(d16)), pairs = (taps + 1) / 2;
+  for (int32_t c = 0; c < channels; c += block) {
+    const int16_t* w = packed + int64_t(c / block) * pairs * 2 * block;
+    // Each 128-bit block of `lower` holds 4 channels' two taps, its next 4 channels in `upper`'s.
+    // ReorderWidenMulAccumulate is VPMADDWD and an add on x86: each int32 lane the sum of its
+    // two products (`unused`: the second sums of other targets).
+    auto lower = hn::Zero(d32), upper = hn::Zero(d32), unused = hn::Zero(d32);
+    for (int32_t q = 0; q < pairs; ++q, w += 2 * block) {
+      const auto x0 = hn::LoadU(d16, tap_inputs[2 * q] + c);
+      const auto x1 = 2 * q + 1 < taps ? hn::LoadU(d16, tap_inputs[2 * q + 1] + c) : hn::Zero(d16);
+      lower = hn::ReorderWidenMulAccumulate(d32, hn::InterleaveLower(d16, x0, x1), hn::LoadU(d16, w), lower, unused);
+      upper = hn::ReorderWidenMulAccumulate(d32, hn::InterleaveUpper(d16, x0, x1), hn::LoadU(d16, w + block), upper,
+                                            unused);
+    }
+    // Back to channel order: lane block b of lower is channels 8b..8b+3, of upper 8b+4..8b+7.
+    alignas(64) int64_t wide[2][hn::MaxLanes(d32)];
+    hn::Store(hn::PromoteTo(d64, hn::LowerHalf(dh32, lower)), d64, wide[0]);
+    hn::Store(hn::PromoteTo(d64, hn::UpperHalf(dh32, lower)), d64, wide[0] + block / 4);
+    hn::Store(hn::PromoteTo(d64, hn::LowerHalf(dh32, upper)), d64, wide[1]);
+    hn::Store(hn::PromoteTo(d64, hn::UpperHalf(dh32, upper)), d64, wide[1] + block / 4);
+    for (int32_t b = 0; b < block / 8; ++b) {
+      std::memcpy(sums + c + 8 * b, wide[0] + 4 * b, 4 * sizeof(int64_t));
+      std::memcpy(sums + c + 8 * b + 4, wide[1] + 4 * b, 4 * sizeof(int64_t));
+    }
+  }
+}
+
 // acc·r modulo 2^64 for r within int32. AVX-512DQ multiplies 64-bit lanes; AVX2 multiplies only
 // their low 32 bits (VPMULUDQ), so with acc = H·2^32 + L (L unsigned) and r's low word read
 // unsigned as r + 2^32·[r < 0]:
@@ -250,7 +304,7 @@ HWY_INLINE hn::Vec<D64> MulWrap64(D64 d64, hn::Vec<D64> acc, hn::Vec<D64> r) {
 }
 
 int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int64_t out_stride, int32_t first, const int64_t* sums,
-                           int64_t sums_stride, int rows, int32_t count, bool sums_in_int48) {
+                           int64_t sums_stride, int rows, int32_t count, const detail::S16StageFacts& facts) {
   const hn::ScalableTag<int64_t> d64;
   const hn::Rebind<int32_t, decltype(d64)> dh32;  // half a vector: one int32 per int64 lane
   const hn::Rebind<int16_t, decltype(d64)> dq16;
@@ -267,7 +321,7 @@ int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int64_t out_st
   // A sum as the int48 stages take it: clamped, unless no sum can leave int48 (AVX2 has no 64-bit
   // min or max: each is a compare and a blend).
   auto sum48 = [&](const int64_t* at) HWY_ATTR {
-    return sums_in_int48 ? hn::LoadU(d64, at) : clamp48(hn::LoadU(d64, at));
+    return facts.sums_in_int48 ? hn::LoadU(d64, at) : clamp48(hn::LoadU(d64, at));
   };
   auto bias64_at = [&](int32_t j) HWY_ATTR {
     if (o.bias64) return o.bias_per_channel ? hn::LoadU(d64, o.bias64 + first + j) : hn::Set(d64, o.bias64[0]);
@@ -279,17 +333,47 @@ int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int64_t out_st
     case S16OutputStage::kRequantize64: {
       // arith::requantize_s64 after reduce_multiplier, lane by lane; shifts clamped first so that
       // 14 − shift cannot overflow (the scalar form clamps 14 − shift to [0, 63]).
-      const auto lo = hn::Set(dh32, o.activation_min), hi = hn::Set(dh32, o.activation_max);
-      for (; j + lanes <= count; j += lanes) {
+      struct Requant {
+        hn::Vec<decltype(d64)> reduced, right, bias;
+      };
+      auto requant_at = [&](int32_t j) HWY_ATTR {
         const auto m = channel32(o.multiplier, o.scale_per_channel, j);
         const auto reduced = hn::IfThenElse(hn::Lt(m, hn::Set(dh32, 0x7FFF0000)),
                                             hn::ShiftRight<16>(hn::Add(m, hn::Set(dh32, 1 << 15))), hn::Set(dh32, 0x7FFF));
         const auto shift = hn::Min(hn::Max(channel32(o.shift, o.scale_per_channel, j), hn::Set(dh32, -49)), hn::Set(dh32, 14));
-        const auto right = hn::PromoteTo(d64, hn::Sub(hn::Set(dh32, 14), shift));
-        const auto bias = bias64_at(j), reduced64 = hn::PromoteTo(d64, reduced);
+        return Requant{hn::PromoteTo(d64, reduced), hn::PromoteTo(d64, hn::Sub(hn::Set(dh32, 14), shift)), bias64_at(j)};
+      };
+      {
+        // Two vectors' worth at a time, their low halves (requantize_s64 keeps only the low 32
+        // bits of the shifted product) rounded, clamped and narrowed in int32 lanes. AVX2 has no
+        // 64-bit arithmetic shift; for shifts of at most 32 a logical one leaves the same low half
+        // (a block with a larger one goes to the loop below).
+        constexpr bool kArithmetic = HWY_TARGET == HWY_AVX3;
+        const hn::Repartition<int32_t, decltype(d64)> d32;
+        const hn::Rebind<int16_t, decltype(d32)> d16;
+        const auto lo32 = hn::Set(d32, o.activation_min), hi32 = hn::Set(d32, o.activation_max);
+        auto low_half = [&](const int64_t* at, const Requant& q) HWY_ATTR {
+          const auto product = MulWrap64(d64, hn::Add(hn::LoadU(d64, at), q.bias), q.reduced);
+          return kArithmetic ? product >> q.right : hn::BitCast(d64, hn::Shr(hn::BitCast(du64, product), hn::BitCast(du64, q.right)));
+        };
+        for (; j + 2 * lanes <= count; j += 2 * lanes) {
+          const Requant q[2] = {requant_at(j), requant_at(j + lanes)};
+          const auto past = hn::Set(d64, 33);
+          if (!kArithmetic && !hn::AllTrue(d64, hn::And(hn::Lt(q[0].right, past), hn::Lt(q[1].right, past)))) break;
+          for (int r = 0; r < rows; ++r) {
+            const int64_t* at = sums + r * sums_stride + j;
+            auto v = hn::ConcatEven(d32, hn::BitCast(d32, low_half(at + lanes, q[1])), hn::BitCast(d32, low_half(at, q[0])));
+            v = hn::Min(hn::Max(hn::ShiftRight<1>(hn::Add(v, hn::Set(d32, 1))), lo32), hi32);
+            hn::StoreU(hn::DemoteTo(d16, v), d16, o.out16 + out_index + r * out_stride + first + j);
+          }
+        }
+      }
+      const auto lo = hn::Set(dh32, o.activation_min), hi = hn::Set(dh32, o.activation_max);
+      for (; j + lanes <= count; j += lanes) {
+        const Requant q = requant_at(j);
         for (int r = 0; r < rows; ++r) {
-          const auto acc = hn::Add(hn::LoadU(d64, sums + r * sums_stride + j), bias);
-          const auto product = MulWrap64(d64, acc, reduced64) >> right;
+          const auto acc = hn::Add(hn::LoadU(d64, sums + r * sums_stride + j), q.bias);
+          const auto product = MulWrap64(d64, acc, q.reduced) >> q.right;
           const auto narrowed = hn::BitCast(dh32, hn::TruncateTo(du32, hn::BitCast(du64, product)));
           const auto v = hn::Min(hn::Max(hn::ShiftRight<1>(hn::Add(narrowed, hn::Set(dh32, 1))), lo), hi);
           hn::StoreU(hn::DemoteTo(dq16, v), dq16, o.out16 + out_index + r * out_stride + first + j);
@@ -333,25 +417,65 @@ int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int64_t out_st
       const hn::Rebind<int8_t, decltype(d64)> d8;
       const auto lo = hn::Set(d64, o.activation_min), hi = hn::Set(d64, o.activation_max),
                  zp = hn::Set(d64, o.output_zp);
-      for (; j + lanes <= count; j += lanes) {
-        const auto bias = clamp48(bias64_at(j));
+      // AVX3 shifts arithmetically (VPSRAVQ); AVX2 adds 2^62 first and shifts logically.
+      constexpr bool kLogical = HWY_TARGET != HWY_AVX3;
+      // Channel j's constants: the multiplier as int64, the shift, the rounding term (with 2^62
+      // where the shift is logical) and what to add after the shift (the zero point, less
+      // 2^(62−shift) where the shift is logical).
+      struct Scale {
+        hn::Vec<decltype(d64)> m, offset;
+        hn::Vec<decltype(du64)> shift, round;
+      };
+      auto scale_at = [&](int32_t j) HWY_ATTR {
         const auto m32 = channel32(o.multiplier, o.scale_per_channel, j);
-        const auto m = hn::PromoteTo(d64, hn::ShiftRight<16>(hn::ShiftLeft<16>(m32)));  // int16(multiplier)
         const auto shift8 = o.scale_per_channel ? hn::LoadU(d8, o.rescale_shift + first + j)
                                                 : hn::Set(d8, o.rescale_shift[0]);
-        const auto shift =
-            hn::PromoteTo(d64, hn::Min(hn::Max(hn::PromoteTo(dh32, shift8), hn::Set(dh32, 1)), hn::Set(dh32, 62)));
-        const auto shift_u = hn::BitCast(du64, shift);
-        // AVX3 shifts arithmetically (VPSRAVQ); AVX2 adds 2^62 first and shifts logically.
-        constexpr bool kLogical = HWY_TARGET != HWY_AVX3;
-        const auto round = hn::Add(hn::Shl(hn::Set(du64, 1), hn::Sub(shift_u, hn::Set(du64, 1))),
-                                   hn::Set(du64, kLogical ? uint64_t{1} << 62 : 0));
-        const auto offset =
-            kLogical ? hn::Sub(zp, hn::BitCast(d64, hn::Shr(hn::Set(du64, uint64_t{1} << 62), shift_u))) : zp;
+        Scale sc;
+        sc.m = hn::PromoteTo(d64, hn::ShiftRight<16>(hn::ShiftLeft<16>(m32)));  // int16(multiplier)
+        sc.shift = hn::BitCast(du64, hn::PromoteTo(d64, hn::Min(hn::Max(hn::PromoteTo(dh32, shift8), hn::Set(dh32, 1)),
+                                                                 hn::Set(dh32, 62))));
+        sc.round = hn::Add(hn::Shl(hn::Set(du64, 1), hn::Sub(sc.shift, hn::Set(du64, 1))),
+                           hn::Set(du64, kLogical ? uint64_t{1} << 62 : 0));
+        sc.offset = kLogical ? hn::Sub(zp, hn::BitCast(d64, hn::Shr(hn::Set(du64, uint64_t{1} << 62), sc.shift))) : zp;
+        return sc;
+      };
+      auto shift_right = [&](hn::Vec<decltype(d64)> sum, const Scale& sc) HWY_ATTR {
+        return kLogical ? hn::BitCast(d64, hn::Shr(hn::BitCast(du64, sum), sc.shift)) : sum >> hn::BitCast(d64, sc.shift);
+      };
+      if (facts.rescaled_in_int32) {
+        // No accumulator leaves int48 and every result lies in int32 (s16_stage_facts): no clamp
+        // in 64 bits, the bias's product folded into the rounding term, and each result the low
+        // half of its 64-bit lane, two vectors' worth clamped and narrowed in int32 lanes (at
+        // avx2, 10 instructions for 4 channels where the clamping form takes about 30). With a
+        // logical shift the low half is right less 2^(62−shift) taken in int32, wrapping.
+        const hn::Repartition<int32_t, decltype(d64)> d32;
+        const hn::Rebind<int16_t, decltype(d32)> d16;
+        const auto lo32 = hn::Set(d32, o.activation_min), hi32 = hn::Set(d32, o.activation_max);
+        for (; j + 2 * lanes <= count; j += 2 * lanes) {
+          const Scale sc[2] = {scale_at(j), scale_at(j + lanes)};
+          hn::Vec<decltype(d64)> add[2];
+          for (int h = 0; h < 2; ++h)
+            add[h] = hn::Add(MulWrap64(d64, clamp48(bias64_at(j + h * lanes)), sc[h].m), hn::BitCast(d64, sc[h].round));
+          const auto offset = hn::ConcatEven(d32, hn::BitCast(d32, sc[1].offset), hn::BitCast(d32, sc[0].offset));
+          for (int r = 0; r < rows; ++r) {
+            const int64_t* at = sums + r * sums_stride + j;
+            const auto v0 = shift_right(hn::Add(MulWrap64(d64, hn::LoadU(d64, at), sc[0].m), add[0]), sc[0]);
+            const auto v1 = shift_right(hn::Add(MulWrap64(d64, hn::LoadU(d64, at + lanes), sc[1].m), add[1]), sc[1]);
+            const auto v = hn::Add(hn::ConcatEven(d32, hn::BitCast(d32, v1), hn::BitCast(d32, v0)), offset);
+            hn::StoreU(hn::DemoteTo(d16, hn::Min(hn::Max(v, lo32), hi32)), d16,
+                       o.out16 + out_index + r * out_stride + first + j);
+          }
+        }
+      }
+      for (; j + lanes <= count; j += lanes) {
+        const auto bias = clamp48(bias64_at(j));
+        const Scale sc = scale_at(j);
+        const auto m = sc.m;
+        const auto round = sc.round;
+        const auto offset = sc.offset;
         for (int r = 0; r < rows; ++r) {
           const auto acc = clamp48(hn::Add(sum48(sums + r * sums_stride + j), bias));
-          const auto sum = hn::Add(MulWrap64(d64, acc, m), hn::BitCast(d64, round));
-          const auto shifted = kLogical ? hn::BitCast(d64, hn::Shr(hn::BitCast(du64, sum), shift_u)) : sum >> shift;
+          const auto shifted = shift_right(hn::Add(MulWrap64(d64, acc, m), hn::BitCast(d64, round)), sc);
           const auto v = hn::Min(hn::Max(hn::Add(shifted, offset), lo), hi);
           const auto narrowed = hn::BitCast(dh32, hn::TruncateTo(du32, hn::BitCast(du64, v)));
           hn::StoreU(hn::DemoteTo(dq16, narrowed), dq16, o.out16 + out_index + r * out_stride + first + j);

@@ -32,6 +32,7 @@ namespace detail {
 struct TiledGemmPath;
 struct F32Kernel;
 struct DepthwiseS16Window;
+struct S16StageFacts;
 }
 struct DepthwiseS8Params;
 struct DepthwiseS8Output;
@@ -81,13 +82,23 @@ inline constexpr int kDepthwiseRowTaps = 64;
   /* c < channels, in int64. */                                                                       \
   void depthwise_s16_sums(const detail::DepthwiseS16Window& win, int32_t channels, int32_t w_zero_point, \
                           int64_t* sums);                                                             \
+  /* The same with two taps a VPMADDWD, for whole blocks of depthwise_s16_pair_block() channels   */ \
+  /* (a vector of int16). depthwise_s16_pack_pairs packs `taps` taps' weights (tap t at weight +    */ \
+  /* t·tap_stride) for `channels` channels, less the zero point, as [block][tap pair][2 vectors]:  */ \
+  /* (taps + 1) / 2 · 2 · channels int16. depthwise_s16_pair_sums sums every tap of a window, tap t */ \
+  /* read from tap_inputs[t] (zeros for a tap in the padding); taps <= 2·kS16Int32Pairs.          */ \
+  int32_t depthwise_s16_pair_block();                                                                 \
+  void depthwise_s16_pack_pairs(const int8_t* weight, int64_t tap_stride, int32_t taps, int32_t channels, \
+                                int32_t zp, int16_t* packed);                                         \
+  void depthwise_s16_pair_sums(const int16_t* const* tap_inputs, int32_t taps, const int16_t* packed,  \
+                               int32_t channels, int64_t* sums);                                      \
   /* The A16W8 output stage (conv_s16.h) for channels [first, first + count) of `rows` pixels    */ \
   /* (outputs from out_index, out_stride apart; sums[r·sums_stride] channel first's), on whole     */ \
   /* vectors, each vector's channel constants derived once for the rows: returns how many        */ \
-  /* channels it did (the rest: the scalar stage). sums_in_int48: no sum lies outside int48. */        \
+  /* channels it did (the rest: the scalar stage). `facts`: what the call's bounds prove. */          \
   int32_t finish_s16_vectors(const S16Output& o, int64_t out_index, int64_t out_stride, int32_t first,      \
                              const int64_t* sums, int64_t sums_stride, int rows, int32_t count,        \
-                             bool sums_in_int48);
+                             const detail::S16StageFacts& facts);
 
 namespace N_AVX2 {
 VKRT_HWY_TARGET_FUNCTIONS

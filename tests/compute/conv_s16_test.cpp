@@ -149,6 +149,13 @@ Layer random_layer(std::mt19937& rng, bool depthwise, int iteration) {
     for (auto& m : l.multiplier) m = pick(rng, {0, 1, 16384, 32767, int(rng() % 32768), -5, 0x12345});
     o.rescale_shift = l.rescale_shift.data();
     o.output_zp = pick(rng, {0, 0, -7, 300});
+    // Half the layers with results that fit int32 (smaller biases, larger shifts): the vector
+    // stage's int32 form (S16StageFacts::rescaled_in_int32) where the bounds prove it.
+    if (rng() % 2 == 0)
+      for (int32_t j = 0; j < s.out_ch; ++j) {
+        l.bias64[size_t(j)] >>= 20;
+        l.rescale_shift[size_t(j)] = int8_t(pick(rng, {30, 38, 47, 62}));
+      }
   }
   if (o.stage == S16OutputStage::kRequantize32) {
     o.bias32 = bias_kind == 0 ? nullptr : l.bias32.data();
@@ -288,6 +295,56 @@ TEST(ComputeConvS16, HandComputedSums) {
       scratch.resize(conv_s16_scratch_bytes(c.shape, 1));
       conv_s16(c, Exec{scratch, nullptr});
       EXPECT_EQ(outs, std::vector<int64_t>(outs.size(), int64_t(50135040000))) << side << "x" << side;
+    }
+  }
+}
+
+// kRescale16's vector stage takes its int32 form exactly where the largest result, the zero
+// point added, fits int32. Three products of 32768·255 (8355840) by 21931, shifted right 8, reach
+// 2147483520, and a negative sum's rounding 1 more: 126 below INT32_MAX.
+TEST(ComputeConvS16, RescaleTakesInt32LanesExactlyWhereResultsFit) {
+  std::vector<int32_t> multiplier = {21931};
+  std::vector<int8_t> shift = {8};
+  std::vector<int64_t> one = {1};
+  S16Output o;
+  o.stage = S16OutputStage::kRescale16;
+  o.multiplier = multiplier.data(), o.rescale_shift = shift.data(), o.scale_per_channel = false;
+  o.output_zp = 126;
+  EXPECT_TRUE(detail::s16_stage_facts(o, 3, 1).rescaled_in_int32);
+  EXPECT_FALSE(detail::s16_stage_facts(o, 4, 1).rescaled_in_int32);  // a fourth product
+  o.output_zp = -127;
+  EXPECT_FALSE(detail::s16_stage_facts(o, 3, 1).rescaled_in_int32);
+  o.output_zp = 126, o.bias64 = one.data(), o.bias_per_channel = false;  // a bias of 1: 85 more
+  EXPECT_FALSE(detail::s16_stage_facts(o, 3, 1).rescaled_in_int32);
+  o.bias64 = nullptr;
+  EXPECT_TRUE(detail::s16_stage_facts(o, 16843009, 1).sums_in_int48);  // ·8355840 = 2^47 − 32768
+  EXPECT_FALSE(detail::s16_stage_facts(o, 16843010, 1).sums_in_int48);
+
+  // A 1x1 layer at that bound, 3 input channels, 32 output channels (whole vectors at every
+  // level): channel 0's weights −128 and channel j's 127 − j, against a zero point of 127, so
+  // w − zp = −255 and −j; pixels from −32768 and 32767 (sums at the bound, both signs) to ±1
+  // (results inside int16, not clamped), each output as the stage defines it.
+  for (Isa isa : available_isas()) {
+    ScopedIsa pin(isa);
+    SCOPED_TRACE(std::string("ISA level ") + isa_name(isa));
+    Layer l;
+    ConvS16Shape& s = l.c.shape;
+    s.in_h = 1, s.in_w = s.out_w = 17, s.out_h = 1, s.in_ch = 3, s.out_ch = 32;
+    const int16_t pixel_values[17] = {-32768, 32767, 0, 1, -1, 2, -2, 3, 7, -7, 100, -100, 11, 12, -13, 32767, -32768};
+    for (int16_t v : pixel_values) l.input.insert(l.input.end(), 3, v);
+    for (int32_t j = 0; j < 32; ++j) l.weight.insert(l.weight.end(), 3, int8_t(j == 0 ? -128 : 127 - j));
+    l.c.weight_zero_point = 127;
+    l.c.input = l.input.data(), l.c.weight = l.weight.data();
+    l.c.out = o;
+    ASSERT_TRUE(detail::s16_stage_facts(l.c.out, 3, 32).rescaled_in_int32);
+    const std::vector<int64_t> want = defined_outputs(l, false);
+    EXPECT_EQ(want[0], 32767);   // −32768·−255·3 → 2147483520 + 126, clamped
+    EXPECT_EQ(want[32], -32768);  // 32767·−255·3·21931 / 256 + 126, clamped
+    EXPECT_EQ(want[3 * 32 + 5], -1159);  // pixel 3 (x = 1), channel 5: floor((−15·21931 + 128) / 256) + 126
+    for (int threads : {1, 2}) {
+      ThreadPool pool(threads);
+      std::vector<uint8_t> scratch(conv_s16_scratch_bytes(s, threads));
+      EXPECT_EQ(first_difference(outputs_of(l, [&](const ConvS16& c) { conv_s16(c, Exec{scratch, &pool}); }), want), "");
     }
   }
 }
