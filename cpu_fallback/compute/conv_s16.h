@@ -5,8 +5,8 @@
 // DEPTHWISE_CONV2D (int48 sums out).
 //
 // At avx2 and above the sums run on one Highway source (conv_s16_hwy.cpp): VPMADDWD pairs of
-// int16 activations with pairs of widened weights for the convolution, whole vectors of channels
-// for the depthwise one, in int32 lanes for as many depths as cannot overflow them
+// int16 activations with pairs of widened weights for the convolution, pairs of taps for the
+// depthwise one, in int32 lanes for as many depths as cannot overflow them
 // (kS16Int32Pairs), then added into int64. Elsewhere (aarch64, the portable level) the portable
 // loops in conv_s16.cpp, which the compiler vectorises. The output stage is one scalar function
 // for every path, so all give the same bytes.

@@ -11,9 +11,17 @@
 // 4 × 4 on AVX3; tiles of one or two rows take twice the weight rows, so that enough chains of
 // VPMADDWD are in flight (a fully connected layer's single row).
 //
-// Depthwise (ch_mult 1): whole vectors of channels, each tap's activations and weights widened to
-// int32 and multiplied (VPMULLD), four vectors a pass for independent chains; int32 lanes sum at
-// most 256 taps (|x·w| <= 32768·255) before they are added into int64.
+// Depthwise (ch_mult 1), kernels of up to 64 taps: two taps a VPMADDWD. The weights of a block of
+// channels are packed once a call with each tap pair interleaved (depthwise_s16_pack_pairs); a
+// pixel's two taps' activations are interleaved to match, every tap read (a zero row for those in
+// the padding), and the lanes' channel order restored when the sums are stored. Larger kernels,
+// and the channels past the last whole vector: whole vectors of channels, each tap's activations
+// and weights widened to int32 and multiplied (VPMULLD), four vectors a pass for independent
+// chains; int32 lanes sum at most 256 taps (|x·w| <= 32768·255) before they are added into int64.
+//
+// Output stages: the definitions in conv_s16.cpp (finish_pixel_scalar) lane by lane in 64-bit
+// lanes, and where a call's bounds allow (S16StageFacts) two vectors' low halves narrowed into
+// one int32 vector for the rounding, zero point, clamp and int16 store.
 #include "compute/hwy_targets.h"
 
 #include <algorithm>
