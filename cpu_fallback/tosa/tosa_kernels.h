@@ -194,10 +194,20 @@ Status transpose_conv2d(const TensorRef& input, const TensorRef& weight, const T
                         const TransposeConvAttr& attrs, const TensorRef& output);
 
 // MATMUL: A [N,H,C], B [N,C,W] -> [N,H,W]. Int8xInt8 -> Int32, Int16xInt16 -> Int48, Fp32 -> Fp32.
+// Int8 runs on the compute core's int8 GEMM (compute/gemm_s8.h: the zero points as its offsets,
+// int32 sums wrapping as the definition's), each batch's B transposed into `scratch` first, given
+// matmul_scratch_bytes of it (else the reference loops); fp32 on the fp32 GEMM (compute/gemm_f32.h,
+// no scratch: each output one chain of fused multiply-adds in C order, where the reference
+// loops round each product and sum apart: the two differ by float rounding only); int16 on the
+// reference loops. Threads from `runner`.
 Status check_matmul(const TensorRef& a, const TensorRef& b, const MatmulAttr& attrs,
                     const TensorRef& output);
 Status matmul(const TensorRef& a, const TensorRef& b, const MatmulAttr& attrs,
-              const TensorRef& output);
+              const TensorRef& output, ParallelRunner* runner = nullptr, std::span<uint8_t> scratch = {});
+// Scratch matmul takes on `threads` threads (0: none; operands checked as matmul checks them,
+// their data not read).
+size_t matmul_scratch_bytes(const TensorRef& a, const TensorRef& b, const MatmulAttr& attrs,
+                            const TensorRef& output, int threads);
 
 // ------------------------------------------------------------------------------------------
 // Pooling (tosa.md §7). Input/output [N,H,W,C].

@@ -102,8 +102,13 @@ Status run_transpose_conv2d(const PlannedOp& p, const KernelArgs& a) {
 }
 
 Status run_matmul(const PlannedOp& p, const KernelArgs& a) {
-  return check_or_compute(a, tosa::check_matmul, tosa::matmul, a.in[0], a.in[1],
-                          p.ir_attr<MatmulAttr>(), a.out[0]);
+  const auto& attr = p.ir_attr<MatmulAttr>();
+  if (a.check_only) return tosa::check_matmul(a.in[0], a.in[1], attr, a.out[0]);
+  return tosa::matmul(a.in[0], a.in[1], attr, a.out[0], a.runner, a.scratch);
+}
+
+size_t matmul_scratch(const PlannedOp& p, const KernelArgs& a, int threads) {
+  return tosa::matmul_scratch_bytes(a.in[0], a.in[1], p.ir_attr<MatmulAttr>(), a.out[0], threads);
 }
 
 Status run_fft2d(const PlannedOp& p, const KernelArgs& a) {
@@ -133,7 +138,7 @@ constexpr CpuOpImpl kOps[] = {
     {OpKind::DEPTHWISE_CONV2D, plan_depthwise_conv2d, run_depthwise_conv2d, depthwise_conv2d_scratch},
     {OpKind::CONV3D, nullptr, run_conv3d},
     {OpKind::TRANSPOSE_CONV2D, nullptr, run_transpose_conv2d},
-    {OpKind::MATMUL, nullptr, run_matmul},
+    {OpKind::MATMUL, nullptr, run_matmul, matmul_scratch},
     {OpKind::AVG_POOL2D, nullptr, run_avg_pool2d},
     {OpKind::MAX_POOL2D, nullptr, run_max_pool2d},
     {OpKind::FFT2D, nullptr, run_fft2d},
