@@ -1,5 +1,6 @@
 // matmul_bench: GMAC/s of TOSA MATMUL as the VGF CPU executor runs it (tosa::matmul: int8 on the
-// compute core's int8 GEMM, fp32 on its fp32 GEMM) against the reference loops it replaced
+// compute core's int8 GEMM, int16 on its int16 GEMM, fp32 on its fp32 GEMM) against the reference
+// loops it replaced
 // (detail::matmul_reference), side by side, one thread, on attention-like shapes. Not a test.
 //
 //   build/bench/tosa/matmul_bench
@@ -38,11 +39,12 @@ void bench(benchmark::State& state, const Shape* s, DType dtype, bool reference)
   std::vector<T> a(size_t(s->n * s->h * s->c)), b(size_t(s->n * s->c * s->w));
   for (auto& v : a) v = T(int(rng() % 200) - 100) / T(dtype == DType::Fp32 ? 64 : 1);
   for (auto& v : b) v = T(int(rng() % 200) - 100) / T(dtype == DType::Fp32 ? 64 : 1);
-  using Out = std::conditional_t<std::is_same_v<T, float>, float, int32_t>;
+  using Out = std::conditional_t<std::is_same_v<T, float>, float, std::conditional_t<sizeof(T) == 2, int64_t, int32_t>>;
   std::vector<Out> out(size_t(s->n * s->h * s->w));
   const int64_t a_shape[3] = {s->n, s->h, s->c}, b_shape[3] = {s->n, s->c, s->w}, o_shape[3] = {s->n, s->h, s->w};
   const TensorRef A{dtype, a_shape, a.data()}, B{dtype, b_shape, b.data()};
-  const TensorRef O{dtype == DType::Fp32 ? DType::Fp32 : DType::Int32, o_shape, out.data()};
+  const DType out_type = dtype == DType::Fp32 ? DType::Fp32 : dtype == DType::Int16 ? DType::Int48 : DType::Int32;
+  const TensorRef O{out_type, o_shape, out.data()};
   const MatmulAttr zp{dtype == DType::Int8 ? 3 : 0, dtype == DType::Int8 ? -2 : 0};
   std::vector<uint8_t> scratch(matmul_scratch_bytes(A, B, zp, O, 1));
   for (auto _ : state) {
@@ -68,6 +70,8 @@ int main(int argc, char** argv) {
     const std::string name = s.name;
     benchmark::RegisterBenchmark(("int8/" + name + "/gemm").c_str(), bench<int8_t>, &s, DType::Int8, false);
     benchmark::RegisterBenchmark(("int8/" + name + "/reference").c_str(), bench<int8_t>, &s, DType::Int8, true);
+    benchmark::RegisterBenchmark(("int16/" + name + "/gemm").c_str(), bench<int16_t>, &s, DType::Int16, false);
+    benchmark::RegisterBenchmark(("int16/" + name + "/reference").c_str(), bench<int16_t>, &s, DType::Int16, true);
     benchmark::RegisterBenchmark(("fp32/" + name + "/gemm").c_str(), bench<float>, &s, DType::Fp32, false);
     benchmark::RegisterBenchmark(("fp32/" + name + "/reference").c_str(), bench<float>, &s, DType::Fp32, true);
   }

@@ -70,25 +70,9 @@ void finish_pixel_scalar(const S16Output& o, int64_t out_index, int32_t first, c
   }
 }
 
-// The same for `rows` pixels (outputs out_stride apart, sums sums_stride apart), on vectors where
-// the level has them (each vector's channel constants derived once for all the rows), the
-// channels past the last whole vector scalar. `facts`: s16_stage_facts of the call.
-void finish_rows(const S16Output& o, int64_t out_index, int64_t out_stride, int32_t first, const int64_t* sums,
-                 int64_t sums_stride, int rows, int32_t count, const detail::S16StageFacts& facts) {
-  int32_t done = 0;
-#if defined(__x86_64__)
-  if (has(Isa::Avx2))
-    done = (has(Isa::Avx512bw) ? N_AVX3::finish_s16_vectors : N_AVX2::finish_s16_vectors)(
-        o, out_index, out_stride, first, sums, sums_stride, rows, count, facts);
-#else
-  (void)facts;
-#endif
-  for (int r = 0; r < rows; ++r)
-    finish_pixel_scalar(o, out_index + r * out_stride, first + done, sums + r * sums_stride + done, count - done);
-}
 void finish_pixel(const S16Output& o, int64_t out_index, int32_t first, const int64_t* sums, int32_t count,
                   const detail::S16StageFacts& facts) {
-  finish_rows(o, out_index, 0, first, sums, 0, 1, count, facts);
+  detail::finish_s16_rows(o, out_index, 0, first, sums, 0, 1, count, facts);
 }
 
 detail::S16StageFacts conv_facts(const ConvS16& c) {
@@ -401,7 +385,7 @@ void conv_pixels_gemm(const ConvKernels& kernels, const ConvS16& c, const detail
                     c.weight_zero_point, group_sums, layout.sums_stride);
     }
     const bool all = layout.panel || s.groups > 1;
-    finish_rows(c.out, p * s.out_ch, s.out_ch, all ? 0 : col0, sums + (all ? 0 : col0), layout.sums_stride, n,
+    detail::finish_s16_rows(c.out, p * s.out_ch, s.out_ch, all ? 0 : col0, sums + (all ? 0 : col0), layout.sums_stride, n,
                 all ? s.out_ch : col1 - col0, facts);
   }
 }
@@ -472,7 +456,7 @@ void depthwise_pixels_vector(DepthwiseSumsFn sums_fn, const ConvS16& c, const de
                                              s.out_ch};
         sums_fn(win, count - paired, c.weight_zero_point, sums[r] + paired);
       }
-      finish_rows(c.out, p * s.out_ch, s.out_ch, j0, &sums[0][0], kPortableRun, n, count, facts);
+      detail::finish_s16_rows(c.out, p * s.out_ch, s.out_ch, j0, &sums[0][0], kPortableRun, n, count, facts);
     }
   }
 }
@@ -480,10 +464,10 @@ void depthwise_pixels_vector(DepthwiseSumsFn sums_fn, const ConvS16& c, const de
 
 }  // namespace
 
-// Each of `products` products is at most 32768·255 in magnitude.
-detail::S16StageFacts detail::s16_stage_facts(const S16Output& o, double products, int32_t channels) {
+detail::S16StageFacts detail::s16_stage_facts(const S16Output& o, double products, int32_t channels,
+                                              double product_max) {
   S16StageFacts facts;
-  const double sums_max = products * 32768.0 * 255.0;
+  const double sums_max = products * product_max;
   facts.sums_in_int48 = sums_max < double(int64_t(1) << 47);
   if (o.stage != S16OutputStage::kRescale16 || !facts.sums_in_int48) return facts;
   int64_t bias_max = 0;
@@ -502,6 +486,21 @@ detail::S16StageFacts detail::s16_stage_facts(const S16Output& o, double product
   }
   facts.rescaled_in_int32 = true;
   return facts;
+}
+
+void detail::finish_s16_rows(const S16Output& o, int64_t out_index, int64_t out_stride, int32_t first,
+                             const int64_t* sums, int64_t sums_stride, int rows, int32_t count,
+                             const S16StageFacts& facts) {
+  int32_t done = 0;
+#if defined(__x86_64__)
+  if (has(Isa::Avx2))
+    done = (has(Isa::Avx512bw) ? N_AVX3::finish_s16_vectors : N_AVX2::finish_s16_vectors)(
+        o, out_index, out_stride, first, sums, sums_stride, rows, count, facts);
+#else
+  (void)facts;
+#endif
+  for (int r = 0; r < rows; ++r)
+    finish_pixel_scalar(o, out_index + r * out_stride, first + done, sums + r * sums_stride + done, count - done);
 }
 
 size_t conv_s16_scratch_bytes(const ConvS16Shape& s, int threads, const ConvS16PackedWeights* packed) {

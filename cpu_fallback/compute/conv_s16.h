@@ -141,9 +141,17 @@ struct S16StageFacts {
   // lies in int32: the low halves of the 64-bit results are the results.
   bool rescaled_in_int32 = false;
 };
-// The facts for a call whose sums have `products` products each, from o's biases and scales over
+// The facts for a call whose sums have `products` products each, none past `product_max` in
+// magnitude (32768·255 for int16 by int8 less a zero point), from o's biases and scales over
 // `channels` output channels (O(channels)).
-S16StageFacts s16_stage_facts(const S16Output& o, double products, int32_t channels);
+S16StageFacts s16_stage_facts(const S16Output& o, double products, int32_t channels,
+                              double product_max = 32768.0 * 255.0);
+// The output stage for channels [first, first + count) of `rows` pixels from their exact sums
+// (sums[r·sums_stride] is row r's channel first), outputs from out_index, out_stride apart: the
+// level's vector stage where it has one (each vector's channel constants derived once for the
+// rows), the rest scalar. `facts`: s16_stage_facts of the call.
+void finish_s16_rows(const S16Output& o, int64_t out_index, int64_t out_stride, int32_t first, const int64_t* sums,
+                     int64_t sums_stride, int rows, int32_t count, const S16StageFacts& facts);
 }  // namespace detail
 
 }  // namespace vkrt::compute

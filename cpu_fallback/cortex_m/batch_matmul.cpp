@@ -1,12 +1,14 @@
 // cortex_m::quantized_batch_matmul.out
 //   out[b][i][j] = clamp(requantize(Σ_k (lhs[b][i][k] + lhs_off)(rhsT[b][j][k] + rhs_off), m, s) + out_off, −128, 127)
 // ExecuTorch passes the CMSIS offsets (negated zero points) under the names lhs_zero_point and
-// rhs_zero_point, and +zp as output_zero_point (§2.1). One GEMM per batch (gemm_s8.h).
+// rhs_zero_point, and +zp as output_zero_point (§2.1). One GEMM per batch (gemm_s8.h; int16:
+// gemm_s16.h).
 #include "cortex_m/batch_matmul.h"
 
 #include <string>
 
 #include "arith/fixed_point.h"
+#include "compute/gemm_s16.h"
 #include "cortex_m/compute_core.h"
 #include "cortex_m/kernel_util.h"
 
@@ -59,20 +61,33 @@ void batch_matmul_s8(const BatchMatmulParams& p, const int8_t* lhs, const int8_t
   }
 }
 
+namespace {
+// One batch of the int16 product as the compute core's int16 × int16 GEMM takes it: CMSIS-NN's
+// s16 batch matmul has no offsets and requantizes in 64 bits (conv_s16.h's kRequantize64).
+compute::GemmS16 batch_gemm_s16(const BatchMatmulParams& p, const int16_t* lhs, const int16_t* rhs, int16_t* out) {
+  compute::GemmS16 g;
+  g.m = p.rows, g.n = p.cols, g.k = p.depth;
+  g.a = lhs, g.a_stride = p.depth;
+  g.b = rhs, g.b_column_stride = p.depth, g.b_depth_stride = 1;
+  compute::S16Output& o = g.out;
+  o.stage = compute::S16OutputStage::kRequantize64;
+  o.multiplier = &p.multiplier, o.shift = &p.shift, o.scale_per_channel = false;
+  o.activation_min = p.activation_min, o.activation_max = p.activation_max;
+  o.out16 = out;
+  return g;
+}
+}  // namespace
+
+size_t batch_matmul_s16_scratch_bytes(const BatchMatmulParams& p, int threads) {
+  return compute::gemm_s16_scratch_bytes(batch_gemm_s16(p, nullptr, nullptr, nullptr), threads);
+}
+
 void batch_matmul_s16(const BatchMatmulParams& p, const int16_t* lhs, const int16_t* rhs_transposed,
-                      int16_t* output) {
-  const int32_t reduced = arith::reduce_multiplier(p.multiplier);
+                      int16_t* output, const Exec& exec) {
   for (int64_t b = 0; b < p.batches; ++b)
-    for (int64_t i = 0; i < p.rows; ++i) {
-      const int16_t* a = lhs + (b * p.rows + i) * p.depth;
-      for (int64_t j = 0; j < p.cols; ++j) {
-        const int16_t* r = rhs_transposed + (b * p.cols + j) * p.depth;
-        int64_t acc = 0;
-        for (int32_t k = 0; k < p.depth; ++k) acc += int32_t(a[k]) * int32_t(r[k]);
-        const int32_t v = arith::requantize_s64(acc, reduced, p.shift);
-        output[(b * p.rows + i) * p.cols + j] = int16_t(arith::clamp_activation(v, p.activation_min, p.activation_max));
-      }
-    }
+    compute::gemm_s16(batch_gemm_s16(p, lhs + b * p.rows * p.depth, rhs_transposed + b * p.cols * p.depth,
+                                     output + b * p.rows * p.cols),
+                      exec);
 }
 
 namespace {
@@ -132,11 +147,12 @@ Status quantized_batch_matmul_out(KernelContext& ctx, std::span<EValue* const> a
   const Tensor* lhs = c.lhs;
   const Tensor* rhs = c.rhs;
   Tensor* out = c.out;
+  ContextRunner runner(ctx);
   if (lhs->dtype() == ScalarType::Short) {
-    batch_matmul_s16(p, lhs->data_as<int16_t>(), rhs->data_as<int16_t>(), out->data_as<int16_t>());
+    const Exec exec = make_exec(ctx, runner, batch_matmul_s16_scratch_bytes(p, runner.num_threads()));
+    batch_matmul_s16(p, lhs->data_as<int16_t>(), rhs->data_as<int16_t>(), out->data_as<int16_t>(), exec);
     return Status::ok();
   }
-  ContextRunner runner(ctx);
   const Exec exec = make_exec(ctx, runner, batch_matmul_s8_scratch_bytes(p, runner.num_threads()));
   batch_matmul_s8(p, lhs->data_as<int8_t>(), rhs->data_as<int8_t>(), out->data_as<int8_t>(), exec);
   return Status::ok();

@@ -22,8 +22,11 @@ Status check_batch_matmul(const BatchMatmulParams& p, bool int16);
 size_t batch_matmul_s8_scratch_bytes(const BatchMatmulParams& p, int threads);
 void batch_matmul_s8(const BatchMatmulParams& p, const int8_t* lhs, const int8_t* rhs_transposed, int8_t* output,
                      const Exec& exec);
-// int16 x int16 with 64-bit accumulation and the reduced multiplier (arm_nn_requantize_s64).
+// int16 x int16 with 64-bit accumulation and the reduced multiplier (arm_nn_requantize_s64), on
+// the compute core's int16 GEMM (compute/gemm_s16.h): its panel path given
+// batch_matmul_s16_scratch_bytes of scratch, else its int64 loops.
+size_t batch_matmul_s16_scratch_bytes(const BatchMatmulParams& p, int threads);
 void batch_matmul_s16(const BatchMatmulParams& p, const int16_t* lhs, const int16_t* rhs_transposed,
-                      int16_t* output);
+                      int16_t* output, const Exec& exec = {});
 
 }  // namespace vkrt::cortex_m

@@ -5,12 +5,14 @@
 // int8 GEMM reads B as rows of depth ([W][C], a fully connected layer's weights), so each batch's
 // B is transposed into the scratch first (C·W bytes against H·C·W multiply-adds); the zero points
 // are its offsets (−zp), its int32 sums wrap as the definition's do. The fp32 GEMM reads B as it
-// is. int16 (int48 sums) has no GEMM: the reference loops.
+// is, and so does the int16 one (compute/gemm_s16.h, which packs it per call; int48 sums, no
+// zero points for int16).
 #include <algorithm>
 #include <cstring>
 
 #include "compute/exec.h"
 #include "compute/gemm_f32.h"
+#include "compute/gemm_s16.h"
 #include "compute/gemm_s8.h"
 #include "cpu_fallback/tosa/conv_common.h"
 #include "cpu_fallback/tosa/reference_loops.h"
@@ -57,10 +59,21 @@ compute::GemmS8 int8_gemm(const TensorRef& a, const TensorRef& b, const MatmulAt
   return g;
 }
 
-// Whether the int8 GEMM takes these operands: its depth and columns are int32.
-bool int8_gemm_applies(const TensorRef& a, const TensorRef& b) {
-  return a.dtype == DType::Int8 && a.dim(2) <= INT32_MAX && b.dim(2) <= INT32_MAX && a.dim(1) > 0 &&
-         a.dim(2) > 0 && b.dim(2) > 0;
+// Batch n of an int16 MATMUL as the int16 GEMM takes it: B read in place, int48 sums out.
+compute::GemmS16 int16_gemm(const TensorRef& a, const TensorRef& b, const TensorRef& output, int64_t n) {
+  const int64_t H = a.dim(1), C = a.dim(2), W = b.dim(2);
+  compute::GemmS16 g;
+  g.m = H, g.n = int32_t(W), g.k = int32_t(C);
+  g.a = a.data ? a.as<const int16_t>() + n * H * C : nullptr, g.a_stride = C;
+  g.b = b.data ? b.as<const int16_t>() + n * C * W : nullptr, g.b_column_stride = 1, g.b_depth_stride = W;
+  g.out.stage = compute::S16OutputStage::kInt48;
+  g.out.out64 = output.data ? output.as<int64_t>() + n * H * W : nullptr;
+  return g;
+}
+
+// Whether the GEMMs take these operands: their depth and columns are int32.
+bool gemm_applies(const TensorRef& a, const TensorRef& b) {
+  return a.dim(2) <= INT32_MAX && b.dim(2) <= INT32_MAX && a.dim(1) > 0 && a.dim(2) > 0 && b.dim(2) > 0;
 }
 
 size_t transposed_b_bytes(const TensorRef& b) { return (size_t(b.dim(1)) * size_t(b.dim(2)) + 63) / 64 * 64; }
@@ -134,8 +147,9 @@ void detail::matmul_reference(const TensorRef& a, const TensorRef& b, const Matm
 
 size_t matmul_scratch_bytes(const TensorRef& a, const TensorRef& b, const MatmulAttr& attrs, const TensorRef& output,
                             int threads) {
-  if (!check_matmul(a, b, attrs, output).is_ok() || !int8_gemm_applies(a, b) || a.dim(1) <= kRowsWithoutTranspose)
-    return 0;
+  if (!check_matmul(a, b, attrs, output).is_ok() || !gemm_applies(a, b)) return 0;
+  if (a.dtype == DType::Int16) return compute::gemm_s16_scratch_bytes(int16_gemm(a, b, TensorRef{}, 0), threads);
+  if (a.dtype != DType::Int8 || a.dim(1) <= kRowsWithoutTranspose) return 0;
   return transposed_b_bytes(b) + compute::gemm_s8_scratch_bytes(int8_gemm(a, b, attrs, output, 0, nullptr), threads);
 }
 
@@ -161,8 +175,13 @@ Status matmul(const TensorRef& a, const TensorRef& b, const MatmulAttr& attrs, c
                 output.as<int32_t>() + n * H * W);
     return Status::ok();
   }
+  if (a.dtype == DType::Int16 && gemm_applies(a, b)) {  // its int64 loops without the scratch
+    const compute::Exec exec{scratch, runner};
+    for (int64_t n = 0; n < N; ++n) compute::gemm_s16(int16_gemm(a, b, output, n), exec);
+    return Status::ok();
+  }
   const size_t need = matmul_scratch_bytes(a, b, attrs, output, threads_of(runner));
-  if (need > 0 && scratch.size() >= need) {
+  if (a.dtype == DType::Int8 && need > 0 && scratch.size() >= need) {
     auto* bt = reinterpret_cast<int8_t*>(scratch.data());
     const compute::Exec exec{scratch.subspan(transposed_b_bytes(b)), runner};
     for (int64_t n = 0; n < N; ++n) {

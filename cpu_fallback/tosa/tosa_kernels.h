@@ -199,7 +199,8 @@ Status transpose_conv2d(const TensorRef& input, const TensorRef& weight, const T
 // matmul_scratch_bytes of it (else the reference loops); fp32 on the fp32 GEMM (compute/gemm_f32.h,
 // no scratch: each output one chain of fused multiply-adds in C order, where the reference
 // loops round each product and sum apart: the two differ by float rounding only); int16 on the
-// reference loops. Threads from `runner`.
+// int16 GEMM (compute/gemm_s16.h: its panel path given matmul_scratch_bytes, else its int64
+// loops). Threads from `runner`.
 Status check_matmul(const TensorRef& a, const TensorRef& b, const MatmulAttr& attrs,
                     const TensorRef& output);
 Status matmul(const TensorRef& a, const TensorRef& b, const MatmulAttr& attrs,

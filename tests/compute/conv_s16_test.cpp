@@ -16,6 +16,7 @@
 
 #include "arith/fixed_point.h"
 #include "compute/conv_s16.h"
+#include "compute/gemm_s16.h"
 #include "compute/isa.h"
 #include "vkrt/thread_pool.h"
 
@@ -347,6 +348,61 @@ TEST(ComputeConvS16, RescaleTakesInt32LanesExactlyWhereResultsFit) {
       EXPECT_EQ(first_difference(outputs_of(l, [&](const ConvS16& c) { conv_s16(c, Exec{scratch, &pool}); }), want), "");
     }
   }
+}
+
+// int16 × int16 (gemm_s16.h) against sums written out here and the stages' definitions: B as
+// rows of depth (cortex_m's transposed RHS) and as columns (TOSA's [C][W]), odd depths, columns
+// past whole panels, rows past whole tiles, every value −32768 (a VPMADDWD pair of 2^31), at every
+// level, one and two threads, with and without scratch.
+TEST(ComputeGemmS16, ProductsEqualTheDefinitionAtEveryLevel) {
+  ThreadPool two(2);
+  std::mt19937 rng(17);
+  struct Case {
+    int64_t m;
+    int32_t n, k;
+  };
+  const Case cases[] = {{1, 1, 1}, {5, 17, 3}, {9, 40, 64}, {33, 7, 301}, {64, 130, 96}};
+  for (const Case& shape : cases)
+    for (bool columns : {false, true})
+      for (int fill = 0; fill < 3; ++fill)  // random, all −32768, all 32767 against −32768
+        for (S16OutputStage stage : {S16OutputStage::kRequantize64, S16OutputStage::kInt48}) {
+          std::vector<int16_t> a(size_t(shape.m) * shape.k), b(size_t(shape.n) * shape.k);
+          for (auto& v : a) v = fill == 0 ? int16_t(rng()) : fill == 1 ? int16_t(-32768) : int16_t(32767);
+          for (auto& v : b) v = fill == 0 ? int16_t(rng()) : int16_t(-32768);
+          GemmS16 g;
+          g.m = shape.m, g.n = shape.n, g.k = shape.k;
+          g.a = a.data(), g.a_stride = shape.k;
+          g.b = b.data();
+          g.b_column_stride = columns ? 1 : shape.k, g.b_depth_stride = columns ? shape.n : 1;
+          std::vector<int32_t> multiplier = {1518500250}, shift = {-20};
+          g.out.stage = stage, g.out.scale_per_channel = false, g.out.multiplier = multiplier.data(), g.out.shift = shift.data();
+          std::vector<int64_t> want(size_t(shape.m) * shape.n);
+          for (int64_t r = 0; r < shape.m; ++r)
+            for (int32_t j = 0; j < shape.n; ++j) {
+              int64_t sum = 0;
+              for (int32_t i = 0; i < shape.k; ++i)
+                sum += int64_t(a[size_t(r * shape.k + i)]) * b[size_t(j * g.b_column_stride + i * g.b_depth_stride)];
+              want[size_t(r * shape.n + j)] = stage_of(g.out, j, sum);
+            }
+          if (fill == 1) ASSERT_EQ(stage_of(g.out, 0, int64_t(shape.k) << 30), want[0]);
+          for (Isa isa : available_isas()) {
+            ScopedIsa pin(isa);
+            for (ThreadPool* runner : {static_cast<ThreadPool*>(nullptr), &two})
+              for (bool with_scratch : {true, false}) {
+                std::vector<uint8_t> scratch(with_scratch ? gemm_s16_scratch_bytes(g, runner ? 2 : 1) : 0);
+                std::vector<int16_t> out16(want.size(), int16_t(0x5555));
+                std::vector<int64_t> out64(want.size(), 0x5555);
+                g.out.out16 = out16.data(), g.out.out64 = out64.data();
+                gemm_s16(g, Exec{scratch, runner});
+                const std::vector<int64_t> got =
+                    stage == S16OutputStage::kInt48 ? out64 : std::vector<int64_t>(out16.begin(), out16.end());
+                EXPECT_EQ(first_difference(got, want), "")
+                    << shape.m << "x" << shape.k << " by " << shape.n << (columns ? " (B as columns)" : "") << " fill "
+                    << fill << " stage " << int(stage) << " at " << isa_name(isa) << (runner ? ", two threads" : "")
+                    << (with_scratch ? "" : ", no scratch");
+              }
+          }
+        }
 }
 
 // A fully connected layer of three rows, 700 → 999 (1.4M multiply-adds a row): on two threads its

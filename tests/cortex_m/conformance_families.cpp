@@ -335,7 +335,7 @@ std::string run_bmm(VectorAccess& v) {
   const auto rhs = v.array<T>({adj_y ? "rhs_input_tensor" : "rhs_transposed_tensor"}, int64_t(rb) * rh * n * k);
   const auto want = v.array<T>({"output_ref", "output"});
   if (!v.ok()) return v.error();
-  std::vector<T> got(int64_t(ob) * oh * m * n), oracle(got.size());
+  std::vector<T> got(int64_t(ob) * oh * m * n), oracle(got.size()), portable(got.size());
   Paths paths;
   for (int32_t b = 0; b < ob; ++b)
     for (int32_t h = 0; h < oh; ++h) {
@@ -343,14 +343,20 @@ std::string run_bmm(VectorAccess& v) {
       const int64_t ri = int64_t(rb == 1 ? 0 : b) * rh + (rh == 1 ? 0 : h);
       const int64_t oi = int64_t(b) * oh + h;
       if constexpr (s16) {
-        batch_matmul_s16(p, lhs.data() + li * m * k, rhs.data() + ri * n * k, got.data() + oi * m * n);
-        oracle = got;
+        batch_matmul_s16(p, lhs.data() + li * m * k, rhs.data() + ri * n * k, got.data() + oi * m * n,
+                         paths.optimized(batch_matmul_s16_scratch_bytes(p, 2)));
+        batch_matmul_s16(p, lhs.data() + li * m * k, rhs.data() + ri * n * k, portable.data() + oi * m * n,
+                         paths.portable());
+        reference::batch_matmul_s16(p, lhs.data() + li * m * k, rhs.data() + ri * n * k, oracle.data() + oi * m * n);
       } else {
         batch_matmul_s8(p, lhs.data() + li * m * k, rhs.data() + ri * n * k, got.data() + oi * m * n,
                         paths.optimized(batch_matmul_s8_scratch_bytes(p, 2)));
         reference::batch_matmul_s8(p, lhs.data() + li * m * k, rhs.data() + ri * n * k, oracle.data() + oi * m * n);
       }
     }
+  if constexpr (s16)
+    return first_error({compare_outputs(got, want, "optimized"), compare_outputs(portable, want, "portable"),
+                        compare_outputs(oracle, want, "reference")});
   return first_error({compare_outputs(got, want, "kernel"), compare_outputs(oracle, want, "reference")});
 }
 

@@ -99,9 +99,9 @@ TEST(TosaMatmulFast, Fp32MatchesDoubleSumsWithinRounding) {
   }
 }
 
-// Without the scratch matmul_scratch_bytes asks for, int8 runs the reference loops (the same
-// bytes); int16 always does.
-TEST(TosaMatmulFast, WithoutScratchAndInt16TheReferenceLoops) {
+// Without the scratch matmul_scratch_bytes asks for, int8 runs the reference loops: the same
+// bytes.
+TEST(TosaMatmulFast, Int8WithoutScratchTheReferenceLoops) {
   std::mt19937 rng(3);
   auto a = i8({2, 5, 9}), b = i8({2, 9, 4});
   for (auto& v : a.data) v = int8_t(rng());
@@ -110,15 +110,39 @@ TEST(TosaMatmulFast, WithoutScratchAndInt16TheReferenceLoops) {
   detail::matmul_reference(a, b, MatmulAttr{3, -4}, want);
   ASSERT_TOSA_OK(matmul(a, b, MatmulAttr{3, -4}, out));
   EXPECT_EQ(out.data, want.data);
+}
 
-  auto a16 = i16({1, 3, 5}), b16 = i16({1, 5, 2});
-  for (auto& v : a16.data) v = int16_t(rng());
-  for (auto& v : b16.data) v = int16_t(rng());
-  auto want48 = i48({1, 3, 2}), out48 = i48({1, 3, 2});
-  EXPECT_EQ(matmul_scratch_bytes(a16, b16, MatmulAttr{}, out48, 2), 0u);
-  detail::matmul_reference(a16, b16, MatmulAttr{}, want48);
-  ASSERT_TOSA_OK(matmul(a16, b16, MatmulAttr{}, out48));
-  EXPECT_EQ(out48.data, want48.data);
+// int16 on the int16 GEMM, with and without its scratch, against the reference loops: random
+// values and every value −32768 (two products of 2^30 make a VPMADDWD pair of 2^31, one past
+// int32), odd and even depths, int48 sums past int32.
+TEST(TosaMatmulFast, Int16MatchesTheReferenceLoops) {
+  std::mt19937 rng(5);
+  for (const MatmulCase& k : kCases)
+    for (bool extreme : {false, true}) {
+      auto a = i16({k.n, k.h, k.c}), b = i16({k.n, k.c, k.w});
+      for (auto& v : a.data) v = extreme ? int16_t(-32768) : int16_t(rng());
+      for (auto& v : b.data) v = extreme ? int16_t(-32768) : int16_t(rng());
+      auto want = i48({k.n, k.h, k.w});
+      detail::matmul_reference(a, b, MatmulAttr{}, want);
+      if (extreme) ASSERT_EQ(want.data[0], int64_t(k.c) << 30);
+      for (compute::Isa isa : compute::available_isas()) {
+        compute::ScopedIsa pin(isa);
+        for (int threads : {1, 3}) {
+          CountingThreads pool(threads);
+          auto out = i48({k.n, k.h, k.w});
+          std::vector<uint8_t> scratch(matmul_scratch_bytes(a, b, MatmulAttr{}, out, threads), 0xA5);
+          for (bool with_scratch : {true, false}) {
+            std::fill(out.data.begin(), out.data.end(), 0x5555);
+            ASSERT_TOSA_OK(matmul(a, b, MatmulAttr{}, out, threads > 1 ? &pool : nullptr,
+                                  with_scratch ? std::span<uint8_t>(scratch) : std::span<uint8_t>()));
+            EXPECT_EQ(out.data, want.data) << k.n << "x" << k.h << "x" << k.c << " by " << k.w
+                                           << (extreme ? ", all −32768" : "") << " at " << compute::isa_name(isa)
+                                           << ", " << threads << " thread(s)"
+                                           << (with_scratch ? "" : ", without scratch");
+          }
+        }
+      }
+    }
 }
 
 }  // namespace

@@ -91,6 +91,19 @@ void batch_matmul_s8(const BatchMatmulParams& p, const int8_t* lhs, const int8_t
       }
 }
 
+void batch_matmul_s16(const BatchMatmulParams& p, const int16_t* lhs, const int16_t* rhs_transposed, int16_t* output) {
+  const int32_t reduced = arith::reduce_multiplier(p.multiplier);
+  for (int64_t b = 0; b < p.batches; ++b)
+    for (int64_t i = 0; i < p.rows; ++i)
+      for (int64_t j = 0; j < p.cols; ++j) {
+        int64_t acc = 0;
+        for (int64_t k = 0; k < p.depth; ++k)
+          acc += int64_t(lhs[(b * p.rows + i) * p.depth + k]) * rhs_transposed[(b * p.cols + j) * p.depth + k];
+        const int32_t v = arith::requantize_s64(acc, reduced, p.shift);
+        output[(b * p.rows + i) * p.cols + j] = int16_t(std::clamp(v, p.activation_min, p.activation_max));
+      }
+}
+
 void transpose_conv2d_s8(const TransposeConv2dParams& p, const int8_t* input, const int8_t* weight,
                          const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int8_t* output) {
   const size_t plane = size_t(p.out_h) * p.out_w * p.out_ch;

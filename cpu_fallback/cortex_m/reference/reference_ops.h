@@ -25,6 +25,7 @@ void depthwise_conv2d_s8(const DepthwiseConv2dParams& p, const int8_t* input, co
 void fully_connected_s8(const LinearParams& p, const int8_t* input, const int8_t* weights, const int32_t* bias,
                         const int32_t* multipliers, const int32_t* shifts, bool per_channel, int8_t* output);
 void batch_matmul_s8(const BatchMatmulParams& p, const int8_t* lhs, const int8_t* rhs_transposed, int8_t* output);
+void batch_matmul_s16(const BatchMatmulParams& p, const int16_t* lhs, const int16_t* rhs_transposed, int16_t* output);
 // Scatter form: every input pixel adds its contribution to the outputs it reaches.
 void transpose_conv2d_s8(const TransposeConv2dParams& p, const int8_t* input, const int8_t* weight,
                          const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int8_t* output);
