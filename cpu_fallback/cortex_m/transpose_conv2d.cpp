@@ -1,11 +1,16 @@
-// cortex_m::quantized_transpose_conv2d.out — gather form of the definition in the header: each
-// output pixel collects the taps (ky, kx) whose input position (oy + ph − ky)/sh is an integer
-// inside the input.
+// cortex_m::quantized_transpose_conv2d.out: the int32 sums on the compute core's transposed
+// convolution (compute/transpose_conv_s8.h: the int8 GEMM, then each product added into the
+// output pixel its tap reaches), then the CMSIS-NN output stage a pixel at a time. Without its
+// scratch, the gather form of the definition in the header: each output pixel collects the taps
+// (ky, kx) whose input position (oy + ph − ky)/sh is an integer inside the input.
 #include "cortex_m/transpose_conv2d.h"
 
 #include <string>
 
 #include "arith/fixed_point.h"
+#include "compute/requantize_row.h"
+#include "compute/transpose_conv_s8.h"
+#include "cortex_m/compute_core.h"
 #include "cortex_m/kernel_util.h"
 
 namespace vkrt::cortex_m {
@@ -33,10 +38,26 @@ inline int64_t source_index(int64_t o, int32_t k, int32_t stride, int32_t pad, i
   const int64_t i = t / stride;
   return i < size ? i : -1;
 }
-}  // namespace
 
-void transpose_conv2d_s8(const TransposeConv2dParams& p, const int8_t* input, const int8_t* weight,
-                         const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int8_t* output) {
+// One batch's sums as the compute core takes them (output row oy = iy·stride + ky − pad).
+compute::TransposeConvS8 core_of(const TransposeConv2dParams& p, const int8_t* input, const int8_t* weight,
+                                 const int32_t* bias, int32_t* sums) {
+  compute::TransposeConvS8 c;
+  c.batches = 1, c.in_h = p.in_h, c.in_w = p.in_w, c.in_ch = p.in_ch;
+  c.out_h = p.out_h, c.out_w = p.out_w, c.out_ch = p.out_ch;
+  c.kernel_h = p.kernel_h, c.kernel_w = p.kernel_w, c.stride_h = p.stride_h, c.stride_w = p.stride_w;
+  c.offset_h = -p.pad_h, c.offset_w = -p.pad_w;
+  c.input_offset = p.input_offset;
+  c.input = input, c.weight = weight, c.bias = bias, c.sums = sums;
+  return c;
+}
+
+size_t plane_bytes(const TransposeConv2dParams& p) {
+  return align_up(size_t(p.out_h) * size_t(p.out_w) * size_t(p.out_ch) * sizeof(int32_t));
+}
+
+void transpose_conv2d_loops(const TransposeConv2dParams& p, const int8_t* input, const int8_t* weight,
+                            const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int8_t* output) {
   for (int64_t b = 0; b < p.batches; ++b)
     for (int32_t oy = 0; oy < p.out_h; ++oy)
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
@@ -59,6 +80,34 @@ void transpose_conv2d_s8(const TransposeConv2dParams& p, const int8_t* input, co
           out[oc] = int8_t(arith::clamp_activation(wrap_add(v, p.output_offset), p.activation_min, p.activation_max));
         }
       }
+}
+
+}  // namespace
+
+size_t transpose_conv2d_s8_scratch_bytes(const TransposeConv2dParams& p, int threads) {
+  const size_t core = compute::transpose_conv_s8_scratch_bytes(core_of(p, nullptr, nullptr, nullptr, nullptr), threads);
+  return core == 0 ? 0 : plane_bytes(p) + core + 64;
+}
+
+void transpose_conv2d_s8(const TransposeConv2dParams& p, const int8_t* input, const int8_t* weight,
+                         const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int8_t* output,
+                         const Exec& exec) {
+  const size_t need = transpose_conv2d_s8_scratch_bytes(p, exec.num_threads());
+  if (need == 0 || exec.scratch.size() < need)
+    return transpose_conv2d_loops(p, input, weight, bias, multiplier, shift, output);
+  uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(exec.scratch.data())));
+  auto* sums = reinterpret_cast<int32_t*>(base);
+  const Exec core_exec{exec.scratch.subspan(size_t(base - exec.scratch.data()) + plane_bytes(p)), exec.runner};
+  compute::RequantizeRow stage;
+  stage.multiplier = multiplier, stage.shift = shift, stage.output_offset = p.output_offset;
+  stage.activation_min = p.activation_min, stage.activation_max = p.activation_max;
+  const int64_t in_plane = int64_t(p.in_h) * p.in_w * p.in_ch, pixels = int64_t(p.out_h) * p.out_w;
+  for (int64_t b = 0; b < p.batches; ++b) {
+    compute::transpose_conv_s8_sums(core_of(p, input + b * in_plane, weight, bias, sums), core_exec);
+    int8_t* out = output + b * pixels * p.out_ch;
+    for (int64_t px = 0; px < pixels; ++px)
+      compute::requantize_row_s8(stage, sums + px * p.out_ch, 0, p.out_ch, out + px * p.out_ch);
+  }
 }
 
 namespace {
@@ -127,8 +176,10 @@ Status quantized_transpose_conv2d_out(KernelContext& ctx, std::span<EValue* cons
   VKRT_RETURN_IF_ERROR(expect_data(args, 0, "input", *c.input));
   VKRT_RETURN_IF_ERROR(expect_data(args, 1, "weight", *c.weight));
   VKRT_RETURN_IF_ERROR(expect_data(args, args.size() - 2, "out", *c.out));
+  ContextRunner runner(ctx);
+  const Exec exec = make_exec(ctx, runner, transpose_conv2d_s8_scratch_bytes(c.p, runner.num_threads()));
   transpose_conv2d_s8(c.p, c.input->data_as<int8_t>(), c.weight->data_as<int8_t>(),
-                      c.bias ? c.bias->data_as<int32_t>() : nullptr, c.mult, c.shift, c.out->data_as<int8_t>());
+                      c.bias ? c.bias->data_as<int32_t>() : nullptr, c.mult, c.shift, c.out->data_as<int8_t>(), exec);
   return Status::ok();
 }
 

@@ -5,7 +5,10 @@
 // docs/cortex-m-kernels.md. Activations NHWC, weights OHWI [out_ch][kh][kw][in_ch].
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+
+#include "cortex_m/compute_core.h"
 
 #include "vkrt/error.h"
 
@@ -21,7 +24,11 @@ struct TransposeConv2dParams {
 
 Status check_transpose_conv2d(const TransposeConv2dParams& p);
 // acc[oy,ox,oc] = bias[oc] + Σ_{iy·sh + ky − ph == oy, ix·sw + kx − pw == ox} Σ_c (in + in_off)·w[oc,ky,kx,c]
+// On the compute core's transposed convolution given transpose_conv2d_s8_scratch_bytes of scratch
+// (an int32 output plane and the core's), else loops over the output pixels; the same bytes.
+size_t transpose_conv2d_s8_scratch_bytes(const TransposeConv2dParams& p, int threads);
 void transpose_conv2d_s8(const TransposeConv2dParams& p, const int8_t* input, const int8_t* weight,
-                         const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int8_t* output);
+                         const int32_t* bias, const int32_t* multiplier, const int32_t* shift, int8_t* output,
+                         const Exec& exec = {});
 
 }  // namespace vkrt::cortex_m

@@ -16,5 +16,7 @@ void depthwise_conv2d_reference(const TensorRef& input, const TensorRef& weight,
 void rescale_reference(const TensorRef& input, const RescaleAttr& attrs, const TensorRef& output);
 void avg_pool2d_reference(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output);
 void matmul_reference(const TensorRef& a, const TensorRef& b, const MatmulAttr& attrs, const TensorRef& output);
+void transpose_conv2d_reference(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                const TransposeConvAttr& attrs, const TensorRef& output);
 
 }  // namespace vkrt::tosa::detail

@@ -190,8 +190,14 @@ Status conv3d(const TensorRef& input, const TensorRef& weight, const TensorRef& 
 Status check_transpose_conv2d(const TensorRef& input, const TensorRef& weight,
                               const TensorRef& bias, const TransposeConvAttr& attrs,
                               const TensorRef& output);
+// int8 on the compute core (compute/transpose_conv_s8.h: the int8 GEMM, then each product added
+// into the output pixel its tap reaches) given transpose_conv2d_scratch_bytes of scratch, threads
+// from `runner`; otherwise, and for int16 and fp32, the reference loops. The same sums either way.
 Status transpose_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                        const TransposeConvAttr& attrs, const TensorRef& output);
+                        const TransposeConvAttr& attrs, const TensorRef& output, ParallelRunner* runner = nullptr,
+                        std::span<uint8_t> scratch = {});
+size_t transpose_conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                      const TransposeConvAttr& attrs, const TensorRef& output, int threads);
 
 // MATMUL: A [N,H,C], B [N,C,W] -> [N,H,W]. Int8xInt8 -> Int32, Int16xInt16 -> Int48, Fp32 -> Fp32.
 // Int8 runs on the compute core's int8 GEMM (compute/gemm_s8.h: the zero points as its offsets,

@@ -223,10 +223,14 @@ std::string run_transpose_conv_s8(VectorAccess& v) {
   const auto want = v.array<int8_t>({"output_ref", "output"});
   if (!v.ok()) return v.error();
   const int32_t* b = bias.empty() ? nullptr : bias.data();
-  std::vector<int8_t> got(out_count), oracle(out_count);
-  transpose_conv2d_s8(p, input.data(), weights.data(), b, mult.data(), shift.data(), got.data());
+  std::vector<int8_t> got(out_count), loops(out_count), oracle(out_count);
+  Paths paths;
+  transpose_conv2d_s8(p, input.data(), weights.data(), b, mult.data(), shift.data(), got.data(),
+                      paths.optimized(transpose_conv2d_s8_scratch_bytes(p, 2)));
+  transpose_conv2d_s8(p, input.data(), weights.data(), b, mult.data(), shift.data(), loops.data(), paths.portable());
   reference::transpose_conv2d_s8(p, input.data(), weights.data(), b, mult.data(), shift.data(), oracle.data());
-  return first_error({compare_outputs(got, want, "kernel"), compare_outputs(oracle, want, "reference")});
+  return first_error({compare_outputs(got, want, "optimized"), compare_outputs(loops, want, "without scratch"),
+                      compare_outputs(oracle, want, "reference")});
 }
 
 // ---- fully connected / batch matmul --------------------------------------------------------

@@ -435,11 +435,16 @@ TEST(CortexMEdges, TransposeConvPadNotMultipleOfStride) {
   const auto input = random_values<int8_t>(4 * 5 * 3, rng), weight = random_values<int8_t>(4 * 9 * 3, rng);
   const auto bias = random_values<int32_t>(4, rng, -3000, 3000);
   const std::vector<int32_t> mult(4, 1 << 30), shift = {-6, -5, -7, -4};
-  std::vector<int8_t> got(7 * 9 * 4), want(got.size());
-  transpose_conv2d_s8(p, input.data(), weight.data(), bias.data(), mult.data(), shift.data(), got.data());
+  std::vector<int8_t> got(7 * 9 * 4), want(got.size()), loops(got.size());
+  std::vector<uint8_t> scratch(transpose_conv2d_s8_scratch_bytes(p, 1));
+  ASSERT_GT(scratch.size(), 0u);
+  transpose_conv2d_s8(p, input.data(), weight.data(), bias.data(), mult.data(), shift.data(), got.data(),
+                      Exec{scratch, nullptr});
+  transpose_conv2d_s8(p, input.data(), weight.data(), bias.data(), mult.data(), shift.data(), loops.data());
   reference::transpose_conv2d_s8(p, input.data(), weight.data(), bias.data(), mult.data(), shift.data(),
                                           want.data());
   EXPECT_EQ(got, want);
+  EXPECT_EQ(loops, want);
   // Output (0, 0) receives only input (0, 0) through tap (1, 1): 0·2 + 1 − 1 = 0.
   int32_t acc = bias[0];
   for (int c = 0; c < 3; ++c) acc += (input[c] + 6) * weight[(0 * 9 + 1 * 3 + 1) * 3 + c];

@@ -97,8 +97,14 @@ Status run_conv3d(const PlannedOp& p, const KernelArgs& a) {
 }
 
 Status run_transpose_conv2d(const PlannedOp& p, const KernelArgs& a) {
-  return check_or_compute(a, tosa::check_transpose_conv2d, tosa::transpose_conv2d, a.in[0], a.in[1], a.in[2],
-                          p.ir_attr<TransposeConvAttr>(), a.out[0]);
+  const auto& attr = p.ir_attr<TransposeConvAttr>();
+  if (a.check_only) return tosa::check_transpose_conv2d(a.in[0], a.in[1], a.in[2], attr, a.out[0]);
+  return tosa::transpose_conv2d(a.in[0], a.in[1], a.in[2], attr, a.out[0], a.runner, a.scratch);
+}
+
+size_t transpose_conv2d_scratch(const PlannedOp& p, const KernelArgs& a, int threads) {
+  return tosa::transpose_conv2d_scratch_bytes(a.in[0], a.in[1], a.in[2], p.ir_attr<TransposeConvAttr>(), a.out[0],
+                                              threads);
 }
 
 Status run_matmul(const PlannedOp& p, const KernelArgs& a) {
@@ -137,7 +143,7 @@ constexpr CpuOpImpl kOps[] = {
     {OpKind::CONV2D, plan_conv2d, run_conv2d, conv2d_scratch},
     {OpKind::DEPTHWISE_CONV2D, plan_depthwise_conv2d, run_depthwise_conv2d, depthwise_conv2d_scratch},
     {OpKind::CONV3D, nullptr, run_conv3d},
-    {OpKind::TRANSPOSE_CONV2D, nullptr, run_transpose_conv2d},
+    {OpKind::TRANSPOSE_CONV2D, nullptr, run_transpose_conv2d, transpose_conv2d_scratch},
     {OpKind::MATMUL, nullptr, run_matmul, matmul_scratch},
     {OpKind::AVG_POOL2D, nullptr, run_avg_pool2d},
     {OpKind::MAX_POOL2D, nullptr, run_max_pool2d},

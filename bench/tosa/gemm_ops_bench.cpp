@@ -1,10 +1,10 @@
-// matmul_bench: GMAC/s of TOSA MATMUL as the VGF CPU executor runs it (tosa::matmul: int8 on the
-// compute core's int8 GEMM, int16 on its int16 GEMM, fp32 on its fp32 GEMM) against the reference
-// loops it replaced
-// (detail::matmul_reference), side by side, one thread, on attention-like shapes. Not a test.
+// gemm_ops_bench: GMAC/s of the TOSA ops that run as GEMMs on the compute core, as the VGF CPU
+// executor runs them, against the reference loops they replaced, side by side, one thread: MATMUL
+// (int8 on the int8 GEMM, int16 on the int16 GEMM, fp32 on the fp32 GEMM) on attention-like
+// shapes, and int8 TRANSPOSE_CONV2D (the int8 GEMM and a scatter) on decoder shapes. Not a test.
 //
-//   build/bench/tosa/matmul_bench
-//   build/bench/tosa/matmul_bench --benchmark_filter=int8
+//   build/bench/tosa/gemm_ops_bench
+//   build/bench/tosa/gemm_ops_bench --benchmark_filter=transpose
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -51,7 +51,46 @@ void bench(benchmark::State& state, const Shape* s, DType dtype, bool reference)
     if (reference) {
       detail::matmul_reference(A, B, zp, O);
     } else if (Status st = matmul(A, B, zp, O, nullptr, scratch); !st.is_ok()) {
-      std::fprintf(stderr, "matmul_bench: %s\n", st.message().c_str());
+      std::fprintf(stderr, "gemm_ops_bench: %s\n", st.message().c_str());
+      std::abort();
+    }
+    benchmark::ClobberMemory();
+  }
+  state.counters["GMAC/s"] = benchmark::Counter(s->macs() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// TRANSPOSE_CONV2D, int8: a U-Net decoder's 2x2 stride-2 upsampling and a 3x3 stride-2 one.
+struct TransposeShape {
+  const char* name;
+  int64_t ih, iw, ic, oc, k, stride, pad;  // out_pad −pad on every side
+  int64_t out(int64_t in) const { return (in - 1) * stride - 2 * pad + k; }
+  double macs() const { return double(ih) * iw * ic * oc * k * k; }
+};
+const TransposeShape kTransposeShapes[] = {
+    {"unet_up_28x28x128_to_64_k2s2", 28, 28, 128, 64, 2, 2, 0},
+    {"decoder_14x14x96_to_48_k3s2p1", 14, 14, 96, 48, 3, 2, 1},
+};
+
+void bench_transpose(benchmark::State& state, const TransposeShape* s, bool reference) {
+  std::mt19937 rng(2);
+  std::vector<int8_t> in(size_t(s->ih * s->iw * s->ic)), w(size_t(s->oc * s->k * s->k * s->ic));
+  for (auto& v : in) v = int8_t(rng());
+  for (auto& v : w) v = int8_t(rng());
+  std::vector<int32_t> bias(size_t(s->oc), 7), out(size_t(s->out(s->ih) * s->out(s->iw) * s->oc));
+  const int64_t in_shape[4] = {1, s->ih, s->iw, s->ic}, w_shape[4] = {s->oc, s->k, s->k, s->ic}, b_shape[1] = {s->oc};
+  const int64_t o_shape[4] = {1, s->out(s->ih), s->out(s->iw), s->oc};
+  const TensorRef I{DType::Int8, in_shape, in.data()}, W{DType::Int8, w_shape, w.data()};
+  const TensorRef B{DType::Int32, b_shape, bias.data()}, O{DType::Int32, o_shape, out.data()};
+  TransposeConvAttr a;
+  a.stride[0] = a.stride[1] = int(s->stride);
+  for (int& p : a.out_pad) p = -int(s->pad);
+  a.input_zp = -3;
+  std::vector<uint8_t> scratch(transpose_conv2d_scratch_bytes(I, W, B, a, O, 1));
+  for (auto _ : state) {
+    if (reference) {
+      detail::transpose_conv2d_reference(I, W, B, a, O);
+    } else if (Status st = transpose_conv2d(I, W, B, a, O, nullptr, scratch); !st.is_ok()) {
+      std::fprintf(stderr, "gemm_ops_bench: %s\n", st.message().c_str());
       std::abort();
     }
     benchmark::ClobberMemory();
@@ -64,7 +103,7 @@ void bench(benchmark::State& state, const Shape* s, DType dtype, bool reference)
 
 int main(int argc, char** argv) {
   using namespace vkrt::tosa;
-  std::printf("matmul_bench: CPU %s, ISA level %s (pin with VKRT_CPU_ISA)\n", vkrt::compute::cpu_model_name().c_str(),
+  std::printf("gemm_ops_bench: CPU %s, ISA level %s (pin with VKRT_CPU_ISA)\n", vkrt::compute::cpu_model_name().c_str(),
               vkrt::compute::isa_name(vkrt::compute::active_isa()));
   for (const Shape& s : kShapes) {
     const std::string name = s.name;
@@ -74,6 +113,11 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("int16/" + name + "/reference").c_str(), bench<int16_t>, &s, DType::Int16, true);
     benchmark::RegisterBenchmark(("fp32/" + name + "/gemm").c_str(), bench<float>, &s, DType::Fp32, false);
     benchmark::RegisterBenchmark(("fp32/" + name + "/reference").c_str(), bench<float>, &s, DType::Fp32, true);
+  }
+  for (const TransposeShape& s : kTransposeShapes) {
+    const std::string name = std::string("transpose_conv_int8/") + s.name;
+    benchmark::RegisterBenchmark((name + "/gemm").c_str(), bench_transpose, &s, false);
+    benchmark::RegisterBenchmark((name + "/reference").c_str(), bench_transpose, &s, true);
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

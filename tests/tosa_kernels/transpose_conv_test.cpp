@@ -1,0 +1,80 @@
+// int8 TRANSPOSE_CONV2D on the compute core (compute/transpose_conv_s8.h) against the reference
+// loops, byte for byte: strides, negative and positive output pads (taps cut off and output rows
+// no tap reaches), zero points, a broadcast bias, batches, at every ISA level, one and three
+// threads; and sums past int32, which wrap as the definition's do.
+#include <random>
+
+#include "tosa_test_util.h"
+
+namespace vkrt::tosa::test {
+namespace {
+
+struct Case {
+  int64_t n, ih, iw, ic, oc, kh, kw, sy, sx;
+  int out_pad[4];
+  int32_t in_zp, w_zp;
+  bool bias_per_channel;
+};
+
+const Case kCases[] = {
+    {1, 4, 5, 3, 4, 3, 3, 2, 2, {-1, -1, -1, -1}, 6, 0, true},      // cortex_m's k3 s2 p1
+    {2, 7, 7, 16, 8, 2, 2, 2, 2, {0, 0, 0, 0}, -128, 0, true},     // the U-Net upsampling step
+    {1, 3, 6, 33, 17, 4, 3, 1, 3, {2, 1, -2, 0}, 5, -3, false},    // uneven, output rows no tap reaches
+    {1, 1, 1, 70, 5, 5, 5, 1, 1, {0, 0, 0, 0}, 0, 127, true},      // one input pixel
+    {1, 9, 4, 1, 40, 3, 1, 3, 1, {-2, 1, 0, 0}, 127, -128, true},  // one input channel
+};
+
+int64_t output_size(int64_t in, int64_t stride, int pad_a, int pad_b, int64_t k) {
+  return (in - 1) * stride + pad_a + pad_b + k;
+}
+
+TEST(TosaTransposeConvFast, Int8MatchesTheReferenceLoops) {
+  std::mt19937 rng(23);
+  std::uniform_int_distribution<int> byte(-128, 127), wide(-100000, 100000);
+  for (const Case& k : kCases) {
+    auto in = i8({k.n, k.ih, k.iw, k.ic}), w = i8({k.oc, k.kh, k.kw, k.ic});
+    auto b = i32({k.bias_per_channel ? k.oc : 1});
+    for (auto& v : in.data) v = int8_t(byte(rng));
+    for (auto& v : w.data) v = int8_t(byte(rng));
+    for (auto& v : b.data) v = wide(rng);
+    TransposeConvAttr a;
+    a.stride[0] = int(k.sy), a.stride[1] = int(k.sx);
+    for (int i = 0; i < 4; ++i) a.out_pad[i] = k.out_pad[i];
+    a.input_zp = k.in_zp, a.weight_zp = k.w_zp;
+    const int64_t oh = output_size(k.ih, k.sy, k.out_pad[0], k.out_pad[1], k.kh);
+    const int64_t ow = output_size(k.iw, k.sx, k.out_pad[2], k.out_pad[3], k.kw);
+    auto want = i32({k.n, oh, ow, k.oc});
+    detail::transpose_conv2d_reference(in, w, b, a, want);
+    for (compute::Isa isa : compute::available_isas()) {
+      compute::ScopedIsa pin(isa);
+      for (int threads : {1, 3}) {
+        CountingThreads pool(threads);
+        auto out = i32({k.n, oh, ow, k.oc}, std::vector<int32_t>(size_t(k.n * oh * ow * k.oc), 0x55555555));
+        std::vector<uint8_t> scratch(transpose_conv2d_scratch_bytes(in, w, b, a, out, threads), 0xA5);
+        ASSERT_GT(scratch.size(), 0u);
+        ASSERT_TOSA_OK(transpose_conv2d(in, w, b, a, out, threads > 1 ? &pool : nullptr, scratch));
+        EXPECT_EQ(out.data, want.data) << k.ih << "x" << k.iw << "x" << k.ic << " kernel " << k.kh << "x" << k.kw
+                                       << " stride " << k.sy << "x" << k.sx << " at " << compute::isa_name(isa)
+                                       << ", " << threads << " thread(s)";
+      }
+    }
+  }
+}
+
+// 33026 products of (−128 − 127)² = 65025 at one output pass INT32_MAX: the sum wraps.
+TEST(TosaTransposeConvFast, Int8SumsPastInt32Wrap) {
+  const int64_t channels = 33026;
+  auto in = i8({1, 1, 1, channels}, std::vector<int8_t>(size_t(channels), -128));
+  auto w = i8({1, 1, 1, channels}, std::vector<int8_t>(size_t(channels), -128));
+  auto b = i32({1}, {0});
+  TransposeConvAttr a;
+  a.input_zp = 127, a.weight_zp = 127;
+  auto out = i32({1, 1, 1, 1});
+  std::vector<uint8_t> scratch(transpose_conv2d_scratch_bytes(in, w, b, a, out, 1));
+  ASSERT_TOSA_OK(transpose_conv2d(in, w, b, a, out, nullptr, scratch));
+  EXPECT_EQ(out.data[0], int32_t(uint32_t(uint64_t(channels) * 65025)));
+  EXPECT_LT(out.data[0], 0);
+}
+
+}  // namespace
+}  // namespace vkrt::tosa::test
