@@ -1,7 +1,8 @@
 // gemm_ops_bench: GMAC/s of the TOSA ops that run as GEMMs on the compute core, as the VGF CPU
 // executor runs them, against the reference loops they replaced, side by side, one thread: MATMUL
 // (int8 on the int8 GEMM, int16 on the int16 GEMM, fp32 on the fp32 GEMM) on attention-like
-// shapes, and int8 TRANSPOSE_CONV2D (the int8 GEMM and a scatter) on decoder shapes. Not a test.
+// shapes, and TRANSPOSE_CONV2D (int8 and fp32: the GEMM and a scatter) on decoder shapes. Not a
+// test.
 //
 //   build/bench/tosa/gemm_ops_bench
 //   build/bench/tosa/gemm_ops_bench --benchmark_filter=transpose
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "compute/isa.h"
@@ -59,7 +61,7 @@ void bench(benchmark::State& state, const Shape* s, DType dtype, bool reference)
   state.counters["GMAC/s"] = benchmark::Counter(s->macs() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// TRANSPOSE_CONV2D, int8: a U-Net decoder's 2x2 stride-2 upsampling and a 3x3 stride-2 one.
+// TRANSPOSE_CONV2D: a U-Net decoder's 2x2 stride-2 upsampling and a 3x3 stride-2 one.
 struct TransposeShape {
   const char* name;
   int64_t ih, iw, ic, oc, k, stride, pad;  // out_pad −pad on every side
@@ -71,20 +73,25 @@ const TransposeShape kTransposeShapes[] = {
     {"decoder_14x14x96_to_48_k3s2p1", 14, 14, 96, 48, 3, 2, 1},
 };
 
+template <typename T>
 void bench_transpose(benchmark::State& state, const TransposeShape* s, bool reference) {
+  constexpr bool kFloat = std::is_same_v<T, float>;
+  using Sum = std::conditional_t<kFloat, float, int32_t>;
   std::mt19937 rng(2);
-  std::vector<int8_t> in(size_t(s->ih * s->iw * s->ic)), w(size_t(s->oc * s->k * s->k * s->ic));
-  for (auto& v : in) v = int8_t(rng());
-  for (auto& v : w) v = int8_t(rng());
-  std::vector<int32_t> bias(size_t(s->oc), 7), out(size_t(s->out(s->ih) * s->out(s->iw) * s->oc));
+  std::vector<T> in(size_t(s->ih * s->iw * s->ic)), w(size_t(s->oc * s->k * s->k * s->ic));
+  for (auto& v : in) v = T(int(rng() % 200) - 100) / T(kFloat ? 64 : 1);
+  for (auto& v : w) v = T(int(rng() % 200) - 100) / T(kFloat ? 64 : 1);
+  std::vector<Sum> bias(size_t(s->oc), Sum(7)), out(size_t(s->out(s->ih) * s->out(s->iw) * s->oc));
   const int64_t in_shape[4] = {1, s->ih, s->iw, s->ic}, w_shape[4] = {s->oc, s->k, s->k, s->ic}, b_shape[1] = {s->oc};
   const int64_t o_shape[4] = {1, s->out(s->ih), s->out(s->iw), s->oc};
-  const TensorRef I{DType::Int8, in_shape, in.data()}, W{DType::Int8, w_shape, w.data()};
-  const TensorRef B{DType::Int32, b_shape, bias.data()}, O{DType::Int32, o_shape, out.data()};
+  const DType in_type = kFloat ? DType::Fp32 : DType::Int8, sum_type = kFloat ? DType::Fp32 : DType::Int32;
+  const TensorRef I{in_type, in_shape, in.data()}, W{in_type, w_shape, w.data()};
+  const TensorRef B{sum_type, b_shape, bias.data()}, O{sum_type, o_shape, out.data()};
   TransposeConvAttr a;
+  a.acc_type = kFloat ? AccType::Fp32 : AccType::Int32;
   a.stride[0] = a.stride[1] = int(s->stride);
   for (int& p : a.out_pad) p = -int(s->pad);
-  a.input_zp = -3;
+  a.input_zp = kFloat ? 0 : -3;
   std::vector<uint8_t> scratch(transpose_conv2d_scratch_bytes(I, W, B, a, O, 1));
   for (auto _ : state) {
     if (reference) {
@@ -115,9 +122,11 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("fp32/" + name + "/reference").c_str(), bench<float>, &s, DType::Fp32, true);
   }
   for (const TransposeShape& s : kTransposeShapes) {
-    const std::string name = std::string("transpose_conv_int8/") + s.name;
-    benchmark::RegisterBenchmark((name + "/gemm").c_str(), bench_transpose, &s, false);
-    benchmark::RegisterBenchmark((name + "/reference").c_str(), bench_transpose, &s, true);
+    const std::string name = std::string("transpose_conv/") + s.name;
+    benchmark::RegisterBenchmark(("int8/" + name + "/gemm").c_str(), bench_transpose<int8_t>, &s, false);
+    benchmark::RegisterBenchmark(("int8/" + name + "/reference").c_str(), bench_transpose<int8_t>, &s, true);
+    benchmark::RegisterBenchmark(("fp32/" + name + "/gemm").c_str(), bench_transpose<float>, &s, false);
+    benchmark::RegisterBenchmark(("fp32/" + name + "/reference").c_str(), bench_transpose<float>, &s, true);
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

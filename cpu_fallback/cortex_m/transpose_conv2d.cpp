@@ -1,5 +1,5 @@
 // cortex_m::quantized_transpose_conv2d.out: the int32 sums on the compute core's transposed
-// convolution (compute/transpose_conv_s8.h: the int8 GEMM, then each product added into the
+// convolution (compute/transpose_conv.h: the int8 GEMM, then each product added into the
 // output pixel its tap reaches), then the CMSIS-NN output stage a pixel at a time. Without its
 // scratch, the gather form of the definition in the header: each output pixel collects the taps
 // (ky, kx) whose input position (oy + ph − ky)/sh is an integer inside the input.
@@ -9,7 +9,7 @@
 
 #include "arith/fixed_point.h"
 #include "compute/requantize_row.h"
-#include "compute/transpose_conv_s8.h"
+#include "compute/transpose_conv.h"
 #include "cortex_m/compute_core.h"
 #include "cortex_m/kernel_util.h"
 
@@ -43,10 +43,11 @@ inline int64_t source_index(int64_t o, int32_t k, int32_t stride, int32_t pad, i
 compute::TransposeConvS8 core_of(const TransposeConv2dParams& p, const int8_t* input, const int8_t* weight,
                                  const int32_t* bias, int32_t* sums) {
   compute::TransposeConvS8 c;
-  c.batches = 1, c.in_h = p.in_h, c.in_w = p.in_w, c.in_ch = p.in_ch;
-  c.out_h = p.out_h, c.out_w = p.out_w, c.out_ch = p.out_ch;
-  c.kernel_h = p.kernel_h, c.kernel_w = p.kernel_w, c.stride_h = p.stride_h, c.stride_w = p.stride_w;
-  c.offset_h = -p.pad_h, c.offset_w = -p.pad_w;
+  compute::TransposeConvShape& s = c.shape;
+  s.batches = 1, s.in_h = p.in_h, s.in_w = p.in_w, s.in_ch = p.in_ch;
+  s.out_h = p.out_h, s.out_w = p.out_w, s.out_ch = p.out_ch;
+  s.kernel_h = p.kernel_h, s.kernel_w = p.kernel_w, s.stride_h = p.stride_h, s.stride_w = p.stride_w;
+  s.offset_h = -p.pad_h, s.offset_w = -p.pad_w;
   c.input_offset = p.input_offset;
   c.input = input, c.weight = weight, c.bias = bias, c.sums = sums;
   return c;
@@ -85,7 +86,7 @@ void transpose_conv2d_loops(const TransposeConv2dParams& p, const int8_t* input,
 }  // namespace
 
 size_t transpose_conv2d_s8_scratch_bytes(const TransposeConv2dParams& p, int threads) {
-  const size_t core = compute::transpose_conv_s8_scratch_bytes(core_of(p, nullptr, nullptr, nullptr, nullptr), threads);
+  const size_t core = compute::transpose_conv_scratch_bytes(core_of(p, nullptr, nullptr, nullptr, nullptr), threads);
   return core == 0 ? 0 : plane_bytes(p) + core + 64;
 }
 
@@ -103,7 +104,7 @@ void transpose_conv2d_s8(const TransposeConv2dParams& p, const int8_t* input, co
   stage.activation_min = p.activation_min, stage.activation_max = p.activation_max;
   const int64_t in_plane = int64_t(p.in_h) * p.in_w * p.in_ch, pixels = int64_t(p.out_h) * p.out_w;
   for (int64_t b = 0; b < p.batches; ++b) {
-    compute::transpose_conv_s8_sums(core_of(p, input + b * in_plane, weight, bias, sums), core_exec);
+    compute::transpose_conv(core_of(p, input + b * in_plane, weight, bias, sums), core_exec);
     int8_t* out = output + b * pixels * p.out_ch;
     for (int64_t px = 0; px < pixels; ++px)
       compute::requantize_row_s8(stage, sums + px * p.out_ch, 0, p.out_ch, out + px * p.out_ch);

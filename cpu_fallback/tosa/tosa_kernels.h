@@ -190,9 +190,10 @@ Status conv3d(const TensorRef& input, const TensorRef& weight, const TensorRef& 
 Status check_transpose_conv2d(const TensorRef& input, const TensorRef& weight,
                               const TensorRef& bias, const TransposeConvAttr& attrs,
                               const TensorRef& output);
-// int8 on the compute core (compute/transpose_conv_s8.h: the int8 GEMM, then each product added
+// int8 and fp32 on the compute core (compute/transpose_conv.h: the GEMM, then each product added
 // into the output pixel its tap reaches) given transpose_conv2d_scratch_bytes of scratch, threads
-// from `runner`; otherwise, and for int16 and fp32, the reference loops. The same sums either way.
+// from `runner`; otherwise, and for int16, the reference loops. The same int8 sums either way; the
+// fp32 ones differ by float rounding (the bias first, the taps in input order).
 Status transpose_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                         const TransposeConvAttr& attrs, const TensorRef& output, ParallelRunner* runner = nullptr,
                         std::span<uint8_t> scratch = {});

@@ -1,8 +1,8 @@
-// TRANSPOSE_CONV2D (tosa.md §6). int8 runs on the compute core's transposed convolution
-// (compute/transpose_conv_s8.h: the int8 GEMM and a scatter) given transpose_conv2d_scratch_bytes
-// of scratch; otherwise, and for int16 and fp32, the reference loops: a gather over output pixels,
-// each output (oy, ox) summing the kernel taps whose source pixel lands on the input stride grid.
-#include "compute/transpose_conv_s8.h"
+// TRANSPOSE_CONV2D (tosa.md §6). int8 and fp32 run on the compute core's transposed convolution
+// (compute/transpose_conv.h: the GEMM and a scatter) given transpose_conv2d_scratch_bytes of
+// scratch; otherwise, and for int16, the reference loops: a gather over output pixels, each output
+// (oy, ox) summing the kernel taps whose source pixel lands on the input stride grid.
+#include "compute/transpose_conv.h"
 #include "cpu_fallback/tosa/conv_common.h"
 #include "cpu_fallback/tosa/reference_loops.h"
 #include "cpu_fallback/tosa/tosa_kernels.h"
@@ -50,26 +50,28 @@ void transpose_conv_impl(const TensorRef& input, const TensorRef& weight, const 
         }
 }
 
-// The int8 operator as the compute core takes it (data pointers null where not bound).
-compute::TransposeConvS8 int8_transpose_conv(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                             const TransposeConvAttr& a, const TensorRef& output) {
-  compute::TransposeConvS8 c;
-  c.batches = int32_t(input.dim(0)), c.in_h = int32_t(input.dim(1)), c.in_w = int32_t(input.dim(2));
-  c.in_ch = int32_t(input.dim(3));
-  c.out_h = int32_t(output.dim(1)), c.out_w = int32_t(output.dim(2)), c.out_ch = int32_t(weight.dim(0));
-  c.kernel_h = int32_t(weight.dim(1)), c.kernel_w = int32_t(weight.dim(2));
-  c.stride_h = int32_t(a.stride[0]), c.stride_w = int32_t(a.stride[1]);
-  c.offset_h = int32_t(a.out_pad[0]), c.offset_w = int32_t(a.out_pad[2]);
+// The operator as the compute core takes it (data pointers null where not bound).
+template <typename In, typename Sum>
+compute::TransposeConv<In, Sum> core_of(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                        const TransposeConvAttr& a, const TensorRef& output) {
+  compute::TransposeConv<In, Sum> c;
+  compute::TransposeConvShape& s = c.shape;
+  s.batches = int32_t(input.dim(0)), s.in_h = int32_t(input.dim(1)), s.in_w = int32_t(input.dim(2));
+  s.in_ch = int32_t(input.dim(3));
+  s.out_h = int32_t(output.dim(1)), s.out_w = int32_t(output.dim(2)), s.out_ch = int32_t(weight.dim(0));
+  s.kernel_h = int32_t(weight.dim(1)), s.kernel_w = int32_t(weight.dim(2));
+  s.stride_h = int32_t(a.stride[0]), s.stride_w = int32_t(a.stride[1]);
+  s.offset_h = int32_t(a.out_pad[0]), s.offset_w = int32_t(a.out_pad[2]);
   c.input_offset = -int32_t(a.input_zp), c.weight_offset = -int32_t(a.weight_zp);
-  c.input = input.as<const int8_t>(), c.weight = weight.as<const int8_t>();
-  c.bias = bias.as<const int32_t>(), c.bias_per_channel = bias.dim(0) == weight.dim(0);
-  c.sums = output.as<int32_t>();
+  c.input = input.as<const In>(), c.weight = weight.as<const In>();
+  c.bias = bias.as<const Sum>(), c.bias_per_channel = bias.dim(0) == weight.dim(0);
+  c.sums = output.as<Sum>();
   return c;
 }
 
-// Whether the compute core's int8 form takes these operands: its sizes are int32.
-bool int8_core_applies(const TensorRef& input, const TensorRef& weight, const TensorRef& output) {
-  if (input.dtype != DType::Int8) return false;
+// Whether the compute core takes these operands: int8 or fp32, sizes within int32.
+bool core_applies(const TensorRef& input, const TensorRef& weight, const TensorRef& output) {
+  if (input.dtype != DType::Int8 && input.dtype != DType::Fp32) return false;
   for (const TensorRef* t : {&input, &weight, &output})
     for (int64_t d : t->shape)
       if (d > INT32_MAX) return false;
@@ -109,18 +111,22 @@ Status check_transpose_conv2d(const TensorRef& input, const TensorRef& weight, c
 
 size_t transpose_conv2d_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                       const TransposeConvAttr& attrs, const TensorRef& output, int threads) {
-  if (!check_transpose_conv2d(input, weight, bias, attrs, output).is_ok() || !int8_core_applies(input, weight, output))
+  if (!check_transpose_conv2d(input, weight, bias, attrs, output).is_ok() || !core_applies(input, weight, output))
     return 0;
-  return compute::transpose_conv_s8_scratch_bytes(int8_transpose_conv(input, weight, bias, attrs, output), threads);
+  if (input.dtype == DType::Fp32)
+    return compute::transpose_conv_scratch_bytes(core_of<float, float>(input, weight, bias, attrs, output), threads);
+  return compute::transpose_conv_scratch_bytes(core_of<int8_t, int32_t>(input, weight, bias, attrs, output), threads);
 }
 
 Status transpose_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                         const TransposeConvAttr& attrs, const TensorRef& output, ParallelRunner* runner,
                         std::span<uint8_t> scratch) {
   VKRT_RETURN_IF_ERROR(check_transpose_conv2d(input, weight, bias, attrs, output));
-  if (int8_core_applies(input, weight, output) &&
-      compute::transpose_conv_s8_sums(int8_transpose_conv(input, weight, bias, attrs, output),
-                                      compute::Exec{scratch, runner}))
+  const compute::Exec exec{scratch, runner};
+  if (core_applies(input, weight, output) &&
+      (input.dtype == DType::Fp32
+           ? compute::transpose_conv(core_of<float, float>(input, weight, bias, attrs, output), exec)
+           : compute::transpose_conv(core_of<int8_t, int32_t>(input, weight, bias, attrs, output), exec)))
     return Status::ok();
   transpose_conv2d_reference(input, weight, bias, attrs, output);
   return Status::ok();

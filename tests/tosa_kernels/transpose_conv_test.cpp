@@ -1,7 +1,9 @@
-// int8 TRANSPOSE_CONV2D on the compute core (compute/transpose_conv_s8.h) against the reference
+// TRANSPOSE_CONV2D on the compute core (compute/transpose_conv.h). int8 against the reference
 // loops, byte for byte: strides, negative and positive output pads (taps cut off and output rows
 // no tap reaches), zero points, a broadcast bias, batches, at every ISA level, one and three
-// threads; and sums past int32, which wrap as the definition's do.
+// threads; and sums past int32, which wrap as the definition's do. fp32 against sums in double,
+// within the float rounding of n = KH·KW·IC + 1 steps: |err| <= γ_n·(Σ|x·w| + |bias|).
+#include <cmath>
 #include <random>
 
 #include "tosa_test_util.h"
@@ -74,6 +76,64 @@ TEST(TosaTransposeConvFast, Int8SumsPastInt32Wrap) {
   ASSERT_TOSA_OK(transpose_conv2d(in, w, b, a, out, nullptr, scratch));
   EXPECT_EQ(out.data[0], int32_t(uint32_t(uint64_t(channels) * 65025)));
   EXPECT_LT(out.data[0], 0);
+}
+
+TEST(TosaTransposeConvFast, Fp32MatchesDoubleSumsWithinRounding) {
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  for (const Case& k : kCases) {
+    auto in = f32({k.n, k.ih, k.iw, k.ic}), w = f32({k.oc, k.kh, k.kw, k.ic});
+    auto b = f32({k.bias_per_channel ? k.oc : 1});
+    for (float& v : in.data) v = value(rng);
+    for (float& v : w.data) v = value(rng);
+    for (float& v : b.data) v = value(rng);
+    TransposeConvAttr a;
+    a.acc_type = AccType::Fp32;
+    a.stride[0] = int(k.sy), a.stride[1] = int(k.sx);
+    for (int i = 0; i < 4; ++i) a.out_pad[i] = k.out_pad[i];
+    const int64_t oh = output_size(k.ih, k.sy, k.out_pad[0], k.out_pad[1], k.kh);
+    const int64_t ow = output_size(k.iw, k.sx, k.out_pad[2], k.out_pad[3], k.kw);
+    // The definition in double: each input pixel's taps into the outputs they reach.
+    std::vector<double> want(size_t(k.n * oh * ow * k.oc)), magnitude(want.size());
+    for (int64_t n = 0; n < k.n; ++n)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox)
+          for (int64_t oc = 0; oc < k.oc; ++oc) {
+            const size_t at = size_t(((n * oh + oy) * ow + ox) * k.oc + oc);
+            const double bias = b.data[k.bias_per_channel ? size_t(oc) : 0];
+            want[at] = bias, magnitude[at] = std::fabs(bias);
+          }
+    for (int64_t n = 0; n < k.n; ++n)
+      for (int64_t iy = 0; iy < k.ih; ++iy)
+        for (int64_t ix = 0; ix < k.iw; ++ix)
+          for (int64_t ky = 0; ky < k.kh; ++ky)
+            for (int64_t kx = 0; kx < k.kw; ++kx) {
+              const int64_t oy = iy * k.sy + ky + k.out_pad[0], ox = ix * k.sx + kx + k.out_pad[2];
+              if (oy < 0 || oy >= oh || ox < 0 || ox >= ow) continue;
+              for (int64_t oc = 0; oc < k.oc; ++oc)
+                for (int64_t ic = 0; ic < k.ic; ++ic) {
+                  const double p = double(in.data[size_t(((n * k.ih + iy) * k.iw + ix) * k.ic + ic)]) *
+                                   w.data[size_t(((oc * k.kh + ky) * k.kw + kx) * k.ic + ic)];
+                  const size_t at = size_t(((n * oh + oy) * ow + ox) * k.oc + oc);
+                  want[at] += p, magnitude[at] += std::fabs(p);
+                }
+            }
+    const double steps = double(k.kh * k.kw * k.ic + 1), u = std::ldexp(1.0, -24), gamma = steps * u / (1 - steps * u);
+    for (compute::Isa isa : compute::available_isas()) {
+      compute::ScopedIsa pin(isa);
+      for (int threads : {1, 3}) {
+        CountingThreads pool(threads);
+        auto out = f32({k.n, oh, ow, k.oc}, std::vector<float>(want.size(), std::nanf("")));
+        std::vector<uint8_t> scratch(transpose_conv2d_scratch_bytes(in, w, b, a, out, threads), 0xA5);
+        ASSERT_GT(scratch.size(), 0u);
+        ASSERT_TOSA_OK(transpose_conv2d(in, w, b, a, out, threads > 1 ? &pool : nullptr, scratch));
+        for (size_t i = 0; i < want.size(); ++i)
+          ASSERT_LE(std::fabs(double(out.data[i]) - want[i]), gamma * magnitude[i])
+              << "output " << i << " of " << k.ih << "x" << k.iw << "x" << k.ic << " at " << compute::isa_name(isa)
+              << ", " << threads << " thread(s)";
+      }
+    }
+  }
 }
 
 }  // namespace
