@@ -1,8 +1,8 @@
 // gemm_ops_bench: GMAC/s of the TOSA ops that run as GEMMs on the compute core, as the VGF CPU
 // executor runs them, against the reference loops they replaced, side by side, one thread: MATMUL
 // (int8 on the int8 GEMM, int16 on the int16 GEMM, fp32 on the fp32 GEMM) on attention-like
-// shapes, and TRANSPOSE_CONV2D (int8 and fp32: the GEMM and a scatter) on decoder shapes. Not a
-// test.
+// shapes, TRANSPOSE_CONV2D (int8 and fp32: the GEMM and a scatter) on decoder shapes, and int8
+// CONV3D (the int8 GEMM over gathered windows) on a C3D block. Not a test.
 //
 //   build/bench/tosa/gemm_ops_bench
 //   build/bench/tosa/gemm_ops_bench --benchmark_filter=transpose
@@ -105,6 +105,35 @@ void bench_transpose(benchmark::State& state, const TransposeShape* s, bool refe
   state.counters["GMAC/s"] = benchmark::Counter(s->macs() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// CONV3D, int8: a C3D block's 3x3x3 convolution, 8x28x28x64 → 64, padding 1.
+void bench_conv3d(benchmark::State& state, bool reference) {
+  const int64_t D = 8, H = 28, W = 28, C = 64, OC = 64;
+  std::mt19937 rng(3);
+  std::vector<int8_t> in(size_t(D * H * W * C)), w(size_t(OC * 27 * C));
+  for (auto& v : in) v = int8_t(rng());
+  for (auto& v : w) v = int8_t(rng());
+  std::vector<int32_t> bias(size_t(OC), 5), out(size_t(D * H * W * OC));
+  const int64_t in_shape[5] = {1, D, H, W, C}, w_shape[5] = {OC, 3, 3, 3, C}, b_shape[1] = {OC};
+  const int64_t o_shape[5] = {1, D, H, W, OC};
+  const TensorRef I{DType::Int8, in_shape, in.data()}, Wt{DType::Int8, w_shape, w.data()};
+  const TensorRef B{DType::Int32, b_shape, bias.data()}, O{DType::Int32, o_shape, out.data()};
+  ConvAttr a;
+  a.pad = {1, 1, 1, 1, 1, 1};
+  a.input_zp = -5;
+  std::vector<uint8_t> scratch(conv3d_scratch_bytes(I, Wt, B, a, O, 1));
+  for (auto _ : state) {
+    if (reference) {
+      detail::conv3d_reference(I, Wt, B, a, O);
+    } else if (Status st = conv3d(I, Wt, B, a, O, nullptr, scratch); !st.is_ok()) {
+      std::fprintf(stderr, "gemm_ops_bench: %s\n", st.message().c_str());
+      std::abort();
+    }
+    benchmark::ClobberMemory();
+  }
+  state.counters["GMAC/s"] =
+      benchmark::Counter(double(D * H * W * OC * 27 * C) / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 }  // namespace
 }  // namespace vkrt::tosa
 
@@ -128,6 +157,8 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("fp32/" + name + "/gemm").c_str(), bench_transpose<float>, &s, false);
     benchmark::RegisterBenchmark(("fp32/" + name + "/reference").c_str(), bench_transpose<float>, &s, true);
   }
+  benchmark::RegisterBenchmark("int8/conv3d/c3d_8x28x28x64_to_64_k3/gemm", bench_conv3d, false);
+  benchmark::RegisterBenchmark("int8/conv3d/c3d_8x28x28x64_to_64_k3/reference", bench_conv3d, true);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -16,6 +16,8 @@ void depthwise_conv2d_reference(const TensorRef& input, const TensorRef& weight,
 void rescale_reference(const TensorRef& input, const RescaleAttr& attrs, const TensorRef& output);
 void avg_pool2d_reference(const TensorRef& input, const PoolAttr& attrs, const TensorRef& output);
 void matmul_reference(const TensorRef& a, const TensorRef& b, const MatmulAttr& attrs, const TensorRef& output);
+void conv3d_reference(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                      const TensorRef& output);
 void transpose_conv2d_reference(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                 const TransposeConvAttr& attrs, const TensorRef& output);
 

@@ -182,8 +182,14 @@ Status depthwise_conv2d_clamp(const TensorRef& input, const TensorRef& weight, c
 // all six pads and three strides/dilations of ConvAttr.
 Status check_conv3d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                     const ConvAttr& attrs, const TensorRef& output);
+// int8 on the compute core's int8 GEMM (each output voxel's window gathered as its row, the
+// padding at the input zero point) given conv3d_scratch_bytes of scratch, threads from `runner`;
+// otherwise, and for int16 and fp32, the reference loops. The same sums either way.
 Status conv3d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-              const ConvAttr& attrs, const TensorRef& output);
+              const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner = nullptr,
+              std::span<uint8_t> scratch = {});
+size_t conv3d_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                            const ConvAttr& attrs, const TensorRef& output, int threads);
 
 // TRANSPOSE_CONV2D: input [N,IH,IW,IC], weight [OC,KH,KW,IC], bias [OC] or [1]
 // -> output [N,(IH-1)*sy+pt+pb+KH, (IW-1)*sx+pl+pr+KW, OC]; each out_pad > -K of its axis.

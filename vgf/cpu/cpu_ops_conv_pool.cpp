@@ -92,8 +92,13 @@ size_t depthwise_conv2d_scratch(const PlannedOp& p, const KernelArgs& a, int thr
 }
 
 Status run_conv3d(const PlannedOp& p, const KernelArgs& a) {
-  return check_or_compute(a, tosa::check_conv3d, tosa::conv3d, a.in[0], a.in[1], a.in[2], p.ir_attr<ConvAttr>(),
-                          a.out[0]);
+  const auto& attr = p.ir_attr<ConvAttr>();
+  if (a.check_only) return tosa::check_conv3d(a.in[0], a.in[1], a.in[2], attr, a.out[0]);
+  return tosa::conv3d(a.in[0], a.in[1], a.in[2], attr, a.out[0], a.runner, a.scratch);
+}
+
+size_t conv3d_scratch(const PlannedOp& p, const KernelArgs& a, int threads) {
+  return tosa::conv3d_scratch_bytes(a.in[0], a.in[1], a.in[2], p.ir_attr<ConvAttr>(), a.out[0], threads);
 }
 
 Status run_transpose_conv2d(const PlannedOp& p, const KernelArgs& a) {
@@ -142,7 +147,7 @@ Status run_max_pool2d(const PlannedOp& p, const KernelArgs& a) {
 constexpr CpuOpImpl kOps[] = {
     {OpKind::CONV2D, plan_conv2d, run_conv2d, conv2d_scratch},
     {OpKind::DEPTHWISE_CONV2D, plan_depthwise_conv2d, run_depthwise_conv2d, depthwise_conv2d_scratch},
-    {OpKind::CONV3D, nullptr, run_conv3d},
+    {OpKind::CONV3D, nullptr, run_conv3d, conv3d_scratch},
     {OpKind::TRANSPOSE_CONV2D, nullptr, run_transpose_conv2d, transpose_conv2d_scratch},
     {OpKind::MATMUL, nullptr, run_matmul, matmul_scratch},
     {OpKind::AVG_POOL2D, nullptr, run_avg_pool2d},

@@ -1,0 +1,80 @@
+// int8 CONV3D on the compute core's int8 GEMM (conv3d.cpp) against the reference loops, byte for
+// byte: padding on every side (taps skipped, which the GEMM form gets from taps at the input zero
+// point), strides, dilations, zero points, a broadcast bias, batches, at every ISA level, one and
+// three threads; and sums past int32, which wrap as the definition's do.
+#include <random>
+
+#include "tosa_test_util.h"
+
+namespace vkrt::tosa::test {
+namespace {
+
+struct Case {
+  int64_t n, id, ih, iw, ic, oc, kd, kh, kw;
+  std::array<int32_t, 6> pad;
+  std::array<int32_t, 3> stride, dilation;
+  int32_t in_zp, w_zp;
+  bool bias_per_channel;
+};
+
+const Case kCases[] = {
+    {1, 4, 6, 6, 3, 8, 3, 3, 3, {1, 1, 1, 1, 1, 1}, {1, 1, 1}, {1, 1, 1}, -128, 0, true},  // a C3D block
+    {2, 5, 7, 5, 17, 5, 2, 3, 1, {0, 1, 2, 0, 0, 0}, {2, 1, 2}, {1, 2, 1}, 9, -3, false},  // uneven
+    {1, 3, 3, 3, 33, 20, 1, 1, 1, {0, 0, 0, 0, 0, 0}, {1, 1, 1}, {1, 1, 1}, 0, 127, true},  // 1x1x1
+    {1, 7, 6, 5, 1, 3, 3, 2, 2, {2, 2, 1, 1, 1, 1}, {3, 2, 1}, {2, 1, 2}, 127, -128, true},  // windows in the padding
+};
+
+int64_t out_size(int64_t in, int32_t pad_a, int32_t pad_b, int64_t k, int32_t dilation, int32_t stride) {
+  return (in + pad_a + pad_b - (k - 1) * dilation - 1) / stride + 1;
+}
+
+TEST(TosaConv3dFast, Int8MatchesTheReferenceLoops) {
+  std::mt19937 rng(31);
+  std::uniform_int_distribution<int> byte(-128, 127), wide(-100000, 100000);
+  for (const Case& k : kCases) {
+    auto in = i8({k.n, k.id, k.ih, k.iw, k.ic}), w = i8({k.oc, k.kd, k.kh, k.kw, k.ic});
+    auto b = i32({k.bias_per_channel ? k.oc : 1});
+    for (auto& v : in.data) v = int8_t(byte(rng));
+    for (auto& v : w.data) v = int8_t(byte(rng));
+    for (auto& v : b.data) v = wide(rng);
+    ConvAttr a;
+    a.pad = k.pad, a.stride = k.stride, a.dilation = k.dilation, a.input_zp = k.in_zp, a.weight_zp = k.w_zp;
+    const int64_t od = out_size(k.id, k.pad[0], k.pad[1], k.kd, k.dilation[0], k.stride[0]);
+    const int64_t oh = out_size(k.ih, k.pad[2], k.pad[3], k.kh, k.dilation[1], k.stride[1]);
+    const int64_t ow = out_size(k.iw, k.pad[4], k.pad[5], k.kw, k.dilation[2], k.stride[2]);
+    auto want = i32({k.n, od, oh, ow, k.oc});
+    ASSERT_TOSA_OK(check_conv3d(in, w, b, a, want));
+    detail::conv3d_reference(in, w, b, a, want);
+    for (compute::Isa isa : compute::available_isas()) {
+      compute::ScopedIsa pin(isa);
+      for (int threads : {1, 3}) {
+        CountingThreads pool(threads);
+        auto out = i32({k.n, od, oh, ow, k.oc}, std::vector<int32_t>(want.data.size(), 0x55555555));
+        std::vector<uint8_t> scratch(conv3d_scratch_bytes(in, w, b, a, out, threads), 0xA5);
+        ASSERT_GT(scratch.size(), 0u);
+        ASSERT_TOSA_OK(conv3d(in, w, b, a, out, threads > 1 ? &pool : nullptr, scratch));
+        EXPECT_EQ(out.data, want.data) << k.id << "x" << k.ih << "x" << k.iw << "x" << k.ic << " kernel " << k.kd << "x"
+                                       << k.kh << "x" << k.kw << " at " << compute::isa_name(isa) << ", " << threads
+                                       << " thread(s)";
+      }
+    }
+  }
+}
+
+// 33026 products of (−128 − 127)² = 65025 pass INT32_MAX: the sum wraps.
+TEST(TosaConv3dFast, Int8SumsPastInt32Wrap) {
+  const int64_t channels = 33026;
+  auto in = i8({1, 1, 1, 1, channels}, std::vector<int8_t>(size_t(channels), -128));
+  auto w = i8({1, 1, 1, 1, channels}, std::vector<int8_t>(size_t(channels), -128));
+  auto b = i32({1}, {0});
+  ConvAttr a;
+  a.input_zp = 127, a.weight_zp = 127;
+  auto out = i32({1, 1, 1, 1, 1});
+  std::vector<uint8_t> scratch(conv3d_scratch_bytes(in, w, b, a, out, 1));
+  ASSERT_TOSA_OK(conv3d(in, w, b, a, out, nullptr, scratch));
+  EXPECT_EQ(out.data[0], int32_t(uint32_t(uint64_t(channels) * 65025)));
+  EXPECT_LT(out.data[0], 0);
+}
+
+}  // namespace
+}  // namespace vkrt::tosa::test
