@@ -349,7 +349,8 @@ Status CpuExecutor::allocate_intermediates() {
   if (layout.arena_bytes > arena_bytes_ || arena_ == nullptr) {
     const uint64_t need = std::max<uint64_t>(layout.arena_bytes, 1);
     // At prepare the budget counts it all; at run (a dynamic graph's larger shapes) the growth.
-    if (budget_ != nullptr) VKRT_RETURN_IF_ERROR(budget_->reserve(need - arena_bytes_, "VGF cpu executor: intermediate tensors"));
+    const uint64_t growth = need > arena_bytes_ ? need - arena_bytes_ : 0;  // none after a failed allocation
+    if (budget_ != nullptr) VKRT_RETURN_IF_ERROR(budget_->reserve(growth, "VGF cpu executor: intermediate tensors"));
     VKRT_CHECK_OR_RETURN(need <= SIZE_MAX - 63, MemoryAllocationFailed, "cpu executor: ", need,
                          " bytes of intermediate tensors");
     arena_.reset(new (std::nothrow) uint8_t[size_t(need) + 63]);
