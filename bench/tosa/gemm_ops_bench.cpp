@@ -28,6 +28,21 @@ void check(const Status& st) {
   std::abort();
 }
 
+// Times `reference` (the reference loops) or `kernel` (the op's fast path, its Status checked)
+// and reports `macs` multiply-adds a call as GMAC/s.
+template <typename Reference, typename Kernel>
+void time_op(benchmark::State& state, double macs, bool use_reference, const Reference& reference,
+             const Kernel& kernel) {
+  for (auto _ : state) {
+    if (use_reference)
+      reference();
+    else
+      check(kernel());
+    benchmark::ClobberMemory();
+  }
+  state.counters["GMAC/s"] = benchmark::Counter(macs / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 struct Shape {
   const char* name;
   int64_t n, h, c, w;
@@ -56,15 +71,9 @@ void bench(benchmark::State& state, const Shape* s, DType dtype, bool reference)
   const TensorRef O{out_type, o_shape, out.data()};
   const MatmulAttr zp{dtype == DType::Int8 ? 3 : 0, dtype == DType::Int8 ? -2 : 0};
   std::vector<uint8_t> scratch(matmul_scratch_bytes(A, B, zp, O, 1));
-  for (auto _ : state) {
-    if (reference) {
-      detail::matmul_reference(A, B, zp, O);
-    } else {
-      check(matmul(A, B, zp, O, nullptr, scratch));
-    }
-    benchmark::ClobberMemory();
-  }
-  state.counters["GMAC/s"] = benchmark::Counter(s->macs() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  time_op(
+      state, s->macs(), reference, [&] { detail::matmul_reference(A, B, zp, O); },
+      [&] { return matmul(A, B, zp, O, nullptr, scratch); });
 }
 
 // TRANSPOSE_CONV2D: a U-Net decoder's 2x2 stride-2 upsampling and a 3x3 stride-2 one.
@@ -99,15 +108,9 @@ void bench_transpose(benchmark::State& state, const TransposeShape* s, bool refe
   for (int& p : a.out_pad) p = -int(s->pad);
   a.input_zp = kFloat ? 0 : -3;
   std::vector<uint8_t> scratch(transpose_conv2d_scratch_bytes(I, W, B, a, O, 1));
-  for (auto _ : state) {
-    if (reference) {
-      detail::transpose_conv2d_reference(I, W, B, a, O);
-    } else {
-      check(transpose_conv2d(I, W, B, a, O, nullptr, scratch));
-    }
-    benchmark::ClobberMemory();
-  }
-  state.counters["GMAC/s"] = benchmark::Counter(s->macs() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  time_op(
+      state, s->macs(), reference, [&] { detail::transpose_conv2d_reference(I, W, B, a, O); },
+      [&] { return transpose_conv2d(I, W, B, a, O, nullptr, scratch); });
 }
 
 // CONV3D, int8: a C3D block's 3x3x3 convolution, 8x28x28x64 → 64, padding 1.
@@ -126,16 +129,9 @@ void bench_conv3d(benchmark::State& state, bool reference) {
   a.pad = {1, 1, 1, 1, 1, 1};
   a.input_zp = -5;
   std::vector<uint8_t> scratch(conv3d_scratch_bytes(I, Wt, B, a, O, 1));
-  for (auto _ : state) {
-    if (reference) {
-      detail::conv3d_reference(I, Wt, B, a, O);
-    } else {
-      check(conv3d(I, Wt, B, a, O, nullptr, scratch));
-    }
-    benchmark::ClobberMemory();
-  }
-  state.counters["GMAC/s"] =
-      benchmark::Counter(double(D * H * W * OC * 27 * C) / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  time_op(
+      state, double(D * H * W * OC * 27 * C), reference, [&] { detail::conv3d_reference(I, Wt, B, a, O); },
+      [&] { return conv3d(I, Wt, B, a, O, nullptr, scratch); });
 }
 
 }  // namespace
