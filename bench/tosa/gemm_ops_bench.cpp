@@ -1,8 +1,9 @@
 // gemm_ops_bench: GMAC/s of the TOSA ops that run as GEMMs on the compute core, as the VGF CPU
 // executor runs them, against the reference loops they replaced, side by side, one thread: MATMUL
 // (int8 on the int8 GEMM, int16 on the int16 GEMM, fp32 on the fp32 GEMM) on attention-like
-// shapes, TRANSPOSE_CONV2D (int8 and fp32: the GEMM and a scatter) on decoder shapes, and int8
-// CONV3D (the int8 GEMM over gathered windows) on a C3D block. Not a test.
+// shapes, TRANSPOSE_CONV2D (int8 and fp32: the GEMM and a scatter) on decoder shapes, and CONV3D
+// on a C3D block (int8: the int8 GEMM over gathered windows; int16 and fp32: CONV2D over
+// depth-stacked channels). Not a test.
 //
 //   build/bench/tosa/gemm_ops_bench
 //   build/bench/tosa/gemm_ops_bench --benchmark_filter=transpose
@@ -113,24 +114,41 @@ void bench_transpose(benchmark::State& state, const TransposeShape* s, bool refe
       [&] { return transpose_conv2d(I, W, B, a, O, nullptr, scratch); });
 }
 
-// CONV3D, int8: a C3D block's 3x3x3 convolution, 8x28x28x64 → 64, padding 1.
+// The dtypes of a convolution over T activations: weights, sums (bias and output), accumulator.
+template <typename T>
+struct ConvTypes {
+  static constexpr bool kFloat = std::is_same_v<T, float>, kWide = std::is_same_v<T, int16_t>;
+  using Weight = std::conditional_t<kFloat, float, int8_t>;
+  using Sum = std::conditional_t<kFloat, float, std::conditional_t<kWide, int64_t, int32_t>>;
+  static constexpr DType kIn = kFloat ? DType::Fp32 : kWide ? DType::Int16 : DType::Int8;
+  static constexpr DType kWeight = kFloat ? DType::Fp32 : DType::Int8;
+  static constexpr DType kSum = kFloat ? DType::Fp32 : kWide ? DType::Int48 : DType::Int32;
+  static constexpr AccType kAcc = kFloat ? AccType::Fp32 : kWide ? AccType::Int48 : AccType::Int32;
+};
+
+// CONV3D: a C3D block's 3x3x3 convolution, 8x28x28x64 → 64, padding 1 (int8: the int8 GEMM over
+// gathered windows; int16 and fp32: CONV2D over depth-stacked channels).
+template <typename T>
 void bench_conv3d(benchmark::State& state, bool reference) {
-  const int64_t D = 8, H = 28, W = 28, C = 64, OC = 64;
+  using C = ConvTypes<T>;
+  const int64_t D = 8, H = 28, W = 28, Ch = 64, OC = 64;
   std::mt19937 rng(3);
-  std::vector<int8_t> in(size_t(D * H * W * C)), w(size_t(OC * 27 * C));
-  for (auto& v : in) v = int8_t(rng());
-  for (auto& v : w) v = int8_t(rng());
-  std::vector<int32_t> bias(size_t(OC), 5), out(size_t(D * H * W * OC));
-  const int64_t in_shape[5] = {1, D, H, W, C}, w_shape[5] = {OC, 3, 3, 3, C}, b_shape[1] = {OC};
+  std::vector<T> in(size_t(D * H * W * Ch));
+  std::vector<typename C::Weight> w(size_t(OC * 27 * Ch));
+  for (auto& v : in) v = T(int(rng() % 200) - 100) / T(C::kFloat ? 64 : 1);
+  for (auto& v : w) v = typename C::Weight(int(rng() % 200) - 100) / typename C::Weight(C::kFloat ? 64 : 1);
+  std::vector<typename C::Sum> bias(size_t(OC), 5), out(size_t(D * H * W * OC));
+  const int64_t in_shape[5] = {1, D, H, W, Ch}, w_shape[5] = {OC, 3, 3, 3, Ch}, b_shape[1] = {OC};
   const int64_t o_shape[5] = {1, D, H, W, OC};
-  const TensorRef I{DType::Int8, in_shape, in.data()}, Wt{DType::Int8, w_shape, w.data()};
-  const TensorRef B{DType::Int32, b_shape, bias.data()}, O{DType::Int32, o_shape, out.data()};
+  const TensorRef I{C::kIn, in_shape, in.data()}, Wt{C::kWeight, w_shape, w.data()};
+  const TensorRef B{C::kSum, b_shape, bias.data()}, O{C::kSum, o_shape, out.data()};
   ConvAttr a;
   a.pad = {1, 1, 1, 1, 1, 1};
-  a.input_zp = -5;
+  a.acc_type = C::kAcc;
+  a.input_zp = std::is_same_v<T, int8_t> ? -5 : 0;
   std::vector<uint8_t> scratch(conv3d_scratch_bytes(I, Wt, B, a, O, 1));
   time_op(
-      state, double(D * H * W * OC * 27 * C), reference, [&] { detail::conv3d_reference(I, Wt, B, a, O); },
+      state, double(D * H * W * OC * 27 * Ch), reference, [&] { detail::conv3d_reference(I, Wt, B, a, O); },
       [&] { return conv3d(I, Wt, B, a, O, nullptr, scratch); });
 }
 
@@ -157,8 +175,13 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("fp32/" + name + "/gemm").c_str(), bench_transpose<float>, &s, false);
     benchmark::RegisterBenchmark(("fp32/" + name + "/reference").c_str(), bench_transpose<float>, &s, true);
   }
-  benchmark::RegisterBenchmark("int8/conv3d/c3d_8x28x28x64_to_64_k3/gemm", bench_conv3d, false);
-  benchmark::RegisterBenchmark("int8/conv3d/c3d_8x28x28x64_to_64_k3/reference", bench_conv3d, true);
+  const std::string c3d = "/conv3d/c3d_8x28x28x64_to_64_k3/";
+  benchmark::RegisterBenchmark(("int8" + c3d + "gemm").c_str(), bench_conv3d<int8_t>, false);
+  benchmark::RegisterBenchmark(("int8" + c3d + "reference").c_str(), bench_conv3d<int8_t>, true);
+  benchmark::RegisterBenchmark(("int16" + c3d + "stacked").c_str(), bench_conv3d<int16_t>, false);
+  benchmark::RegisterBenchmark(("int16" + c3d + "reference").c_str(), bench_conv3d<int16_t>, true);
+  benchmark::RegisterBenchmark(("fp32" + c3d + "stacked").c_str(), bench_conv3d<float>, false);
+  benchmark::RegisterBenchmark(("fp32" + c3d + "reference").c_str(), bench_conv3d<float>, true);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

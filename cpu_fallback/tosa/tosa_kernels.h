@@ -182,9 +182,11 @@ Status depthwise_conv2d_clamp(const TensorRef& input, const TensorRef& weight, c
 // all six pads and three strides/dilations of ConvAttr.
 Status check_conv3d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                     const ConvAttr& attrs, const TensorRef& output);
-// int8 on the compute core's int8 GEMM (each output voxel's window gathered as its row, the
-// padding at the input zero point) given conv3d_scratch_bytes of scratch, threads from `runner`;
-// otherwise, and for int16 and fp32, the reference loops. The same sums either way.
+// Given conv3d_scratch_bytes of scratch, threads from `runner`: int8 on the compute core's int8
+// GEMM (each output voxel's window gathered as its row, the padding at the input zero point);
+// int16 and fp32 as CONV2D over depth-stacked channels (each output depth's KD input slices side
+// by side). Otherwise the reference loops. The same int8 and int16 sums either way; fp32 differs
+// by float rounding only.
 Status conv3d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
               const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner = nullptr,
               std::span<uint8_t> scratch = {});
