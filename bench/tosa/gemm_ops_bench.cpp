@@ -1,9 +1,9 @@
 // gemm_ops_bench: GMAC/s of the TOSA ops that run as GEMMs on the compute core, as the VGF CPU
 // executor runs them, against the reference loops they replaced, side by side, one thread: MATMUL
 // (int8 on the int8 GEMM, int16 on the int16 GEMM, fp32 on the fp32 GEMM) on attention-like
-// shapes, TRANSPOSE_CONV2D (int8 and fp32: the GEMM and a scatter) on decoder shapes, and CONV3D
-// on a C3D block (int8: the int8 GEMM over gathered windows; int16 and fp32: CONV2D over
-// depth-stacked channels). Not a test.
+// shapes, TRANSPOSE_CONV2D (int8, int16 and fp32: the GEMM or the A16W8 convolution, and a
+// scatter) on decoder shapes, and CONV3D on a C3D block (int8: the int8 GEMM over gathered
+// windows; int16 and fp32: CONV2D over depth-stacked channels). Not a test.
 //
 //   build/bench/tosa/gemm_ops_bench
 //   build/bench/tosa/gemm_ops_bench --benchmark_filter=transpose
@@ -77,6 +77,18 @@ void bench(benchmark::State& state, const Shape* s, DType dtype, bool reference)
       [&] { return matmul(A, B, zp, O, nullptr, scratch); });
 }
 
+// The dtypes of a convolution over T activations: weights, sums (bias and output), accumulator.
+template <typename T>
+struct ConvTypes {
+  static constexpr bool kFloat = std::is_same_v<T, float>, kWide = std::is_same_v<T, int16_t>;
+  using Weight = std::conditional_t<kFloat, float, int8_t>;
+  using Sum = std::conditional_t<kFloat, float, std::conditional_t<kWide, int64_t, int32_t>>;
+  static constexpr DType kIn = kFloat ? DType::Fp32 : kWide ? DType::Int16 : DType::Int8;
+  static constexpr DType kWeight = kFloat ? DType::Fp32 : DType::Int8;
+  static constexpr DType kSum = kFloat ? DType::Fp32 : kWide ? DType::Int48 : DType::Int32;
+  static constexpr AccType kAcc = kFloat ? AccType::Fp32 : kWide ? AccType::Int48 : AccType::Int32;
+};
+
 // TRANSPOSE_CONV2D: a U-Net decoder's 2x2 stride-2 upsampling and a 3x3 stride-2 one.
 struct TransposeShape {
   const char* name;
@@ -91,40 +103,27 @@ const TransposeShape kTransposeShapes[] = {
 
 template <typename T>
 void bench_transpose(benchmark::State& state, const TransposeShape* s, bool reference) {
-  constexpr bool kFloat = std::is_same_v<T, float>;
-  using Sum = std::conditional_t<kFloat, float, int32_t>;
+  using C = ConvTypes<T>;
   std::mt19937 rng(2);
-  std::vector<T> in(size_t(s->ih * s->iw * s->ic)), w(size_t(s->oc * s->k * s->k * s->ic));
-  for (auto& v : in) v = T(int(rng() % 200) - 100) / T(kFloat ? 64 : 1);
-  for (auto& v : w) v = T(int(rng() % 200) - 100) / T(kFloat ? 64 : 1);
-  std::vector<Sum> bias(size_t(s->oc), Sum(7)), out(size_t(s->out(s->ih) * s->out(s->iw) * s->oc));
+  std::vector<T> in(size_t(s->ih * s->iw * s->ic));
+  std::vector<typename C::Weight> w(size_t(s->oc * s->k * s->k * s->ic));
+  for (auto& v : in) v = T(int(rng() % 200) - 100) / T(C::kFloat ? 64 : 1);
+  for (auto& v : w) v = typename C::Weight(int(rng() % 200) - 100) / typename C::Weight(C::kFloat ? 64 : 1);
+  std::vector<typename C::Sum> bias(size_t(s->oc), 7), out(size_t(s->out(s->ih) * s->out(s->iw) * s->oc));
   const int64_t in_shape[4] = {1, s->ih, s->iw, s->ic}, w_shape[4] = {s->oc, s->k, s->k, s->ic}, b_shape[1] = {s->oc};
   const int64_t o_shape[4] = {1, s->out(s->ih), s->out(s->iw), s->oc};
-  const DType in_type = kFloat ? DType::Fp32 : DType::Int8, sum_type = kFloat ? DType::Fp32 : DType::Int32;
-  const TensorRef I{in_type, in_shape, in.data()}, W{in_type, w_shape, w.data()};
-  const TensorRef B{sum_type, b_shape, bias.data()}, O{sum_type, o_shape, out.data()};
+  const TensorRef I{C::kIn, in_shape, in.data()}, W{C::kWeight, w_shape, w.data()};
+  const TensorRef B{C::kSum, b_shape, bias.data()}, O{C::kSum, o_shape, out.data()};
   TransposeConvAttr a;
-  a.acc_type = kFloat ? AccType::Fp32 : AccType::Int32;
+  a.acc_type = C::kAcc;
   a.stride[0] = a.stride[1] = int(s->stride);
   for (int& p : a.out_pad) p = -int(s->pad);
-  a.input_zp = kFloat ? 0 : -3;
+  a.input_zp = std::is_same_v<T, int8_t> ? -3 : 0;
   std::vector<uint8_t> scratch(transpose_conv2d_scratch_bytes(I, W, B, a, O, 1));
   time_op(
       state, s->macs(), reference, [&] { detail::transpose_conv2d_reference(I, W, B, a, O); },
       [&] { return transpose_conv2d(I, W, B, a, O, nullptr, scratch); });
 }
-
-// The dtypes of a convolution over T activations: weights, sums (bias and output), accumulator.
-template <typename T>
-struct ConvTypes {
-  static constexpr bool kFloat = std::is_same_v<T, float>, kWide = std::is_same_v<T, int16_t>;
-  using Weight = std::conditional_t<kFloat, float, int8_t>;
-  using Sum = std::conditional_t<kFloat, float, std::conditional_t<kWide, int64_t, int32_t>>;
-  static constexpr DType kIn = kFloat ? DType::Fp32 : kWide ? DType::Int16 : DType::Int8;
-  static constexpr DType kWeight = kFloat ? DType::Fp32 : DType::Int8;
-  static constexpr DType kSum = kFloat ? DType::Fp32 : kWide ? DType::Int48 : DType::Int32;
-  static constexpr AccType kAcc = kFloat ? AccType::Fp32 : kWide ? AccType::Int48 : AccType::Int32;
-};
 
 // CONV3D: a C3D block's 3x3x3 convolution, 8x28x28x64 → 64, padding 1 (int8: the int8 GEMM over
 // gathered windows; int16 and fp32: CONV2D over depth-stacked channels).
@@ -172,6 +171,8 @@ int main(int argc, char** argv) {
     const std::string name = std::string("transpose_conv/") + s.name;
     benchmark::RegisterBenchmark(("int8/" + name + "/gemm").c_str(), bench_transpose<int8_t>, &s, false);
     benchmark::RegisterBenchmark(("int8/" + name + "/reference").c_str(), bench_transpose<int8_t>, &s, true);
+    benchmark::RegisterBenchmark(("int16/" + name + "/gemm").c_str(), bench_transpose<int16_t>, &s, false);
+    benchmark::RegisterBenchmark(("int16/" + name + "/reference").c_str(), bench_transpose<int16_t>, &s, true);
     benchmark::RegisterBenchmark(("fp32/" + name + "/gemm").c_str(), bench_transpose<float>, &s, false);
     benchmark::RegisterBenchmark(("fp32/" + name + "/reference").c_str(), bench_transpose<float>, &s, true);
   }

@@ -1,10 +1,13 @@
-// Transposed convolutions on the int8 and fp32 GEMMs (transpose_conv.h).
+// Transposed convolutions on the int8 and fp32 GEMMs and the A16W8 convolution (transpose_conv.h).
 #include "compute/transpose_conv.h"
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <type_traits>
 
+#include "arith/fixed_point.h"
+#include "compute/conv_s16.h"
 #include "compute/gemm_f32.h"
 #include "compute/gemm_s8.h"
 
@@ -19,11 +22,12 @@ struct Layout {
   int64_t taps, columns;  // kernel_h·kernel_w, and the GEMM's columns: taps·out_ch
   int64_t band_rows;      // input rows a band
   size_t weights_bytes, products_bytes;
-  Layout(const TransposeConvShape& s, size_t element)
+  // `element`: a product's bytes (the sums' type); `weight`: a weight's.
+  Layout(const TransposeConvShape& s, size_t element, size_t weight)
       : taps(int64_t(s.kernel_h) * s.kernel_w),
         columns(taps * s.out_ch),
         band_rows(std::max<int64_t>(1, int64_t(kBandBytes / std::max<size_t>(1, size_t(columns) * s.in_w * element)))),
-        weights_bytes(align_up(size_t(columns) * size_t(s.in_ch) * element)),
+        weights_bytes(align_up(size_t(columns) * size_t(s.in_ch) * weight)),
         products_bytes(align_up(size_t(std::min<int64_t>(band_rows, s.in_h)) * s.in_w * size_t(columns) * element)) {}
   bool applies(const TransposeConvShape& s) const {
     return s.in_ch > 0 && columns > 0 && columns <= INT32_MAX && s.in_h > 0 && s.in_w > 0;
@@ -56,9 +60,28 @@ GemmF32 band_gemm(const TransposeConvF32& c, const Layout& l, const float* weigh
   return g;
 }
 
-// Column (ky·kernel_w + kx)·out_ch + oc of B: int8 as rows of in_ch (what gemm_s8 reads), fp32 as
-// a row of columns per input channel (what gemm_f32 reads).
-void reorder_weights(const TransposeConvS8& c, const Layout& l, int8_t* to) {
+// int16: the A16W8 convolution as a 1x1 one over the band's pixels, one output channel per GEMM
+// column, its int48 stage without bias. Each tap's partial sum of in_ch products (each below 2^23
+// in magnitude) stays inside int48 for in_ch < 2^24 (Layout::applies), so that stage's clamps
+// leave it as it is, and the partial sums add up to the definition's sum.
+ConvS16 band_gemm(const TransposeConvS16& c, const Layout& l, const int8_t* weights, int64_t b, int64_t iy0,
+                  int64_t rows, int64_t* products) {
+  const TransposeConvShape& s = c.shape;
+  ConvS16 g;
+  g.shape.in_w = g.shape.out_w = int32_t(rows * s.in_w);
+  g.shape.in_ch = s.in_ch, g.shape.out_ch = int32_t(l.columns);
+  g.input = c.input ? c.input + ((b * s.in_h + iy0) * s.in_w) * int64_t(s.in_ch) : nullptr;
+  g.weight = weights;
+  g.weight_zero_point = -c.weight_offset;
+  g.out.stage = S16OutputStage::kInt48;
+  g.out.out64 = products;
+  return g;
+}
+
+// Column (ky·kernel_w + kx)·out_ch + oc of B: int8 weights as rows of in_ch (what gemm_s8 and
+// conv_s16 read), fp32 as a row of columns per input channel (what gemm_f32 reads).
+template <typename In, typename Sum>
+void reorder_weights(const TransposeConv<In, Sum, int8_t>& c, const Layout& l, int8_t* to) {
   const TransposeConvShape& s = c.shape;
   for (int64_t oc = 0; oc < s.out_ch; ++oc)
     for (int64_t t = 0; t < l.taps; ++t)
@@ -72,41 +95,78 @@ void reorder_weights(const TransposeConvF32& c, const Layout& l, float* to) {
 }
 
 void run_gemm(const GemmS8& g, const Exec& exec) { gemm_s8(g, exec); }
+void run_gemm(const ConvS16& g, const Exec& exec) { conv_s16(g, exec); }
 void run_gemm(const GemmF32& g, const Exec& exec) { gemm_f32(g, exec); }
 size_t gemm_scratch(const GemmS8& g, int threads) { return gemm_s8_scratch_bytes(g, threads); }
+size_t gemm_scratch(const ConvS16& g, int threads) { return conv_s16_scratch_bytes(g.shape, threads); }
 size_t gemm_scratch(const GemmF32&, int) { return 0; }  // gemm_f32 packs on its stack
 
-// int32 sums add modulo 2^32, floats as floats.
+// The A16W8 convolution's weights packed once for every band (its panel form would pack them
+// again on each call): their bytes, and the packing into `memory`, which each band's call then
+// names. The GEMMs read their B as it is.
+size_t packed_weights_bytes(const ConvS16& g) { return align_up(conv_s16_packed_weights_bytes(g.shape)); }
+size_t packed_weights_bytes(const GemmS8&) { return 0; }
+size_t packed_weights_bytes(const GemmF32&) { return 0; }
+const void* pack_weights(const ConvS16& g, uint8_t* memory) {
+  const size_t bytes = packed_weights_bytes(g);
+  return bytes > 0 ? conv_s16_pack_weights(g, std::span(memory, bytes)) : nullptr;
+}
+const void* pack_weights(const GemmS8&, uint8_t*) { return nullptr; }
+const void* pack_weights(const GemmF32&, uint8_t*) { return nullptr; }
+void use_packed(ConvS16& g, const void* packed) { g.packed = static_cast<const ConvS16PackedWeights*>(packed); }
+void use_packed(GemmS8&, const void*) {}
+void use_packed(GemmF32&, const void*) {}
+
+// int32 and int64 sums add modulo 2^32 and 2^64, floats as floats.
 inline void add_into(int32_t& to, int32_t v) { to = int32_t(uint32_t(to) + uint32_t(v)); }
+inline void add_into(int64_t& to, int64_t v) { to = int64_t(uint64_t(to) + uint64_t(v)); }
 inline void add_into(float& to, float v) { to += v; }
 
-template <typename In, typename Sum>
-size_t scratch_bytes(const TransposeConv<In, Sum>& c, int threads) {
-  const Layout l(c.shape, sizeof(Sum));
-  if (!l.applies(c.shape)) return 0;
-  const auto g = band_gemm(c, l, nullptr, 0, 0, std::min<int64_t>(l.band_rows, c.shape.in_h), nullptr);
-  return l.weights_bytes + l.products_bytes + gemm_scratch(g, threads) + 64;
+// int16's int48 accumulator takes the bias after the sum is whole; the others start from it.
+template <typename In>
+constexpr bool kBiasLast = std::is_same_v<In, int16_t>;
+
+template <typename In, typename Sum, typename Weight>
+bool applies(const TransposeConv<In, Sum, Weight>& c, const Layout& l) {
+  if (!l.applies(c.shape)) return false;
+  if constexpr (std::is_same_v<In, int16_t>) return c.input_offset == 0 && c.shape.in_ch < (int32_t(1) << 24);
+  return true;
 }
 
-template <typename In, typename Sum>
-bool run(const TransposeConv<In, Sum>& c, const Exec& exec) {
+template <typename In, typename Sum, typename Weight>
+size_t scratch_bytes(const TransposeConv<In, Sum, Weight>& c, int threads) {
+  const Layout l(c.shape, sizeof(Sum), sizeof(Weight));
+  if (!applies(c, l)) return 0;
+  const auto g = band_gemm(c, l, nullptr, 0, 0, std::min<int64_t>(l.band_rows, c.shape.in_h), nullptr);
+  return l.weights_bytes + packed_weights_bytes(g) + l.products_bytes + gemm_scratch(g, threads) + 64;
+}
+
+template <typename In, typename Sum, typename Weight>
+bool run(const TransposeConv<In, Sum, Weight>& c, const Exec& exec) {
   const TransposeConvShape& s = c.shape;
-  const Layout l(s, sizeof(Sum));
+  const Layout l(s, sizeof(Sum), sizeof(Weight));
   const size_t need = scratch_bytes(c, exec.num_threads());
   if (need == 0 || exec.scratch.size() < need) return false;
   uint8_t* base = reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(exec.scratch.data())));
-  auto* weights = reinterpret_cast<In*>(base);
+  auto* weights = reinterpret_cast<Weight*>(base);
   reorder_weights(c, l, weights);
-  auto* products = reinterpret_cast<Sum*>(base + l.weights_bytes);
-  const Exec gemm_exec{exec.scratch.subspan(size_t(base - exec.scratch.data()) + l.weights_bytes + l.products_bytes),
-                       exec.runner};
+  const auto first_band = band_gemm(c, l, weights, 0, 0, std::min<int64_t>(l.band_rows, s.in_h), nullptr);
+  const size_t packed_bytes = packed_weights_bytes(first_band);
+  const void* packed = pack_weights(first_band, base + l.weights_bytes);
+  auto* products = reinterpret_cast<Sum*>(base + l.weights_bytes + packed_bytes);
+  const Exec gemm_exec{
+      exec.scratch.subspan(size_t(base - exec.scratch.data()) + l.weights_bytes + packed_bytes + l.products_bytes),
+      exec.runner};
   const int64_t plane = int64_t(s.out_h) * s.out_w * s.out_ch;
+  auto bias_of = [&](int64_t i) { return c.bias ? c.bias[c.bias_per_channel ? i % s.out_ch : 0] : Sum(0); };
   for (int64_t b = 0; b < s.batches; ++b) {
     Sum* sums = c.sums + b * plane;
-    for (int64_t i = 0; i < plane; ++i) sums[i] = c.bias ? c.bias[c.bias_per_channel ? i % s.out_ch : 0] : Sum(0);
+    for (int64_t i = 0; i < plane; ++i) sums[i] = kBiasLast<In> ? Sum(0) : bias_of(i);
     for (int64_t iy0 = 0; iy0 < s.in_h; iy0 += l.band_rows) {
       const int64_t rows = std::min<int64_t>(l.band_rows, s.in_h - iy0);
-      run_gemm(band_gemm(c, l, weights, b, iy0, rows, products), gemm_exec);
+      auto g = band_gemm(c, l, weights, b, iy0, rows, products);
+      use_packed(g, packed);
+      run_gemm(g, gemm_exec);
       // Each product into the output pixel its tap reaches.
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t ix = 0; ix < s.in_w; ++ix) {
@@ -124,6 +184,9 @@ bool run(const TransposeConv<In, Sum>& c, const Exec& exec) {
           }
         }
     }
+    if constexpr (kBiasLast<In>)
+      for (int64_t i = 0; i < plane; ++i)
+        sums[i] = arith::clamp_int48(arith::clamp_int48(sums[i]) + arith::clamp_int48(bias_of(i)));
   }
   return true;
 }
@@ -131,8 +194,10 @@ bool run(const TransposeConv<In, Sum>& c, const Exec& exec) {
 }  // namespace
 
 size_t transpose_conv_scratch_bytes(const TransposeConvS8& c, int threads) { return scratch_bytes(c, threads); }
+size_t transpose_conv_scratch_bytes(const TransposeConvS16& c, int threads) { return scratch_bytes(c, threads); }
 size_t transpose_conv_scratch_bytes(const TransposeConvF32& c, int threads) { return scratch_bytes(c, threads); }
 bool transpose_conv(const TransposeConvS8& c, const Exec& exec) { return run(c, exec); }
+bool transpose_conv(const TransposeConvS16& c, const Exec& exec) { return run(c, exec); }
 bool transpose_conv(const TransposeConvF32& c, const Exec& exec) { return run(c, exec); }
 
 }  // namespace vkrt::compute

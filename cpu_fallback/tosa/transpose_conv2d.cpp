@@ -1,7 +1,8 @@
-// TRANSPOSE_CONV2D (tosa.md §6). int8 and fp32 run on the compute core's transposed convolution
-// (compute/transpose_conv.h: the GEMM and a scatter) given transpose_conv2d_scratch_bytes of
-// scratch; otherwise, and for int16, the reference loops: a gather over output pixels, each output
-// (oy, ox) summing the kernel taps whose source pixel lands on the input stride grid.
+// TRANSPOSE_CONV2D (tosa.md §6). int8, int16 and fp32 run on the compute core's transposed
+// convolution (compute/transpose_conv.h: the GEMM, or for int16 the A16W8 convolution, and a
+// scatter) given transpose_conv2d_scratch_bytes of scratch; otherwise the reference loops: a gather
+// over output pixels, each output (oy, ox) summing the kernel taps whose source pixel lands on the
+// input stride grid.
 #include "compute/transpose_conv.h"
 #include "cpu_fallback/tosa/conv_common.h"
 #include "cpu_fallback/tosa/reference_loops.h"
@@ -51,10 +52,10 @@ void transpose_conv_impl(const TensorRef& input, const TensorRef& weight, const 
 }
 
 // The operator as the compute core takes it (data pointers null where not bound).
-template <typename In, typename Sum>
-compute::TransposeConv<In, Sum> core_of(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                        const TransposeConvAttr& a, const TensorRef& output) {
-  compute::TransposeConv<In, Sum> c;
+template <typename In, typename Sum, typename Weight = In>
+compute::TransposeConv<In, Sum, Weight> core_of(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                                const TransposeConvAttr& a, const TensorRef& output) {
+  compute::TransposeConv<In, Sum, Weight> c;
   compute::TransposeConvShape& s = c.shape;
   s.batches = int32_t(input.dim(0)), s.in_h = int32_t(input.dim(1)), s.in_w = int32_t(input.dim(2));
   s.in_ch = int32_t(input.dim(3));
@@ -63,15 +64,14 @@ compute::TransposeConv<In, Sum> core_of(const TensorRef& input, const TensorRef&
   s.stride_h = int32_t(a.stride[0]), s.stride_w = int32_t(a.stride[1]);
   s.offset_h = int32_t(a.out_pad[0]), s.offset_w = int32_t(a.out_pad[2]);
   c.input_offset = -int32_t(a.input_zp), c.weight_offset = -int32_t(a.weight_zp);
-  c.input = input.as<const In>(), c.weight = weight.as<const In>();
+  c.input = input.as<const In>(), c.weight = weight.as<const Weight>();
   c.bias = bias.as<const Sum>(), c.bias_per_channel = bias.dim(0) == weight.dim(0);
   c.sums = output.as<Sum>();
   return c;
 }
 
-// Whether the compute core takes these operands: int8 or fp32, sizes within int32.
+// Whether the compute core takes these operands: sizes within int32.
 bool core_applies(const TensorRef& input, const TensorRef& weight, const TensorRef& output) {
-  if (input.dtype != DType::Int8 && input.dtype != DType::Fp32) return false;
   for (const TensorRef* t : {&input, &weight, &output})
     for (int64_t d : t->shape)
       if (d > INT32_MAX) return false;
@@ -113,22 +113,37 @@ size_t transpose_conv2d_scratch_bytes(const TensorRef& input, const TensorRef& w
                                       const TransposeConvAttr& attrs, const TensorRef& output, int threads) {
   if (!check_transpose_conv2d(input, weight, bias, attrs, output).is_ok() || !core_applies(input, weight, output))
     return 0;
-  if (input.dtype == DType::Fp32)
-    return compute::transpose_conv_scratch_bytes(core_of<float, float>(input, weight, bias, attrs, output), threads);
-  return compute::transpose_conv_scratch_bytes(core_of<int8_t, int32_t>(input, weight, bias, attrs, output), threads);
+  switch (input.dtype) {
+    case DType::Fp32:
+      return compute::transpose_conv_scratch_bytes(core_of<float, float>(input, weight, bias, attrs, output), threads);
+    case DType::Int16:
+      return compute::transpose_conv_scratch_bytes(core_of<int16_t, int64_t, int8_t>(input, weight, bias, attrs, output),
+                                                   threads);
+    default:
+      return compute::transpose_conv_scratch_bytes(core_of<int8_t, int32_t>(input, weight, bias, attrs, output), threads);
+  }
 }
+
+namespace {
+// The compute core's transposed convolution for the operands' dtype; false where it did not run.
+bool run_on_core(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const TransposeConvAttr& attrs,
+                 const TensorRef& output, const compute::Exec& exec) {
+  if (!core_applies(input, weight, output)) return false;
+  switch (input.dtype) {
+    case DType::Fp32: return compute::transpose_conv(core_of<float, float>(input, weight, bias, attrs, output), exec);
+    case DType::Int16:
+      return compute::transpose_conv(core_of<int16_t, int64_t, int8_t>(input, weight, bias, attrs, output), exec);
+    default: return compute::transpose_conv(core_of<int8_t, int32_t>(input, weight, bias, attrs, output), exec);
+  }
+}
+}  // namespace
 
 Status transpose_conv2d(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                         const TransposeConvAttr& attrs, const TensorRef& output, ParallelRunner* runner,
                         std::span<uint8_t> scratch) {
   VKRT_RETURN_IF_ERROR(check_transpose_conv2d(input, weight, bias, attrs, output));
-  const compute::Exec exec{scratch, runner};
-  if (core_applies(input, weight, output) &&
-      (input.dtype == DType::Fp32
-           ? compute::transpose_conv(core_of<float, float>(input, weight, bias, attrs, output), exec)
-           : compute::transpose_conv(core_of<int8_t, int32_t>(input, weight, bias, attrs, output), exec)))
-    return Status::ok();
-  transpose_conv2d_reference(input, weight, bias, attrs, output);
+  if (!run_on_core(input, weight, bias, attrs, output, compute::Exec{scratch, runner}))
+    transpose_conv2d_reference(input, weight, bias, attrs, output);
   return Status::ok();
 }
 

@@ -124,7 +124,9 @@ TEST(TosaMatmulFast, Int16MatchesTheReferenceLoops) {
       for (auto& v : b.data) v = extreme ? int16_t(-32768) : int16_t(rng());
       auto want = i48({k.n, k.h, k.w});
       detail::matmul_reference(a, b, MatmulAttr{}, want);
-      if (extreme) ASSERT_EQ(want.data[0], int64_t(k.c) << 30);
+      if (extreme) {
+        ASSERT_EQ(want.data[0], int64_t(k.c) << 30);
+      }
       for (compute::Isa isa : compute::available_isas()) {
         compute::ScopedIsa pin(isa);
         for (int threads : {1, 3}) {

@@ -1,7 +1,9 @@
 // TRANSPOSE_CONV2D on the compute core (compute/transpose_conv.h). int8 against the reference
 // loops, byte for byte: strides, negative and positive output pads (taps cut off and output rows
 // no tap reaches), zero points, a broadcast bias, batches, at every ISA level, one and three
-// threads; and sums past int32, which wrap as the definition's do. fp32 against sums in double,
+// threads; and sums past int32, which wrap as the definition's do. int16 against the reference
+// loops the same way, its biases past int48 (clamped before they are added, as the definition
+// does, after the sum is whole). fp32 against sums in double,
 // within the float rounding of n = KH·KW·IC + 1 steps: |err| <= γ_n·(Σ|x·w| + |bias|).
 #include <cmath>
 #include <random>
@@ -52,6 +54,43 @@ TEST(TosaTransposeConvFast, Int8MatchesTheReferenceLoops) {
       for (int threads : {1, 3}) {
         CountingThreads pool(threads);
         auto out = i32({k.n, oh, ow, k.oc}, std::vector<int32_t>(size_t(k.n * oh * ow * k.oc), 0x55555555));
+        std::vector<uint8_t> scratch(transpose_conv2d_scratch_bytes(in, w, b, a, out, threads), 0xA5);
+        ASSERT_GT(scratch.size(), 0u);
+        ASSERT_TOSA_OK(transpose_conv2d(in, w, b, a, out, threads > 1 ? &pool : nullptr, scratch));
+        EXPECT_EQ(out.data, want.data) << k.ih << "x" << k.iw << "x" << k.ic << " kernel " << k.kh << "x" << k.kw
+                                       << " stride " << k.sy << "x" << k.sx << " at " << compute::isa_name(isa)
+                                       << ", " << threads << " thread(s)";
+      }
+    }
+  }
+}
+
+TEST(TosaTransposeConvFast, Int16MatchesTheReferenceLoops) {
+  std::mt19937 rng(27);
+  std::uniform_int_distribution<int> half(-32768, 32767), byte(-128, 127);
+  std::uniform_int_distribution<int64_t> bias(-(int64_t(1) << 48), int64_t(1) << 48);  // half past int48
+  for (const Case& k : kCases) {
+    auto in = i16({k.n, k.ih, k.iw, k.ic});
+    auto w = i8({k.oc, k.kh, k.kw, k.ic});
+    auto b = i48({k.bias_per_channel ? k.oc : 1});
+    for (auto& v : in.data) v = int16_t(half(rng));
+    for (auto& v : w.data) v = int8_t(byte(rng));
+    for (auto& v : b.data) v = bias(rng);
+    TransposeConvAttr a;
+    a.acc_type = AccType::Int48;
+    a.stride[0] = int(k.sy), a.stride[1] = int(k.sx);
+    for (int i = 0; i < 4; ++i) a.out_pad[i] = k.out_pad[i];
+    a.weight_zp = k.w_zp;  // int16's input zero point is 0
+    const int64_t oh = output_size(k.ih, k.sy, k.out_pad[0], k.out_pad[1], k.kh);
+    const int64_t ow = output_size(k.iw, k.sx, k.out_pad[2], k.out_pad[3], k.kw);
+    auto want = i48({k.n, oh, ow, k.oc});
+    ASSERT_TOSA_OK(check_transpose_conv2d(in, w, b, a, want));
+    detail::transpose_conv2d_reference(in, w, b, a, want);
+    for (compute::Isa isa : compute::available_isas()) {
+      compute::ScopedIsa pin(isa);
+      for (int threads : {1, 3}) {
+        CountingThreads pool(threads);
+        auto out = i48({k.n, oh, ow, k.oc}, std::vector<int64_t>(size_t(k.n * oh * ow * k.oc), 0x5555555555));
         std::vector<uint8_t> scratch(transpose_conv2d_scratch_bytes(in, w, b, a, out, threads), 0xA5);
         ASSERT_GT(scratch.size(), 0u);
         ASSERT_TOSA_OK(transpose_conv2d(in, w, b, a, out, threads > 1 ? &pool : nullptr, scratch));
