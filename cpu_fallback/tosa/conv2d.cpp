@@ -238,22 +238,52 @@ Status depthwise_conv2d(const TensorRef& input, const TensorRef& weight, const T
   return Status::ok();
 }
 
+namespace {
+// The fp32 chains' checks: each op as alone, `sums` stood in for where it has no bytes.
+Status check_clamp_chain(const Status& conv_check, const TensorRef& checked_sums, const ClampAttr& clamp_attrs,
+                         const TensorRef& clamped) {
+  VKRT_RETURN_IF_ERROR(conv_check);
+  return check_clamp(checked_sums, clamp_attrs, clamped);
+}
+}  // namespace
+
+bool conv2d_clamp_fuses(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                        const TensorRef& sums, const ClampAttr& clamp_attrs, const TensorRef& clamped,
+                        const ConvResources& resources) {
+  const TensorRef checked = chain_intermediate_for_checks(sums);
+  return check_clamp_chain(check_conv2d(input, weight, bias, attrs, checked), checked, clamp_attrs, clamped).is_ok() &&
+         conv2d_fp32_gemm(input, weight, bias, attrs, clamped, nullptr, resources, &clamp_attrs, Try::Probe);
+}
+
 Status conv2d_clamp(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
                     const TensorRef& sums, const ClampAttr& clamp_attrs, const TensorRef& clamped,
                     ParallelRunner* runner, const ConvResources& resources) {
-  VKRT_RETURN_IF_ERROR(check_conv2d(input, weight, bias, attrs, sums));
-  VKRT_RETURN_IF_ERROR(check_clamp(sums, clamp_attrs, clamped));
+  const TensorRef checked = chain_intermediate_for_checks(sums);
+  VKRT_RETURN_IF_ERROR(check_clamp_chain(check_conv2d(input, weight, bias, attrs, checked), checked, clamp_attrs,
+                                         clamped));
   if (conv2d_fp32_gemm(input, weight, bias, attrs, clamped, runner, resources, &clamp_attrs)) return Status::ok();
+  VKRT_RETURN_IF_ERROR(chain_intermediate_has_bytes("CONV2D → CLAMP", "sums", sums));
   VKRT_RETURN_IF_ERROR(conv2d(input, weight, bias, attrs, sums, runner, resources));
   return clamp(sums, clamp_attrs, clamped);
+}
+
+bool depthwise_conv2d_clamp_fuses(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                  const ConvAttr& attrs, const TensorRef& sums, const ClampAttr& clamp_attrs,
+                                  const TensorRef& clamped) {
+  const TensorRef checked = chain_intermediate_for_checks(sums);
+  return check_clamp_chain(check_depthwise_conv2d(input, weight, bias, attrs, checked), checked, clamp_attrs, clamped)
+             .is_ok() &&
+         depthwise_conv2d_fp32(input, weight, bias, attrs, clamped, nullptr, &clamp_attrs, Try::Probe);
 }
 
 Status depthwise_conv2d_clamp(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                               const ConvAttr& attrs, const TensorRef& sums, const ClampAttr& clamp_attrs,
                               const TensorRef& clamped, ParallelRunner* runner, std::span<uint8_t> scratch) {
-  VKRT_RETURN_IF_ERROR(check_depthwise_conv2d(input, weight, bias, attrs, sums));
-  VKRT_RETURN_IF_ERROR(check_clamp(sums, clamp_attrs, clamped));
+  const TensorRef checked = chain_intermediate_for_checks(sums);
+  VKRT_RETURN_IF_ERROR(check_clamp_chain(check_depthwise_conv2d(input, weight, bias, attrs, checked), checked,
+                                         clamp_attrs, clamped));
   if (depthwise_conv2d_fp32(input, weight, bias, attrs, clamped, runner, &clamp_attrs)) return Status::ok();
+  VKRT_RETURN_IF_ERROR(chain_intermediate_has_bytes("DEPTHWISE_CONV2D → CLAMP", "sums", sums));
   VKRT_RETURN_IF_ERROR(depthwise_conv2d(input, weight, bias, attrs, sums, runner, scratch));
   return clamp(sums, clamp_attrs, clamped);
 }

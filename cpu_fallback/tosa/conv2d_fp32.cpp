@@ -223,8 +223,9 @@ size_t conv2d_fp32_scratch_bytes(const TensorRef& input, const TensorRef& weight
 
 bool conv2d_fp32_gemm(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
                       const TensorRef& output, ParallelRunner* runner, const ConvResources& resources,
-                      const ClampAttr* clamp) {
+                      const ClampAttr* clamp, Try mode) {
   if (!fp32_operands(input, weight)) return false;
+  if (mode == Try::Probe) return true;
   const int threads = threads_of(runner);
   if (resources.scratch.size() <
       conv2d_fp32_scratch_bytes(input, weight, output, attrs, threads, resources.packed_weights))
@@ -275,8 +276,9 @@ bool conv2d_fp32_gemm(const TensorRef& input, const TensorRef& weight, const Ten
 
 bool depthwise_conv2d_fp32(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                            const ConvAttr& a, const TensorRef& output, ParallelRunner* runner,
-                           const ClampAttr* clamp) {
+                           const ClampAttr* clamp, Try mode) {
   if (!fp32_operands(input, weight)) return false;
+  if (mode == Try::Probe) return true;
   const float* in = input.as<const float>();
   const float* w = weight.as<const float>();
   const float* bias_data = bias.as<const float>();

@@ -133,11 +133,12 @@ bool conv2d_int16(const TensorRef& input, const TensorRef& weight, const TensorR
 bool conv2d_int16_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                           const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale,
                           const ClampAttr* clamp, const TensorRef& output, ParallelRunner* runner,
-                          const ConvResources& resources) {
+                          const ConvResources& resources, Try mode) {
   compute::ConvS16Shape s;
   int32_t lo, hi;
   if (!rescale16_bounds(input, rescale, clamp, output, &lo, &hi) || !conv2d_shape(input, weight, attrs, sums, &s))
     return false;
+  if (mode == Try::Probe) return true;
   compute::ConvS16 c = int48_conv(input, weight, bias, attrs, output, s, &rescale, lo, hi);
   c.packed = packed_of(resources.packed_weights);
   compute::conv_s16(c, compute::Exec{resources.scratch, runner});
@@ -167,11 +168,13 @@ bool depthwise_conv2d_int16(const TensorRef& input, const TensorRef& weight, con
 
 bool depthwise_conv2d_int16_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                     const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale,
-                                    const ClampAttr* clamp, const TensorRef& output, ParallelRunner* runner) {
+                                    const ClampAttr* clamp, const TensorRef& output, ParallelRunner* runner,
+                                    Try mode) {
   compute::ConvS16Shape s;
   int32_t lo, hi;
   if (!rescale16_bounds(input, rescale, clamp, output, &lo, &hi) || !depthwise_shape(input, weight, attrs, sums, &s))
     return false;
+  if (mode == Try::Probe) return true;
   compute::depthwise_s16(int48_conv(input, weight, bias, attrs, output, s, &rescale, lo, hi),
                          compute::Exec{{}, runner});
   return true;

@@ -220,11 +220,12 @@ bool conv2d_int8_gemm(const TensorRef& input, const TensorRef& weight, const Ten
 bool conv2d_requantize_int8(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                             const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
                             const ClampAttr* clamp_attrs, const TensorRef& output, ParallelRunner* runner,
-                            const ConvResources& resources) {
+                            const ConvResources& resources, Try mode) {
   const ConvRequantize* rq = resources.requantize;
   if (rq == nullptr || rq->rescale != &rescale_attrs || rq->clamp != clamp_attrs || output.dtype != DType::Int8 ||
       !gemm_applies(input, weight) || !requantize_fits(*rq, weight, bias))
     return false;
+  if (mode == Try::Probe) return true;
   Im2col im2col;
   compute::GemmS8 g = with_requantize(conv_gemm(input, weight, bias, attrs, sums, &im2col), *rq, output.as<int8_t>());
   g.packed_b = static_cast<const compute::GemmS8PackedB*>(resources.packed_weights);
@@ -239,8 +240,9 @@ bool conv2d_requantize_int8(const TensorRef& input, const TensorRef& weight, con
 bool conv2d_rescale_int8_bands(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
                                const ClampAttr* clamp_attrs, const TensorRef& output, ParallelRunner* runner,
-                               const ConvResources& resources) {
+                               const ConvResources& resources, Try mode) {
   if (!gemm_applies(input, weight)) return false;
+  if (mode == Try::Probe) return true;
   const int threads = threads_of(runner);
   FusedBands f = fused_bands(input, weight, bias, attrs, sums, threads, resources.packed_weights);
   if (resources.scratch.size() < f.scratch_bytes() + 64) return false;
@@ -312,8 +314,9 @@ const void* conv2d_pack_weights(const TensorRef& weight, const TensorRef& bias, 
 }
 
 size_t conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                   const ConvAttr& attrs, const TensorRef& sums, int threads,
+                                   const ConvAttr& attrs, const TensorRef& unbound_sums, int threads,
                                    const void* packed_weights, const ConvRequantize* requantize) {
+  const TensorRef sums = chain_intermediate_for_checks(unbound_sums);  // may come without bytes
   // The bands are int8's; other types run CONV2D then RESCALE, CONV2D with its own scratch (int16).
   if (input.dtype != DType::Int8) return conv2d_scratch_bytes(input, weight, bias, attrs, sums, threads, packed_weights);
   const size_t unfused = conv2d_scratch_bytes(input, weight, bias, attrs, sums, threads, packed_weights);
@@ -327,19 +330,55 @@ size_t conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& wei
   return std::max(unfused, fused_bands(input, weight, bias, attrs, sums, threads, packed_weights).scratch_bytes() + 64);
 }
 
+namespace {
+constexpr const char* kRescaleChain = "CONV2D → RESCALE";
+
+// Each op of the chain checked as alone, its intermediates stood in for where they have no bytes.
+Status check_rescale_chain(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                           const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
+                           const TensorRef& rescaled, const ClampAttr* clamp_attrs, const TensorRef& clamped) {
+  const TensorRef checked_sums = chain_intermediate_for_checks(sums);
+  VKRT_RETURN_IF_ERROR(check_conv2d(input, weight, bias, attrs, checked_sums));
+  if (!clamp_attrs) return check_rescale(checked_sums, rescale_attrs, rescaled);
+  const TensorRef checked_rescaled = chain_intermediate_for_checks(rescaled);
+  VKRT_RETURN_IF_ERROR(check_rescale(checked_sums, rescale_attrs, checked_rescaled));
+  return check_clamp(checked_rescaled, *clamp_attrs, clamped);
+}
+
+// The chain's fused forms, in order of preference (see conv2d_rescale).
+bool rescale_chain_fused(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                         const TensorRef& sums, const RescaleAttr& rescale_attrs, const ClampAttr* clamp_attrs,
+                         const TensorRef& output, ParallelRunner* runner, const ConvResources& resources, Try mode) {
+  return conv2d_requantize_int8(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner, resources,
+                                mode) ||
+         conv2d_rescale_int8_bands(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner,
+                                   resources, mode) ||
+         conv2d_int16_rescale(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner, resources,
+                              mode);
+}
+}  // namespace
+
+bool conv2d_rescale_fuses(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                          const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
+                          const TensorRef& rescaled, const ClampAttr* clamp_attrs, const TensorRef& clamped,
+                          const ConvResources& resources) {
+  return check_rescale_chain(input, weight, bias, attrs, sums, rescale_attrs, rescaled, clamp_attrs, clamped).is_ok() &&
+         rescale_chain_fused(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs,
+                             clamp_attrs ? clamped : rescaled, nullptr, resources, Try::Probe);
+}
+
 Status conv2d_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
                       const TensorRef& sums, const RescaleAttr& rescale_attrs, const TensorRef& rescaled,
                       const ClampAttr* clamp_attrs, const TensorRef& clamped, ParallelRunner* runner,
                       const ConvResources& resources) {
-  VKRT_RETURN_IF_ERROR(check_conv2d(input, weight, bias, attrs, sums));
-  VKRT_RETURN_IF_ERROR(check_rescale(sums, rescale_attrs, rescaled));
-  if (clamp_attrs) VKRT_RETURN_IF_ERROR(check_clamp(rescaled, *clamp_attrs, clamped));
+  VKRT_RETURN_IF_ERROR(
+      check_rescale_chain(input, weight, bias, attrs, sums, rescale_attrs, rescaled, clamp_attrs, clamped));
   const TensorRef& output = clamp_attrs ? clamped : rescaled;
-  if (conv2d_requantize_int8(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner, resources) ||
-      conv2d_rescale_int8_bands(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner,
-                                resources) ||
-      conv2d_int16_rescale(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner, resources))
+  if (rescale_chain_fused(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner, resources,
+                          Try::Run))
     return Status::ok();
+  VKRT_RETURN_IF_ERROR(chain_intermediate_has_bytes(kRescaleChain, "sums", sums));
+  if (clamp_attrs) VKRT_RETURN_IF_ERROR(chain_intermediate_has_bytes(kRescaleChain, "rescaled", rescaled));
   VKRT_RETURN_IF_ERROR(conv2d(input, weight, bias, attrs, sums, runner, resources));
   VKRT_RETURN_IF_ERROR(rescale(sums, rescale_attrs, rescaled, runner));
   return clamp_attrs ? clamp(rescaled, *clamp_attrs, clamped) : Status::ok();

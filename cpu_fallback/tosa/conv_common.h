@@ -102,6 +102,13 @@ bool depthwise_conv2d_int8_engine(const TensorRef& input, const TensorRef& weigh
                                   const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner,
                                   std::span<uint8_t> scratch);
 
+// How a fused chain's forms below are called. Run: compute, or return false, writing nothing,
+// where the form does not apply or the scratch is short. Probe: compute nothing, and return
+// whether the form applies, taking the chain's *_scratch_bytes of scratch as given (the VGF CPU
+// executor asks so before it places the chain's intermediate tensors: a chain that runs fused
+// never writes them, and they then get no bytes).
+enum class Try : uint8_t { Run, Probe };
+
 // The int16 CONV2D and DEPTHWISE_CONV2D on the compute core's A16W8 convolutions
 // (conv2d_int16.cpp): false, writing nothing, where they do not apply (another dtype, a size past
 // int32). CONV2D's GEMM-shaped path takes conv2d_int16_scratch_bytes of scratch (without it, the
@@ -124,10 +131,11 @@ bool depthwise_conv2d_int16(const TensorRef& input, const TensorRef& weight, con
 bool conv2d_int16_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                           const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale,
                           const ClampAttr* clamp, const TensorRef& output, ParallelRunner* runner,
-                          const ConvResources& resources);
+                          const ConvResources& resources, Try mode = Try::Run);
 bool depthwise_conv2d_int16_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                     const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale,
-                                    const ClampAttr* clamp, const TensorRef& output, ParallelRunner* runner);
+                                    const ClampAttr* clamp, const TensorRef& output, ParallelRunner* runner,
+                                    Try mode = Try::Run);
 
 // The fp32 CONV2D on the compute core's fp32 GEMM and the fp32 DEPTHWISE_CONV2D
 // (conv2d_fp32.cpp): false, writing nothing, where they do not apply (another dtype) or, for
@@ -138,14 +146,14 @@ bool depthwise_conv2d_int16_rescale(const TensorRef& input, const TensorRef& wei
 // `clamp` (not null): a CLAMP of the output applied as each band is finished (conv2d_clamp).
 bool conv2d_fp32_gemm(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
                       const TensorRef& output, ParallelRunner* runner, const ConvResources& resources,
-                      const ClampAttr* clamp = nullptr);
+                      const ClampAttr* clamp = nullptr, Try mode = Try::Run);
 size_t conv2d_fp32_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& output,
                                  const ConvAttr& attrs, int threads, const void* packed_weights);
 size_t conv2d_fp32_packed_weights_bytes(const TensorRef& weight);
 const void* conv2d_fp32_pack_weights(const TensorRef& weight, std::span<uint8_t> memory);
 bool depthwise_conv2d_fp32(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                            const ConvAttr& attrs, const TensorRef& output, ParallelRunner* runner,
-                           const ClampAttr* clamp = nullptr);
+                           const ClampAttr* clamp = nullptr, Try mode = Try::Run);
 
 // Adds a bias of one element to every output, wrapping as ConvPolicy<int8_t>::finish: the
 // compute core takes per-channel biases only.

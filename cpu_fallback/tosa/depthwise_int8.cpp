@@ -80,11 +80,12 @@ bool requantize_fits(const compute::DepthwiseS8Params& p, const TensorRef& bias,
 bool depthwise_requantize_int8(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
                                const ClampAttr* clamp_attrs, const TensorRef& output, ParallelRunner* runner,
-                               std::span<uint8_t> scratch, const ConvRequantize* rq) {
+                               std::span<uint8_t> scratch, const ConvRequantize* rq, Try mode) {
   compute::DepthwiseS8Params p;
   if (rq == nullptr || rq->rescale != &rescale_attrs || rq->clamp != clamp_attrs || output.dtype != DType::Int8 ||
       !engine_params(input, weight, attrs, sums, &p) || !requantize_fits(p, bias, rq))
     return false;
+  if (mode == Try::Probe) return true;
   p = with_output_stage(p, *rq);
   const compute::Exec exec{scratch, runner};
   if (scratch.size() < compute::depthwise_s8_scratch_bytes(p, /*int32_sums=*/false, exec.num_threads())) return false;
@@ -153,9 +154,10 @@ DepthwiseBands depthwise_bands(const compute::DepthwiseS8Params& p, int threads)
 bool depthwise_rescale_int8_bands(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                   const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
                                   const ClampAttr* clamp_attrs, const TensorRef& output, ParallelRunner* runner,
-                                  std::span<uint8_t> scratch) {
+                                  std::span<uint8_t> scratch, Try mode) {
   compute::DepthwiseS8Params p;
   if (!engine_params(input, weight, attrs, sums, &p) || p.out_h <= 0 || p.out_w <= 0 || p.out_ch() <= 0) return false;
+  if (mode == Try::Probe) return true;
   const int threads = threads_of(runner);
   const DepthwiseBands d = depthwise_bands(p, threads);
   if (scratch.size() < d.scratch_bytes()) return false;
@@ -199,8 +201,9 @@ size_t depthwise_conv2d_scratch_bytes(const TensorRef& input, const TensorRef& w
 }
 
 size_t depthwise_conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
-                                              const ConvAttr& attrs, const TensorRef& sums, int threads,
+                                              const ConvAttr& attrs, const TensorRef& unbound_sums, int threads,
                                               const ConvRequantize* requantize) {
+  const TensorRef sums = detail::chain_intermediate_for_checks(unbound_sums);  // may come without bytes
   compute::DepthwiseS8Params p;
   if (!check_depthwise_conv2d(input, weight, bias, attrs, sums).is_ok() ||
       !detail::engine_params(input, weight, attrs, sums, &p))
@@ -211,22 +214,57 @@ size_t depthwise_conv2d_rescale_scratch_bytes(const TensorRef& input, const Tens
                   detail::depthwise_bands(p, threads).scratch_bytes());
 }
 
+namespace {
+constexpr const char* kRescaleChain = "DEPTHWISE_CONV2D → RESCALE";
+
+// Each op of the chain checked as alone, its intermediates stood in for where they have no bytes.
+Status check_rescale_chain(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                           const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
+                           const TensorRef& rescaled, const ClampAttr* clamp_attrs, const TensorRef& clamped) {
+  const TensorRef checked_sums = detail::chain_intermediate_for_checks(sums);
+  VKRT_RETURN_IF_ERROR(check_depthwise_conv2d(input, weight, bias, attrs, checked_sums));
+  if (!clamp_attrs) return check_rescale(checked_sums, rescale_attrs, rescaled);
+  const TensorRef checked_rescaled = detail::chain_intermediate_for_checks(rescaled);
+  VKRT_RETURN_IF_ERROR(check_rescale(checked_sums, rescale_attrs, checked_rescaled));
+  return check_clamp(checked_rescaled, *clamp_attrs, clamped);
+}
+
+// The chain's fused forms, in order of preference (see depthwise_conv2d_rescale).
+bool rescale_chain_fused(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                         const TensorRef& sums, const RescaleAttr& rescale_attrs, const ClampAttr* clamp_attrs,
+                         const TensorRef& output, ParallelRunner* runner, std::span<uint8_t> scratch,
+                         const ConvRequantize* requantize, detail::Try mode) {
+  return detail::depthwise_requantize_int8(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner,
+                                           scratch, requantize, mode) ||
+         detail::depthwise_rescale_int8_bands(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output,
+                                              runner, scratch, mode) ||
+         detail::depthwise_conv2d_int16_rescale(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output,
+                                                runner, mode);
+}
+}  // namespace
+
+bool depthwise_conv2d_rescale_fuses(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                    const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
+                                    const TensorRef& rescaled, const ClampAttr* clamp_attrs, const TensorRef& clamped,
+                                    const ConvRequantize* requantize) {
+  return check_rescale_chain(input, weight, bias, attrs, sums, rescale_attrs, rescaled, clamp_attrs, clamped).is_ok() &&
+         rescale_chain_fused(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs,
+                             clamp_attrs ? clamped : rescaled, nullptr, {}, requantize, detail::Try::Probe);
+}
+
 Status depthwise_conv2d_rescale(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                 const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
                                 const TensorRef& rescaled, const ClampAttr* clamp_attrs, const TensorRef& clamped,
                                 ParallelRunner* runner, std::span<uint8_t> scratch,
                                 const ConvRequantize* requantize) {
-  VKRT_RETURN_IF_ERROR(check_depthwise_conv2d(input, weight, bias, attrs, sums));
-  VKRT_RETURN_IF_ERROR(check_rescale(sums, rescale_attrs, rescaled));
-  if (clamp_attrs) VKRT_RETURN_IF_ERROR(check_clamp(rescaled, *clamp_attrs, clamped));
+  VKRT_RETURN_IF_ERROR(
+      check_rescale_chain(input, weight, bias, attrs, sums, rescale_attrs, rescaled, clamp_attrs, clamped));
   const TensorRef& output = clamp_attrs ? clamped : rescaled;
-  if (detail::depthwise_requantize_int8(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner,
-                                        scratch, requantize) ||
-      detail::depthwise_rescale_int8_bands(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner,
-                                           scratch) ||
-      detail::depthwise_conv2d_int16_rescale(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output,
-                                             runner))
+  if (rescale_chain_fused(input, weight, bias, attrs, sums, rescale_attrs, clamp_attrs, output, runner, scratch,
+                          requantize, detail::Try::Run))
     return Status::ok();
+  VKRT_RETURN_IF_ERROR(detail::chain_intermediate_has_bytes(kRescaleChain, "sums", sums));
+  if (clamp_attrs) VKRT_RETURN_IF_ERROR(detail::chain_intermediate_has_bytes(kRescaleChain, "rescaled", rescaled));
   VKRT_RETURN_IF_ERROR(depthwise_conv2d(input, weight, bias, attrs, sums, runner, scratch));
   VKRT_RETURN_IF_ERROR(rescale(sums, rescale_attrs, rescaled, runner));
   return clamp_attrs ? clamp(rescaled, *clamp_attrs, clamped) : Status::ok();

@@ -50,6 +50,20 @@ Status check_tensor(const char* op, const char* what, const TensorRef& t) {
   return Status::ok();
 }
 
+TensorRef chain_intermediate_for_checks(const TensorRef& t) {
+  static const uint8_t kStandIn[64] = {};
+  TensorRef checked = t;
+  if (checked.data == nullptr) checked.data = const_cast<uint8_t*>(kStandIn);
+  return checked;
+}
+
+Status chain_intermediate_has_bytes(const char* chain, const char* what, const TensorRef& t) {
+  if (t.data != nullptr || t.num_elements() == 0) return Status::ok();
+  return make_error(Error::InvalidState, chain, ": ", what, " ", shape_string(t.shape),
+                    " was given no bytes, as for a chain that runs fused, but these operands and this scratch "
+                    "take the ops in turn");
+}
+
 Status expect_rank(const char* op, const char* what, const TensorRef& t, int rank) {
   if (t.rank() != rank)
     return make_error(Error::InvalidArgument, op, ": ", what, ": expected rank ", rank, ", got ",

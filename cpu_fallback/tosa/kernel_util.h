@@ -161,6 +161,15 @@ inline float clamp_f32(float x, float lo, float hi, bool nan_ignore) {
   return nan_ignore && x != x ? lo : c;
 }
 
+// A fused chain's intermediate tensor (a CONV2D's sums before its RESCALE) as the chain's checks
+// see it. Its caller may give it no bytes where the chain said it runs fused (conv2d_rescale_fuses
+// and the like) and so never writes it: then it stands in with an address in read-only memory,
+// which checks never read (they refuse null data). The chain writes it only if it cannot run
+// fused after all, and reports an error there instead (chain_intermediate_has_bytes).
+TensorRef chain_intermediate_for_checks(const TensorRef& t);
+// Ok where `t` has its bytes (or none are needed); else the error naming the chain and tensor.
+Status chain_intermediate_has_bytes(const char* chain, const char* what, const TensorRef& t);
+
 // The threads a kernel may split its work over: `runner`'s, at least 1; 1 when it is null.
 inline int threads_of(const ParallelRunner* runner) { return runner ? std::max(1, runner->num_threads()) : 1; }
 

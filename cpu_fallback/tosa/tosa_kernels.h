@@ -133,6 +133,15 @@ size_t conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& wei
                                     const ConvAttr& attrs, const TensorRef& sums, int threads,
                                     const void* packed_weights = nullptr,
                                     const ConvRequantize* requantize = nullptr);
+// Whether conv2d_rescale, given conv2d_rescale_scratch_bytes of scratch and these resources
+// (their scratch not read), runs fused: it then never writes `sums`, nor `rescaled` where a CLAMP
+// follows, and the caller may give them no bytes (no data; the checks take a stand-in). A chain
+// given them without bytes that cannot run fused after all reports an error and writes nothing.
+// The same holds for the three chains below and their *_fuses. Operands' data are not read.
+bool conv2d_rescale_fuses(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                          const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
+                          const TensorRef& rescaled, const ClampAttr* clamp_attrs, const TensorRef& clamped,
+                          const ConvResources& resources = {});
 
 // DEPTHWISE_CONV2D: input [N,IH,IW,C], weight [KH,KW,C,M], bias [C*M] or [1]
 // -> output [N,OH,OW,C*M], output channel c*M + m. Same attributes as CONV2D.
@@ -164,6 +173,10 @@ Status depthwise_conv2d_rescale(const TensorRef& input, const TensorRef& weight,
 size_t depthwise_conv2d_rescale_scratch_bytes(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
                                               const ConvAttr& attrs, const TensorRef& sums, int threads,
                                               const ConvRequantize* requantize = nullptr);
+bool depthwise_conv2d_rescale_fuses(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                    const ConvAttr& attrs, const TensorRef& sums, const RescaleAttr& rescale_attrs,
+                                    const TensorRef& rescaled, const ClampAttr* clamp_attrs, const TensorRef& clamped,
+                                    const ConvRequantize* requantize = nullptr);
 
 // CONV2D or DEPTHWISE_CONV2D, then CLAMP of its output `sums` into `clamped`: the fp32 chain the
 // VGF CPU executor fuses where nothing else reads `sums` (a ReLU6 after a float convolution).
@@ -177,6 +190,14 @@ Status depthwise_conv2d_clamp(const TensorRef& input, const TensorRef& weight, c
                               const ConvAttr& attrs, const TensorRef& sums, const ClampAttr& clamp_attrs,
                               const TensorRef& clamped, ParallelRunner* runner = nullptr,
                               std::span<uint8_t> scratch = {});
+// Whether the two run fused (see conv2d_rescale_fuses): conv2d_clamp given conv2d_scratch_bytes of
+// scratch, depthwise_conv2d_clamp given depthwise_conv2d_scratch_bytes.
+bool conv2d_clamp_fuses(const TensorRef& input, const TensorRef& weight, const TensorRef& bias, const ConvAttr& attrs,
+                        const TensorRef& sums, const ClampAttr& clamp_attrs, const TensorRef& clamped,
+                        const ConvResources& resources = {});
+bool depthwise_conv2d_clamp_fuses(const TensorRef& input, const TensorRef& weight, const TensorRef& bias,
+                                  const ConvAttr& attrs, const TensorRef& sums, const ClampAttr& clamp_attrs,
+                                  const TensorRef& clamped);
 
 // CONV3D: input [N,ID,IH,IW,IC], weight [OC,KD,KH,KW,IC], bias [OC] or [1] -> [N,OD,OH,OW,OC];
 // all six pads and three strides/dilations of ConvAttr.

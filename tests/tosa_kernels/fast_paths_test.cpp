@@ -511,6 +511,87 @@ TEST(TosaFastPaths, Conv2dRescaleClampFusedEqualsTheOpsInTurn) {
   EXPECT_GT(three.tasks, 0);  // the cases with several bands ran on the threads
 }
 
+// A chain given no bytes for its intermediates (what the VGF CPU executor does where the chain's
+// *_fuses says it runs fused): an int8 CONV2D → RESCALE → CLAMP and DEPTHWISE_CONV2D → RESCALE →
+// CLAMP with their scratch run fused and give the reference kernels' bytes; without the scratch
+// they would take the ops in turn, so they report an error and write nothing. An int16 CONV2D →
+// RESCALE to int8 has no fused form: *_fuses says so, and without bytes it reports the error too.
+TEST(TosaFastPaths, ChainsWithoutBytesForTheirIntermediatesRunFusedOrReportIt) {
+  std::mt19937 rng(101);
+  for (bool depthwise : {false, true}) {
+    const int64_t n = 1, h = 9, w_ = 7, ic = 24, oc = depthwise ? 24 : 40;
+    ConvAttr a;
+    a.pad = {1, 1, 1, 1, 0, 0};
+    a.input_zp = -3;
+    auto in = i8({n, h, w_, ic});
+    auto w = depthwise ? i8({3, 3, ic, 1}) : i8({oc, 3, 3, ic});
+    auto bias = i32({oc});
+    fill_random(in.data, rng, -128, 127);
+    fill_random(w.data, rng, -128, 127);
+    fill_random(bias.data, rng, -5000, 5000);
+    RescaleAttr r;
+    r.multiplier = {1 << 30};
+    r.shift = {38};
+    r.output_zp = 4;
+    ClampAttr relu;
+    relu.min_int = 4, relu.max_int = 127;
+    auto sums = i32({n, h, w_, oc});
+    auto want_rescaled = i8({n, h, w_, oc}), want = i8({n, h, w_, oc});
+    if (depthwise)
+      detail::depthwise_conv2d_reference(in, w, bias, a, sums);
+    else
+      detail::conv2d_reference(in, w, bias, a, sums);
+    detail::rescale_reference(sums, r, want_rescaled);
+    ASSERT_TOSA_OK(clamp(want_rescaled, relu, want));
+    // The chain's intermediates as the executor passes them: shapes, no data.
+    const TensorRef unbound_sums{DType::Int32, sums.shape, nullptr};
+    const TensorRef unbound_rescaled{DType::Int8, want_rescaled.shape, nullptr};
+    EXPECT_TRUE(depthwise ? depthwise_conv2d_rescale_fuses(in, w, bias, a, unbound_sums, r, unbound_rescaled, &relu, want)
+                          : conv2d_rescale_fuses(in, w, bias, a, unbound_sums, r, unbound_rescaled, &relu, want));
+    for (bool with_scratch : {true, false}) {
+      std::vector<uint8_t> scratch(
+          !with_scratch ? 0
+          : depthwise   ? depthwise_conv2d_rescale_scratch_bytes(in, w, bias, a, unbound_sums, 1)
+                        : conv2d_rescale_scratch_bytes(in, w, bias, a, unbound_sums, 1),
+          0xA5);
+      auto got = i8({n, h, w_, oc}, std::vector<int8_t>(want.data.size(), 0x55));
+      const Status s = depthwise ? depthwise_conv2d_rescale(in, w, bias, a, unbound_sums, r, unbound_rescaled, &relu,
+                                                            got, nullptr, scratch)
+                                 : conv2d_rescale(in, w, bias, a, unbound_sums, r, unbound_rescaled, &relu, got,
+                                                  nullptr, ConvResources{scratch});
+      if (with_scratch) {
+        ASSERT_TOSA_OK(s);
+        EXPECT_EQ(got.data, want.data) << (depthwise ? "depthwise" : "conv");
+      } else {
+        EXPECT_EQ(s.code(), Error::InvalidState) << s.to_string();
+        EXPECT_NE(s.message().find("no bytes"), std::string::npos) << s.to_string();
+        EXPECT_EQ(got.data, std::vector<int8_t>(want.data.size(), 0x55));
+      }
+    }
+  }
+  // int16 → int48 sums → RESCALE (scale16) to int8: the core's A16W8 output stage writes int16 only.
+  ConvAttr a;
+  a.acc_type = AccType::Int48;
+  auto in = i16({1, 4, 4, 8});
+  auto w = i8({6, 1, 1, 8});
+  auto bias = i48({6});
+  fill_random(in.data, rng, -32768, 32767);
+  fill_random(w.data, rng, -128, 127);
+  RescaleAttr r;
+  r.scale32 = false;
+  r.multiplier = {1 << 14};
+  r.shift = {30};
+  auto out = i8({1, 4, 4, 6});
+  const TensorRef unbound_sums{DType::Int48, std::span<const int64_t>(out.shape), nullptr};
+  EXPECT_FALSE(conv2d_rescale_fuses(in, w, bias, a, unbound_sums, r, out, nullptr, out));
+  std::vector<uint8_t> scratch(conv2d_rescale_scratch_bytes(in, w, bias, a, unbound_sums, 1));
+  const Status s = conv2d_rescale(in, w, bias, a, unbound_sums, r, out, nullptr, out, nullptr, ConvResources{scratch});
+  EXPECT_EQ(s.code(), Error::InvalidState) << s.to_string();
+  // With its bytes the same chain runs its ops in turn.
+  auto sums = i48({1, 4, 4, 6});
+  ASSERT_TOSA_OK(conv2d_rescale(in, w, bias, a, sums, r, out, nullptr, out, nullptr, ConvResources{scratch}));
+}
+
 // The A16W8 chains, int16 CONV2D or DEPTHWISE_CONV2D → RESCALE (scale16, int48 → int16) → CLAMP,
 // as the VGF CPU executor runs them (conv2d_rescale with conv2d_rescale_scratch_bytes of scratch,
 // depthwise_conv2d_rescale: the compute core's conv_s16 and depthwise_s16 with the RESCALE and

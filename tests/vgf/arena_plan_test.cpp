@@ -1,13 +1,14 @@
 // The lifetime arena both graph executors place their intermediates in (vgf/ir/arena_plan.h),
 // and the cpu executor's use of it: a layout worked out by hand, the invariants on random
-// lifetimes, saturation, and a graph whose intermediates share bytes and still compute what
-// the ops say.
+// lifetimes, saturation, a graph whose intermediates share bytes and still compute what the ops
+// say, and fused chains whose intermediates take no bytes where they never write them.
 #include "vgf/ir/arena_plan.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -206,6 +207,125 @@ TEST(CpuExecutorArena, FusedResidualAddReadsItsInputsAtItsOwnTurn) {
     ASSERT_EQ(out[i], int8_t((v + 2) >> 2)) << "element " << i << ", x " << int(in[i]);
     ASSERT_EQ(out2[i], 2 * in[i]) << "element " << i;
   }
+}
+
+
+// A constant tensor of `shape` holding `values`.
+template <typename T>
+TensorId add_constant(Graph& g, const char* name, DType dtype, std::vector<int64_t> shape, const std::vector<T>& values) {
+  TensorInfo info;
+  info.name = name;
+  info.dtype = dtype;
+  info.shape = std::move(shape);
+  info.is_constant = true;
+  info.owned.resize(values.size() * sizeof(T));
+  std::memcpy(info.owned.data(), values.data(), info.owned.size());
+  return g.add_tensor(std::move(info));
+}
+
+TensorId add_tensor(Graph& g, const char* name, DType dtype, std::vector<int64_t> shape) {
+  TensorInfo info;
+  info.name = name;
+  info.dtype = dtype;
+  info.shape = std::move(shape);
+  return g.add_tensor(std::move(info));
+}
+
+// A 1x1 CONV2D → RESCALE (→ CLAMP) chain over 32x32 pixels, 16 channels in and 64 out, its result
+// the graph's output; `wide`: int16 input, int48 sums, and a RESCALE (scale16) to int8, which no
+// fused form takes. Returns the sums' bytes.
+struct ChainGraph {
+  Graph g;
+  uint64_t sums_bytes = 0;
+  std::vector<int8_t> weights;
+  std::vector<int32_t> bias32;
+  std::vector<int64_t> bias48;
+};
+constexpr int64_t kPixels = 32 * 32, kIn = 16, kOut = 64;
+
+ChainGraph chain_graph(bool wide) {
+  ChainGraph c;
+  Graph& g = c.g;
+  for (int64_t i = 0; i < kOut * kIn; ++i) c.weights.push_back(int8_t(i * 37 % 255 - 127));
+  for (int64_t o = 0; o < kOut; ++o) c.bias32.push_back(int32_t(o * 101 - 3000)), c.bias48.push_back(o * 7001 - 200000);
+  const DType in_type = wide ? DType::Int16 : DType::Int8, sum_type = wide ? DType::Int48 : DType::Int32;
+  const TensorId x = add_tensor(g, "x", in_type, {1, 32, 32, kIn});
+  const TensorId w = add_constant(g, "w", DType::Int8, {kOut, 1, 1, kIn}, c.weights);
+  const TensorId b = wide ? add_constant(g, "b", DType::Int48, {kOut}, c.bias48)
+                          : add_constant(g, "b", DType::Int32, {kOut}, c.bias32);
+  const TensorId sums = add_tensor(g, "sums", sum_type, {1, 32, 32, kOut});
+  const TensorId y = add_tensor(g, "y", DType::Int8, {1, 32, 32, kOut});
+  g.inputs.push_back({x, "x", 0, 0});
+  ConvAttr conv;
+  conv.acc_type = wide ? AccType::Int48 : AccType::Int32;
+  conv.input_zp = wide ? 0 : -3;
+  g.ops.push_back(Op{OpKind::CONV2D, {x, w, b}, {sums}, conv, "conv"});
+  RescaleAttr r;
+  r.scale32 = !wide;
+  r.rounding_mode = RoundingMode::SingleRound;
+  r.multiplier = {wide ? 1 << 14 : 1 << 30};
+  r.shift = {int8_t(wide ? 30 : 36)};
+  r.output_zp = wide ? 0 : 5;
+  if (wide) {
+    g.ops.push_back(Op{OpKind::RESCALE, {sums}, {y}, r, "rescale"});
+  } else {
+    const TensorId rescaled = add_tensor(g, "rescaled", DType::Int8, {1, 32, 32, kOut});
+    g.ops.push_back(Op{OpKind::RESCALE, {sums}, {rescaled}, r, "rescale"});
+    ClampAttr relu;
+    relu.min_int = 5, relu.max_int = 127, relu.min_fp = 5, relu.max_fp = 127;
+    g.ops.push_back(Op{OpKind::CLAMP, {rescaled}, {y}, relu, "relu"});
+  }
+  g.outputs.push_back({y, "y", 1, 0});
+  c.sums_bytes = uint64_t(kPixels * kOut) * (wide ? 8 : 4);
+  return c;
+}
+
+// The chain's output by hand: int8, Σ (x + 3)·w + bias, then (v·2^30 + 2^35) >> 36, + 5,
+// clamped to [5, 127]; int16, Σ x·w + bias, then (v·2^14 + 2^29) >> 30 saturated to int8.
+template <typename In>
+int8_t expected(const ChainGraph& c, const std::vector<In>& x, int64_t pixel, int64_t o) {
+  constexpr bool kWide = sizeof(In) == 2;
+  int64_t v = kWide ? c.bias48[size_t(o)] : c.bias32[size_t(o)];
+  for (int64_t i = 0; i < kIn; ++i)
+    v += (int64_t(x[size_t(pixel * kIn + i)]) + (kWide ? 0 : 3)) * c.weights[size_t(o * kIn + i)];
+  if (kWide) return int8_t(std::clamp<int64_t>((v * (1 << 14) + (int64_t(1) << 29)) >> 30, -128, 127));
+  const int64_t rescaled = std::clamp<int64_t>(((v * (int64_t(1) << 30) + (int64_t(1) << 35)) >> 36) + 5, -128, 127);
+  return int8_t(std::max<int64_t>(rescaled, 5));
+}
+
+template <typename In>
+void run_chain(const ChainGraph& c, bool fuses) {
+  MemoryBudget budget(uint64_t(1) << 30);
+  ExecutorOptions options;
+  options.memory_budget = &budget;
+  auto exec = make_cpu_executor();
+  const Status prepared = exec->prepare(c.g, options);
+  ASSERT_TRUE(prepared.is_ok()) << prepared.to_string();
+  // Fused: the weights packed ahead and the scratch, no sums. Otherwise the sums are there.
+  if (fuses)
+    EXPECT_LT(budget.used(), c.sums_bytes);
+  else
+    EXPECT_GE(budget.used(), c.sums_bytes);
+  std::vector<In> x(size_t(kPixels * kIn));
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = sizeof(In) == 2 ? In(int64_t(i * 7919 % 60001) - 30000) : In(int64_t(i * 7919 % 256) - 128);
+  std::vector<int8_t> y(size_t(kPixels * kOut), 0);
+  const int32_t in_sizes[4] = {1, 32, 32, int32_t(kIn)}, out_sizes[4] = {1, 32, 32, int32_t(kOut)};
+  auto xt = Tensor::make(sizeof(In) == 2 ? ScalarType::Short : ScalarType::Char, in_sizes, x.data());
+  auto yt = Tensor::make(ScalarType::Char, out_sizes, y.data());
+  ASSERT_TRUE(xt.ok() && yt.ok());
+  const Tensor* ins[1] = {&*xt};
+  Tensor* outs[1] = {&*yt};
+  const Status ran = exec->run(ins, outs, nullptr);
+  ASSERT_TRUE(ran.is_ok()) << ran.to_string();
+  for (int64_t p = 0; p < kPixels; ++p)
+    for (int64_t o = 0; o < kOut; ++o)
+      ASSERT_EQ(y[size_t(p * kOut + o)], expected(c, x, p, o)) << "pixel " << p << ", channel " << o;
+}
+
+TEST(CpuExecutorArena, FusedChainsGiveNoBytesToWhatTheyNeverWrite) {
+  run_chain<int8_t>(chain_graph(/*wide=*/false), /*fuses=*/true);
+  run_chain<int16_t>(chain_graph(/*wide=*/true), /*fuses=*/false);
 }
 
 }  // namespace

@@ -42,6 +42,9 @@ class CpuExecutor final : public GraphExecutor {
   // Places the intermediates in the arena by their lifetimes at the current shapes (growing the
   // arena, and counting the growth in the budget, where it must).
   Status allocate_intermediates();
+  // Per tensor: whether it is an intermediate of a fused chain that, at the current shapes, never
+  // writes it (cpu::fused_conv_writes_only_output): it gets no bytes.
+  std::vector<bool> unwritten_intermediates();
   Status check_ops_with_shapes();
   // The operands of op i (outputs written into `outs`, at least 2) with the run's threads and scratch.
   // `unbound_io`: see ref().
@@ -74,9 +77,10 @@ class CpuExecutor final : public GraphExecutor {
   std::vector<void*> data_;          // per tensor, for the current run
   // The intermediates' arena: tensors whose lifetimes do not meet share bytes. A tensor lives
   // from the first to the last turn at which an op reads or writes it, a fused op's turn being
-  // its chain's (run_turns). The tensors a fused chain need not write (a CONV2D's int32 sums)
-  // have their bytes too, live for that one turn: a chain given less scratch than it asks runs
-  // its ops in turn and writes them.
+  // its chain's (run_turns). The tensors a fused chain never writes (a CONV2D's int32 sums; the
+  // chain says so for its operands and the scratch it asked for, which it always gets) have no
+  // bytes; where a chain would run its ops in turn (an output stage its fused forms do not take),
+  // its intermediates have theirs, live for that one turn.
   std::vector<int64_t> first_turn_, last_turn_;  // per tensor (intermediates only; -1: unused)
   std::vector<uint64_t> planned_bytes_;          // per intermediate, the bytes placed last
   std::unique_ptr<uint8_t[]> arena_;  // arena_bytes_ from the first 64-byte boundary in it
@@ -332,12 +336,30 @@ std::vector<size_t> CpuExecutor::run_turns() const {
   return turn;
 }
 
+std::vector<bool> CpuExecutor::unwritten_intermediates() {
+  const Graph& g = *graph_;
+  std::vector<bool> unwritten(g.tensors.size(), false);
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Fusion& f = fusions_[i];
+    if (!f.fused() || !cpu::fused_conv_writes_only_output(chain_of(i, true))) continue;
+    unwritten[g.ops[i].outputs[0]] = true;
+    if (f.rescale != kNoOp && f.clamp != kNoOp) unwritten[g.ops[f.rescale].outputs[0]] = true;
+  }
+  return unwritten;
+}
+
 Status CpuExecutor::allocate_intermediates() {
+  const std::vector<bool> unwritten = unwritten_intermediates();
   std::vector<TensorId> placed;
   std::vector<ArenaBlock> blocks;
-  std::vector<uint64_t> bytes_now;
+  std::vector<uint64_t> bytes_now;  // per intermediate: 0 for those without bytes
   for (size_t t = 0; t < graph_->tensors.size(); ++t) {
     if (storage_[t] != Storage::Intermediate || first_turn_[t] < 0) continue;
+    if (unwritten[t]) {
+      data_[t] = nullptr;
+      bytes_now.push_back(0);
+      continue;
+    }
     placed.push_back(TensorId(t));
     blocks.push_back({tensor_bytes(*graph_, TensorId(t), shapes_[t]), first_turn_[t], last_turn_[t]});
     bytes_now.push_back(blocks.back().bytes);

@@ -115,7 +115,10 @@ size_t kernel_scratch_bytes(OpKind kind, const PlannedOp& plan, const KernelArgs
 //   * an fp32 one whose output only a CLAMP reads (no RESCALE): tosa::conv2d_clamp or
 //     tosa::depthwise_conv2d_clamp.
 // `conv_in` are the convolution's operands; `sums`, `rescaled` and `clamped` the ops' outputs.
-// run_fused_conv runs it; fused_conv_scratch is the scratch it takes on `threads`.
+// run_fused_conv runs it; fused_conv_scratch is the scratch it takes on `threads`;
+// fused_conv_writes_only_output whether, given that scratch, it writes `clamped` (or, without a
+// CLAMP, `rescaled`) alone, so that `sums` (and `rescaled` before a CLAMP) need no bytes (their
+// data are then null; the checks never read them).
 struct FusedConvChain {
   OpKind kind = OpKind::CONV2D;  // or DEPTHWISE_CONV2D
   const PlannedOp* conv = nullptr;
@@ -128,5 +131,6 @@ struct FusedConvChain {
 };
 Status run_fused_conv(const FusedConvChain& chain, ParallelRunner* runner, std::span<uint8_t> scratch);
 size_t fused_conv_scratch(const FusedConvChain& chain, int threads);
+bool fused_conv_writes_only_output(const FusedConvChain& chain);
 
 }  // namespace vkrt::vgf::cpu

@@ -184,6 +184,25 @@ Status run_fused_conv(const FusedConvChain& c, ParallelRunner* runner, std::span
                               c.clamped, runner, tosa::ConvResources{scratch, c.conv->packed_weights, requantize_of(c)});
 }
 
+bool fused_conv_writes_only_output(const FusedConvChain& c) {
+  const auto& conv = c.conv->ir_attr<ConvAttr>();
+  if (c.rescale == nullptr) {  // an fp32 convolution and its CLAMP
+    const auto& clamp = c.clamp->ir_attr<ClampAttr>();
+    if (c.kind == OpKind::DEPTHWISE_CONV2D)
+      return tosa::depthwise_conv2d_clamp_fuses(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, clamp,
+                                                c.clamped);
+    return tosa::conv2d_clamp_fuses(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, clamp, c.clamped,
+                                    tosa::ConvResources{{}, c.conv->packed_weights});
+  }
+  const auto& rescale = c.rescale->ir_attr<RescaleAttr>();
+  const ClampAttr* clamp = c.clamp ? &c.clamp->ir_attr<ClampAttr>() : nullptr;
+  if (c.kind == OpKind::DEPTHWISE_CONV2D)
+    return tosa::depthwise_conv2d_rescale_fuses(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, rescale,
+                                                c.rescaled, clamp, c.clamped, requantize_of(c));
+  return tosa::conv2d_rescale_fuses(c.conv_in[0], c.conv_in[1], c.conv_in[2], conv, c.sums, rescale, c.rescaled, clamp,
+                                    c.clamped, tosa::ConvResources{{}, c.conv->packed_weights, requantize_of(c)});
+}
+
 size_t fused_conv_scratch(const FusedConvChain& c, int threads) {
   const auto& conv = c.conv->ir_attr<ConvAttr>();
   if (c.rescale == nullptr)  // an fp32 convolution and its CLAMP: the convolution's own scratch
