@@ -67,6 +67,7 @@ enum class GemmS8Layout : uint8_t {
   Avx2,     // panels [kp/2][16 columns][2 depths], int8; colterm = bias (A carries its offset)
   Neon,     // panels [kp/2][16 columns][2 depths], int8; colterm with the offsets folded in
   Dotprod,  // panels [kp/4][16 columns][4 depths], int8; colterm with the offsets folded in
+  I8mm,     // panels [kp/8][16 columns][8 depths], int8; colterm with the offsets folded in
 };
 
 // B in the layout its path reads (16-column panels) with its per-column terms, and a record of

@@ -3,6 +3,10 @@
 //   Σ (a + ao)(b + bo) = Σ a·b + ao·Σb + bo·Σa + k·ao·bo,
 // the column terms (bias + ao·Σb + k·ao·bo) packed with B, the row terms (bo·Σa) with A; all
 // modulo 2^32 as the portable loop, so the same bytes.
+//   * i8mm (SMMLA): B panels [kp/8][16 columns][8 depths]; one SMMLA multiplies two rows' 8
+//     depths by two columns' 8 depths into a 2x2 block of int32 sums, 32 multiply-adds where SDOT
+//     does 16. Tile: 4 rows (two pairs) × 16 columns (eight pairs) = 16 accumulators, each a 2x2
+//     block, unzipped into rows at the end.
 //   * dotprod (SDOT): B panels [kp/4][16 columns][4 depths]; one SDOT by element multiplies 4
 //     columns' 4 depths by a row's 4 depths. Tile: 4 rows × 16 columns = 16 accumulators.
 //   * NEON: B panels [kp/2][16 columns][2 depths]; SMULL multiplies 4 columns' depth pairs by a
@@ -14,6 +18,7 @@
 #include "compute/simd_neon.h"
 
 #define VKRT_TARGET_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
+#define VKRT_TARGET_I8MM __attribute__((target("arch=armv8.2-a+dotprod+i8mm")))
 
 namespace vkrt::compute::detail {
 namespace {
@@ -99,6 +104,42 @@ struct DotprodPath : SignedProducts {
   }
 };
 
+struct I8mmPath : SignedProducts {
+  static constexpr int kDepthGroup = 8;
+  static constexpr GemmS8Layout kLayout = GemmS8Layout::I8mm;
+
+  template <int R>
+  VKRT_TARGET_I8MM static void tile(const GemmS8& g, const TiledPanels& b, const int8_t* a_pack, int32_t kp,
+                                    const int32_t* row_terms, int64_t row0, int rows, int32_t panel) {
+    constexpr int kPairs = (R + 1) / 2;
+    // acc[p][c]: rows 2p, 2p + 1 by columns 2c, 2c + 1, as [r0·c0, r0·c1, r1·c0, r1·c1].
+    int32x4_t acc[kPairs][8];
+    for (int p = 0; p < kPairs; ++p)
+      for (int c = 0; c < 8; ++c) acc[p][c] = vdupq_n_s32(0);
+    const int8_t* bp = b.data + size_t(panel) * 16 * kp;
+    for (int32_t kk = 0; kk < kp; kk += 8, bp += 128) {
+      int8x16_t bc[8];  // column pair c: column 2c's 8 depths, then column 2c + 1's
+      for (int c = 0; c < 8; ++c) bc[c] = vld1q_s8(bp + 16 * c);
+      for (int p = 0; p < kPairs; ++p) {
+        const int8_t* first = a_pack + size_t(2 * p) * kp + kk;
+        // An odd last row pairs with itself; that half of the sums is not stored.
+        const int8_t* second = 2 * p + 1 < R ? first + kp : first;
+        const int8x16_t a = vcombine_s8(vld1_s8(first), vld1_s8(second));
+        for (int c = 0; c < 8; ++c) acc[p][c] = vmmlaq_s32(acc[p][c], a, bc[c]);
+      }
+    }
+    for (int r = 0; r < rows; ++r) {
+      // Row r's 16 columns: the low (r even) or high (r odd) halves of its pair's blocks.
+      int32x4_t sums[4];
+      for (int q = 0; q < 4; ++q) {
+        const int64x2_t lo = vreinterpretq_s64_s32(acc[r / 2][2 * q]), hi = vreinterpretq_s64_s32(acc[r / 2][2 * q + 1]);
+        sums[q] = vreinterpretq_s32_s64(r % 2 == 0 ? vzip1q_s64(lo, hi) : vzip2q_s64(lo, hi));
+      }
+      store_columns(g, b, sums, row_terms[r], row0 + r, panel * 16);
+    }
+  }
+};
+
 struct NeonPath : SignedProducts {
   static constexpr int kDepthGroup = 2;
   static constexpr GemmS8Layout kLayout = GemmS8Layout::Neon;
@@ -126,12 +167,14 @@ struct NeonPath : SignedProducts {
   }
 };
 
+constexpr TiledGemmPath kI8mm = tiled_gemm_path_of<I8mmPath>();
 constexpr TiledGemmPath kDotprod = tiled_gemm_path_of<DotprodPath>();
 constexpr TiledGemmPath kNeon = tiled_gemm_path_of<NeonPath>();
 
 }  // namespace
 
 const TiledGemmPath* tiled_gemm_path() {
+  if (compute::has(compute::Isa::I8mm)) return &kI8mm;
   if (compute::has(compute::Isa::Dotprod)) return &kDotprod;
   if (compute::has(compute::Isa::Neon)) return &kNeon;
   return nullptr;

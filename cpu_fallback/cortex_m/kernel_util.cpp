@@ -108,7 +108,10 @@ Status output_sizes(const KernelArgs& args, size_t index, Tensor& out, std::span
   }
   if (same) return Status::ok();
   std::string want = "[";
-  for (size_t i = 0; i < sizes.size(); ++i) want += (i ? "," : "") + std::to_string(sizes[i]);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i > 0) want += ',';
+    want += std::to_string(sizes[i]);  // appended, not `"," + to_string(...)`: GCC 12 warns there (-Wrestrict)
+  }
   want += "]";
   return args.error(index, "out", "expected sizes " + want);
 }

@@ -214,8 +214,12 @@ TEST(ComputeGemmS8, SmallWeightsPackedWideAndLargeOnesInt8EqualDirectSumsAtEvery
       int32_out.out.per_channel = true;  // no output stage
       std::vector<uint8_t> packed_memory(gemm_s8_packed_b_bytes(int32_out));
       const GemmS8PackedB* packed = packed_memory.empty() ? nullptr : gemm_s8_pack_b(int32_out, packed_memory);
-      if (isa != Isa::Portable) ASSERT_NE(packed, nullptr) << what;
-      if (packed) EXPECT_EQ(packed->b_int16, reads_int16 && shape.small) << what;
+      if (isa != Isa::Portable) {
+        ASSERT_NE(packed, nullptr) << what;
+      }
+      if (packed) {
+        EXPECT_EQ(packed->b_int16, reads_int16 && shape.small) << what;
+      }
       for_each_run<int32_t>(int32_out, true, two, 0x5A5A5A5A, [&](const std::vector<int32_t>& got, const std::string& how) {
         ASSERT_EQ(got, sums) << what << how;
       });
