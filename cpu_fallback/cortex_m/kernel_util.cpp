@@ -19,7 +19,10 @@ Result<Nhwc> nhwc_of(const KernelArgs& args, size_t index, std::string_view name
   const bool ambiguous = d.c == 1 || (d.h == 1 && d.w == 1);
   if (!channels_last && !ambiguous) {
     std::string got;
-    for (int i = 0; i < 4; ++i) got += (i ? "," : "") + std::to_string(order[i]);
+    for (int i = 0; i < 4; ++i) {
+      if (i > 0) got += ',';
+      got += std::to_string(order[i]);  // appended: `literal + to_string(...)` trips GCC 12's -Wrestrict
+    }
     return args.error(index, name, "expected channels-last memory (dim_order [0,2,3,1]), got dim_order [" + got +
                                        "] with sizes " + std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" +
                                        std::to_string(s[2]) + "x" + std::to_string(s[3]));
@@ -110,7 +113,7 @@ Status output_sizes(const KernelArgs& args, size_t index, Tensor& out, std::span
   std::string want = "[";
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (i > 0) want += ',';
-    want += std::to_string(sizes[i]);  // appended, not `"," + to_string(...)`: GCC 12 warns there (-Wrestrict)
+    want += std::to_string(sizes[i]);  // appended: `literal + to_string(...)` trips GCC 12's -Wrestrict
   }
   want += "]";
   return args.error(index, "out", "expected sizes " + want);
