@@ -110,14 +110,25 @@ constexpr int64_t kRowsPerCall = INT32_MAX;
 
 }  // namespace
 
-size_t linear_s16_scratch_bytes(const LinearParams& p, int threads) {
-  return compute::conv_s16_scratch_bytes(s16_shape(p, 1), threads);
+size_t linear_s16_packed_bytes(const LinearParams& p) { return compute::conv_s16_packed_weights_bytes(s16_shape(p, 1)); }
+
+const compute::ConvS16PackedWeights* linear_s16_pack_weights(const LinearParams& p, const int8_t* weights,
+                                                             std::span<uint8_t> memory) {
+  compute::ConvS16 c;
+  c.shape = s16_shape(p, 1);
+  c.weight = weights;
+  return compute::conv_s16_pack_weights(c, memory);
+}
+
+size_t linear_s16_scratch_bytes(const LinearParams& p, int threads, const compute::ConvS16PackedWeights* packed) {
+  return compute::conv_s16_scratch_bytes(s16_shape(p, 1), threads, packed);
 }
 
 void linear_s16(const LinearParams& p, const int16_t* input, const int8_t* weights, const int64_t* bias64,
-                const int32_t* bias32, int16_t* output, const Exec& exec) {
+                const int32_t* bias32, int16_t* output, const Exec& exec, const compute::ConvS16PackedWeights* packed) {
   compute::ConvS16 c;
   c.weight = weights;
+  c.packed = packed;
   compute::S16Output& o = c.out;
   o.stage = compute::S16OutputStage::kRequantize64;  // arm_fully_connected_s16: 64-bit, whatever the bias
   o.bias64 = bias64, o.bias32 = bias64 ? nullptr : bias32;
@@ -204,7 +215,14 @@ Status quantized_linear_prepare(KernelPrepareContext& ctx, std::span<EValue* con
                         prepare_call(ctx, args, parse_linear_call, {1, 2, 3}));
   if (prepared == nullptr) return Status::ok();
   const LinearCall& c = prepared->call;
-  if (c.s16 || c.weights->data() == nullptr) return Status::ok();
+  if (c.weights->data() == nullptr) return Status::ok();
+  if (c.s16) {  // the A16W8 convolution's panels
+    const size_t bytes = linear_s16_packed_bytes(c.p);
+    if (bytes == 0) return Status::ok();
+    VKRT_ASSIGN_OR_RETURN(std::span<uint8_t> memory, packing_memory(ctx, args, bytes));
+    prepared->packed = linear_s16_pack_weights(c.p, c.weights->data_as<int8_t>(), memory);
+    return Status::ok();
+  }
   const size_t bytes = linear_s8_packed_bytes(c.p);
   if (bytes == 0) return Status::ok();
   VKRT_ASSIGN_OR_RETURN(std::span<uint8_t> memory, packing_memory(ctx, args, bytes));
@@ -230,9 +248,10 @@ Status quantized_linear_out(KernelContext& ctx, std::span<EValue* const> argv) {
   ContextRunner runner(ctx);
   if (c.s16) {
     const bool b64 = c.bias && c.bias->dtype() == ScalarType::Long;
+    const auto* packed = static_cast<const compute::ConvS16PackedWeights*>(packed_weights);
     linear_s16(p, input.data_as<int16_t>(), c.weights->data_as<int8_t>(), b64 ? c.bias->data_as<int64_t>() : nullptr,
                (c.bias && !b64) ? c.bias->data_as<int32_t>() : nullptr, c.out->data_as<int16_t>(),
-               make_exec(ctx, runner, linear_s16_scratch_bytes(p, runner.num_threads())));
+               make_exec(ctx, runner, linear_s16_scratch_bytes(p, runner.num_threads(), packed)), packed);
     return Status::ok();
   }
   const auto* packed = static_cast<const GemmS8PackedB*>(packed_weights);

@@ -44,8 +44,16 @@ void linear_s8_per_channel(const LinearParams& p, const int8_t* input, const int
 // int16 input, int8 weights, int64 bias (CMSIS's type) or int32 bias or none: 64-bit
 // accumulation, reduced multiplier (arm_nn_requantize_s64). The compute core's conv_s16 over
 // 1x1 pixels; threads from exec, and its vector path with linear_s16_scratch_bytes of scratch.
-size_t linear_s16_scratch_bytes(const LinearParams& p, int threads);
+// Constant weights can be packed once ahead for it (linear_s16_pack_weights into
+// linear_s16_packed_bytes of memory: 0 where the ISA level has no packed form); `packed` is used
+// where it was built from these weights and sizes, else they are packed into the scratch per call.
+size_t linear_s16_packed_bytes(const LinearParams& p);
+const compute::ConvS16PackedWeights* linear_s16_pack_weights(const LinearParams& p, const int8_t* weights,
+                                                             std::span<uint8_t> memory);
+size_t linear_s16_scratch_bytes(const LinearParams& p, int threads,
+                                const compute::ConvS16PackedWeights* packed = nullptr);
 void linear_s16(const LinearParams& p, const int16_t* input, const int8_t* weights, const int64_t* bias64,
-                const int32_t* bias32, int16_t* output, const Exec& exec = {});
+                const int32_t* bias32, int16_t* output, const Exec& exec = {},
+                const compute::ConvS16PackedWeights* packed = nullptr);
 
 }  // namespace vkrt::cortex_m

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -259,6 +260,55 @@ TEST(CortexMPackedWeights, MethodPacksConstantWeightsAtLoadOnly) {
       EXPECT_EQ(std::vector<int8_t>(out.data_as<int8_t>(), out.data_as<int8_t>() + out.numel()), want) << "run " << run;
     }
   }
+}
+
+// The int16 form (arm_fully_connected_s16): constant weights packed into the A16W8 panels at load
+// where the level has them, and read from there by calls of 16 rows or more (fewer read the
+// weights in place); the method's output that of linear_s16's portable loop (which the CMSIS-NN
+// vectors check).
+TEST(CortexMPackedWeights, MethodPacksInt16LinearWeightsAtLoad) {
+  std::mt19937 rng(13);
+  LinearParams p;
+  p.batches = 20, p.in_features = 200, p.out_features = 24;  // 16 rows or more: the panel form
+  p.multiplier = 1 << 30, p.shift = -9, p.activation_min = -32768, p.activation_max = 32767;
+  const auto w = random_values<int8_t>(size_t(p.out_features) * p.in_features, rng);
+  const auto bias = random_values<int64_t>(size_t(p.out_features), rng, -100000, 100000);
+  const auto x = random_values<int16_t>(size_t(p.batches) * p.in_features, rng, -32768, 32767);
+  constexpr ScalarType I16 = ScalarType::Short, I8 = ScalarType::Char;
+  std::vector<OpArg> args;
+  args.push_back(OpArg::input(I16, {int32_t(p.batches), p.in_features}));
+  args.push_back(OpArg::constant(TensorSpec::make(I8, {p.out_features, p.in_features}), bytes_of(w)));
+  args.push_back(OpArg::constant_of<int64_t>({p.out_features}, bias));
+  args.push_back(OpArg::none());
+  for (int32_t v : {p.input_offset, p.filter_offset, p.output_offset}) args.push_back(OpArg::integer(v));
+  args.push_back(OpArg::int_list({p.multiplier}));
+  args.push_back(OpArg::int_list({p.shift}));
+  args.push_back(OpArg::integer(p.activation_max));
+  args.push_back(OpArg::integer(p.activation_min));
+  args.push_back(OpArg::output(I16, {int32_t(p.batches), p.out_features}));
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> program, make_one_op_program("cortex_m::quantized_linear.out", std::move(args)));
+  ASSERT_OK_AND_ASSIGN(auto module, Module::load_from_buffer(program));
+  ASSERT_OK_AND_ASSIGN(Method * method, module->load_method("forward"));
+  const size_t packed_bytes = linear_s16_packed_bytes(p);
+  EXPECT_EQ(method->load_stats().prepared_instructions, 1u);
+  if (packed_bytes > 0) {
+    EXPECT_GE(method->load_stats().prepared_bytes, packed_bytes);
+    // The program's own weight bytes zeroed after load: a kernel that reads its packing gives the
+    // loaded weights' output, one that packed per call would give the bias alone.
+    const auto at = std::search(program.begin(), program.end(), reinterpret_cast<const uint8_t*>(w.data()),
+                                reinterpret_cast<const uint8_t*>(w.data() + w.size()));
+    ASSERT_NE(at, program.end());
+    std::fill_n(at, w.size(), uint8_t(0));
+  }
+  const int32_t xs[] = {int32_t(p.batches), p.in_features};
+  ASSERT_OK_AND_ASSIGN(Tensor xt, Tensor::make(I16, xs, const_cast<int16_t*>(x.data())));
+  ASSERT_OK(method->set_input(0, EValue::from_tensor(&xt)));
+  ASSERT_OK(method->execute());
+  std::vector<int16_t> want(size_t(p.batches) * p.out_features);
+  linear_s16(p, x.data(), w.data(), bias.data(), nullptr, want.data());  // no scratch: the portable loop
+  const Tensor& out = method->output(0).to_tensor();
+  ASSERT_EQ(size_t(out.numel()), want.size());
+  EXPECT_EQ(std::vector<int16_t>(out.data_as<int16_t>(), out.data_as<int16_t>() + out.numel()), want);
 }
 
 }  // namespace
