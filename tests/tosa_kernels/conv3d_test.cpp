@@ -6,6 +6,7 @@
 // and one whose slices take a band each; fp32 (the same way) against sums in double, within the
 // float rounding of one chain per output.
 #include <cmath>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
@@ -44,37 +45,66 @@ int64_t out_size(int64_t in, int32_t pad_a, int32_t pad_b, int64_t k, int32_t di
   return (in + pad_a + pad_b - (k - 1) * dilation - 1) / stride + 1;
 }
 
-TEST(TosaConv3dFast, Int8MatchesTheReferenceLoops) {
-  std::mt19937 rng(31);
-  std::uniform_int_distribution<int> byte(-128, 127), wide(-100000, 100000);
-  for (const Case& k : kCases) {
-    auto in = i8({k.n, k.id, k.ih, k.iw, k.ic}), w = i8({k.oc, k.kd, k.kh, k.kw, k.ic});
-    auto b = i32({k.bias_per_channel ? k.oc : 1});
-    for (auto& v : in.data) v = int8_t(byte(rng));
-    for (auto& v : w.data) v = int8_t(byte(rng));
-    for (auto& v : b.data) v = wide(rng);
-    ConvAttr a;
-    a.pad = k.pad, a.stride = k.stride, a.dilation = k.dilation, a.input_zp = k.in_zp, a.weight_zp = k.w_zp;
-    const int64_t od = out_size(k.id, k.pad[0], k.pad[1], k.kd, k.dilation[0], k.stride[0]);
-    const int64_t oh = out_size(k.ih, k.pad[2], k.pad[3], k.kh, k.dilation[1], k.stride[1]);
-    const int64_t ow = out_size(k.iw, k.pad[4], k.pad[5], k.kw, k.dilation[2], k.stride[2]);
-    auto want = i32({k.n, od, oh, ow, k.oc});
-    ASSERT_TOSA_OK(check_conv3d(in, w, b, a, want));
-    detail::conv3d_reference(in, w, b, a, want);
-    for (compute::Isa isa : compute::available_isas()) {
-      compute::ScopedIsa pin(isa);
-      for (int threads : {1, 3}) {
-        CountingThreads pool(threads);
-        auto out = i32({k.n, od, oh, ow, k.oc}, std::vector<int32_t>(want.data.size(), 0x55555555));
-        std::vector<uint8_t> scratch(conv3d_scratch_bytes(in, w, b, a, out, threads), 0xA5);
-        ASSERT_GT(scratch.size(), 0u);
-        ASSERT_TOSA_OK(conv3d(in, w, b, a, out, threads > 1 ? &pool : nullptr, scratch));
-        EXPECT_EQ(out.data, want.data) << k.id << "x" << k.ih << "x" << k.iw << "x" << k.ic << " kernel " << k.kd << "x"
-                                       << k.kh << "x" << k.kw << " at " << compute::isa_name(isa) << ", " << threads
-                                       << " thread(s)";
-      }
+// The output's shape, [N, OD, OH, OW, OC].
+std::vector<int64_t> output_shape(const Case& k) {
+  return {k.n, out_size(k.id, k.pad[0], k.pad[1], k.kd, k.dilation[0], k.stride[0]),
+          out_size(k.ih, k.pad[2], k.pad[3], k.kh, k.dilation[1], k.stride[1]),
+          out_size(k.iw, k.pad[4], k.pad[5], k.kw, k.dilation[2], k.stride[2]), k.oc};
+}
+
+ConvAttr attrs_of(const Case& k, AccType acc) {
+  ConvAttr a;
+  a.acc_type = acc;
+  a.pad = k.pad, a.stride = k.stride, a.dilation = k.dilation, a.input_zp = k.in_zp, a.weight_zp = k.w_zp;
+  return a;
+}
+
+std::string describe(const Case& k, compute::Isa isa, int threads) {
+  std::ostringstream o;
+  o << k.id << "x" << k.ih << "x" << k.iw << "x" << k.ic << " kernel " << k.kd << "x" << k.kh << "x" << k.kw << " at "
+    << compute::isa_name(isa) << ", " << threads << " thread(s)";
+  return o.str();
+}
+
+// An integer CONV3D (int8: int32 sums; int16: int48) on the compute core, at every level on one
+// and three threads, against the reference loops byte for byte; inputs, weights and biases drawn
+// by `value` within each type's range (biases within ±2^bias_bits).
+template <typename In, typename Sum>
+void expect_reference_bytes(const Case& k, DType in_type, DType sum_type, AccType acc, int bias_bits,
+                            std::mt19937& rng) {
+  auto value = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  Tensor<In> in(in_type, {k.n, k.id, k.ih, k.iw, k.ic});
+  auto w = i8({k.oc, k.kd, k.kh, k.kw, k.ic});
+  Tensor<Sum> b(sum_type, {k.bias_per_channel ? k.oc : 1});
+  for (auto& v : in.data) v = In(value(std::numeric_limits<In>::min(), std::numeric_limits<In>::max()));
+  for (auto& v : w.data) v = int8_t(value(-128, 127));
+  for (auto& v : b.data) v = Sum(value(-(int64_t(1) << bias_bits), int64_t(1) << bias_bits));
+  const ConvAttr a = attrs_of(k, acc);
+  Tensor<Sum> want(sum_type, output_shape(k));
+  ASSERT_TOSA_OK(check_conv3d(in, w, b, a, want));
+  detail::conv3d_reference(in, w, b, a, want);
+  for (compute::Isa isa : compute::available_isas()) {
+    compute::ScopedIsa pin(isa);
+    for (int threads : {1, 3}) {
+      CountingThreads pool(threads);
+      Tensor<Sum> out(sum_type, output_shape(k), std::vector<Sum>(want.data.size(), Sum(0x55555555)));
+      std::vector<uint8_t> scratch(conv3d_scratch_bytes(in, w, b, a, out, threads), 0xA5);
+      ASSERT_GT(scratch.size(), 0u);
+      ASSERT_TOSA_OK(conv3d(in, w, b, a, out, threads > 1 ? &pool : nullptr, scratch));
+      EXPECT_EQ(out.data, want.data) << describe(k, isa, threads);
     }
   }
+}
+
+TEST(TosaConv3dFast, Int8MatchesTheReferenceLoops) {
+  std::mt19937 rng(31);
+  for (const Case& k : kCases) expect_reference_bytes<int8_t, int32_t>(k, DType::Int8, DType::Int32, AccType::Int32, 17, rng);
+}
+
+TEST(TosaConv3dFast, Int16MatchesTheReferenceLoops) {
+  std::mt19937 rng(37);
+  for (const Case& k : kWideCases)
+    expect_reference_bytes<int16_t, int64_t>(k, DType::Int16, DType::Int48, AccType::Int48, 40, rng);
 }
 
 // 33026 products of (−128 − 127)² = 65025 pass INT32_MAX: the sum wraps.
@@ -92,47 +122,6 @@ TEST(TosaConv3dFast, Int8SumsPastInt32Wrap) {
   EXPECT_LT(out.data[0], 0);
 }
 
-std::string describe(const Case& k, compute::Isa isa, int threads) {
-  std::ostringstream o;
-  o << k.id << "x" << k.ih << "x" << k.iw << "x" << k.ic << " kernel " << k.kd << "x" << k.kh << "x" << k.kw << " at "
-    << compute::isa_name(isa) << ", " << threads << " thread(s)";
-  return o.str();
-}
-
-TEST(TosaConv3dFast, Int16MatchesTheReferenceLoops) {
-  std::mt19937 rng(37);
-  std::uniform_int_distribution<int> half(-32768, 32767), byte(-128, 127);
-  std::uniform_int_distribution<int64_t> wide(-(int64_t(1) << 40), int64_t(1) << 40);
-  for (const Case& k : kWideCases) {
-    auto in = i16({k.n, k.id, k.ih, k.iw, k.ic});
-    auto w = i8({k.oc, k.kd, k.kh, k.kw, k.ic});
-    auto b = i48({k.bias_per_channel ? k.oc : 1});
-    for (auto& v : in.data) v = int16_t(half(rng));
-    for (auto& v : w.data) v = int8_t(byte(rng));
-    for (auto& v : b.data) v = wide(rng);
-    ConvAttr a;
-    a.acc_type = AccType::Int48;
-    a.pad = k.pad, a.stride = k.stride, a.dilation = k.dilation;
-    const int64_t od = out_size(k.id, k.pad[0], k.pad[1], k.kd, k.dilation[0], k.stride[0]);
-    const int64_t oh = out_size(k.ih, k.pad[2], k.pad[3], k.kh, k.dilation[1], k.stride[1]);
-    const int64_t ow = out_size(k.iw, k.pad[4], k.pad[5], k.kw, k.dilation[2], k.stride[2]);
-    auto want = i48({k.n, od, oh, ow, k.oc});
-    ASSERT_TOSA_OK(check_conv3d(in, w, b, a, want));
-    detail::conv3d_reference(in, w, b, a, want);
-    for (compute::Isa isa : compute::available_isas()) {
-      compute::ScopedIsa pin(isa);
-      for (int threads : {1, 3}) {
-        CountingThreads pool(threads);
-        auto out = i48({k.n, od, oh, ow, k.oc}, std::vector<int64_t>(want.data.size(), 0x5555555555));
-        std::vector<uint8_t> scratch(conv3d_scratch_bytes(in, w, b, a, out, threads), 0xA5);
-        ASSERT_GT(scratch.size(), 0u);
-        ASSERT_TOSA_OK(conv3d(in, w, b, a, out, threads > 1 ? &pool : nullptr, scratch));
-        EXPECT_EQ(out.data, want.data) << describe(k, isa, threads);
-      }
-    }
-  }
-}
-
 TEST(TosaConv3dFast, Fp32MatchesDoubleSumsWithinRounding) {
   std::mt19937 rng(41);
   std::uniform_real_distribution<float> value(-2.0f, 2.0f);
@@ -142,12 +131,9 @@ TEST(TosaConv3dFast, Fp32MatchesDoubleSumsWithinRounding) {
     for (float& v : in.data) v = value(rng);
     for (float& v : w.data) v = value(rng);
     for (float& v : b.data) v = value(rng);
-    ConvAttr a;
-    a.acc_type = AccType::Fp32;
-    a.pad = k.pad, a.stride = k.stride, a.dilation = k.dilation;
-    const int64_t od = out_size(k.id, k.pad[0], k.pad[1], k.kd, k.dilation[0], k.stride[0]);
-    const int64_t oh = out_size(k.ih, k.pad[2], k.pad[3], k.kh, k.dilation[1], k.stride[1]);
-    const int64_t ow = out_size(k.iw, k.pad[4], k.pad[5], k.kw, k.dilation[2], k.stride[2]);
+    const ConvAttr a = attrs_of(k, AccType::Fp32);
+    const std::vector<int64_t> shape = output_shape(k);
+    const int64_t od = shape[1], oh = shape[2], ow = shape[3];
     // The definition in double, and each output's sum of magnitudes for the bound.
     std::vector<double> want(size_t(k.n * od * oh * ow * k.oc)), magnitude(want.size());
     for (int64_t n = 0; n < k.n; ++n)
@@ -178,7 +164,7 @@ TEST(TosaConv3dFast, Fp32MatchesDoubleSumsWithinRounding) {
       compute::ScopedIsa pin(isa);
       for (int threads : {1, 3}) {
         CountingThreads pool(threads);
-        auto out = f32({k.n, od, oh, ow, k.oc}, std::vector<float>(want.size(), std::nanf("")));
+        auto out = f32(shape, std::vector<float>(want.size(), std::nanf("")));
         std::vector<uint8_t> scratch(conv3d_scratch_bytes(in, w, b, a, out, threads), 0xA5);
         ASSERT_GT(scratch.size(), 0u);
         ASSERT_TOSA_OK(conv3d(in, w, b, a, out, threads > 1 ? &pool : nullptr, scratch));

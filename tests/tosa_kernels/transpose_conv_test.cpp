@@ -6,6 +6,7 @@
 // does, after the sum is whole). fp32 against sums in double,
 // within the float rounding of n = KH·KW·IC + 1 steps: |err| <= γ_n·(Σ|x·w| + |bias|).
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "tosa_test_util.h"
@@ -32,74 +33,54 @@ int64_t output_size(int64_t in, int64_t stride, int pad_a, int pad_b, int64_t k)
   return (in - 1) * stride + pad_a + pad_b + k;
 }
 
-TEST(TosaTransposeConvFast, Int8MatchesTheReferenceLoops) {
-  std::mt19937 rng(23);
-  std::uniform_int_distribution<int> byte(-128, 127), wide(-100000, 100000);
-  for (const Case& k : kCases) {
-    auto in = i8({k.n, k.ih, k.iw, k.ic}), w = i8({k.oc, k.kh, k.kw, k.ic});
-    auto b = i32({k.bias_per_channel ? k.oc : 1});
-    for (auto& v : in.data) v = int8_t(byte(rng));
-    for (auto& v : w.data) v = int8_t(byte(rng));
-    for (auto& v : b.data) v = wide(rng);
-    TransposeConvAttr a;
-    a.stride[0] = int(k.sy), a.stride[1] = int(k.sx);
-    for (int i = 0; i < 4; ++i) a.out_pad[i] = k.out_pad[i];
-    a.input_zp = k.in_zp, a.weight_zp = k.w_zp;
-    const int64_t oh = output_size(k.ih, k.sy, k.out_pad[0], k.out_pad[1], k.kh);
-    const int64_t ow = output_size(k.iw, k.sx, k.out_pad[2], k.out_pad[3], k.kw);
-    auto want = i32({k.n, oh, ow, k.oc});
-    detail::transpose_conv2d_reference(in, w, b, a, want);
-    for (compute::Isa isa : compute::available_isas()) {
-      compute::ScopedIsa pin(isa);
-      for (int threads : {1, 3}) {
-        CountingThreads pool(threads);
-        auto out = i32({k.n, oh, ow, k.oc}, std::vector<int32_t>(size_t(k.n * oh * ow * k.oc), 0x55555555));
-        std::vector<uint8_t> scratch(transpose_conv2d_scratch_bytes(in, w, b, a, out, threads), 0xA5);
-        ASSERT_GT(scratch.size(), 0u);
-        ASSERT_TOSA_OK(transpose_conv2d(in, w, b, a, out, threads > 1 ? &pool : nullptr, scratch));
-        EXPECT_EQ(out.data, want.data) << k.ih << "x" << k.iw << "x" << k.ic << " kernel " << k.kh << "x" << k.kw
-                                       << " stride " << k.sy << "x" << k.sx << " at " << compute::isa_name(isa)
-                                       << ", " << threads << " thread(s)";
-      }
+// An integer TRANSPOSE_CONV2D (int8: int32 sums; int16: int48) on the compute core, at every level
+// on one and three threads, against the reference loops byte for byte; inputs and weights over
+// their types' ranges, biases within ±2^bias_bits (int16's reach past int48).
+template <typename In, typename Sum>
+void expect_reference_bytes(const Case& k, DType in_type, DType sum_type, AccType acc, int bias_bits,
+                            std::mt19937& rng) {
+  auto value = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  Tensor<In> in(in_type, {k.n, k.ih, k.iw, k.ic});
+  auto w = i8({k.oc, k.kh, k.kw, k.ic});
+  Tensor<Sum> b(sum_type, {k.bias_per_channel ? k.oc : 1});
+  for (auto& v : in.data) v = In(value(std::numeric_limits<In>::min(), std::numeric_limits<In>::max()));
+  for (auto& v : w.data) v = int8_t(value(-128, 127));
+  for (auto& v : b.data) v = Sum(value(-(int64_t(1) << bias_bits), int64_t(1) << bias_bits));
+  TransposeConvAttr a;
+  a.acc_type = acc;
+  a.stride[0] = int(k.sy), a.stride[1] = int(k.sx);
+  for (int i = 0; i < 4; ++i) a.out_pad[i] = k.out_pad[i];
+  a.input_zp = in_type == DType::Int8 ? k.in_zp : 0;  // int16's input zero point is 0
+  a.weight_zp = k.w_zp;
+  const std::vector<int64_t> shape = {k.n, output_size(k.ih, k.sy, k.out_pad[0], k.out_pad[1], k.kh),
+                                      output_size(k.iw, k.sx, k.out_pad[2], k.out_pad[3], k.kw), k.oc};
+  Tensor<Sum> want(sum_type, shape);
+  ASSERT_TOSA_OK(check_transpose_conv2d(in, w, b, a, want));
+  detail::transpose_conv2d_reference(in, w, b, a, want);
+  for (compute::Isa isa : compute::available_isas()) {
+    compute::ScopedIsa pin(isa);
+    for (int threads : {1, 3}) {
+      CountingThreads pool(threads);
+      Tensor<Sum> out(sum_type, shape, std::vector<Sum>(want.data.size(), Sum(0x55555555)));
+      std::vector<uint8_t> scratch(transpose_conv2d_scratch_bytes(in, w, b, a, out, threads), 0xA5);
+      ASSERT_GT(scratch.size(), 0u);
+      ASSERT_TOSA_OK(transpose_conv2d(in, w, b, a, out, threads > 1 ? &pool : nullptr, scratch));
+      EXPECT_EQ(out.data, want.data) << k.ih << "x" << k.iw << "x" << k.ic << " kernel " << k.kh << "x" << k.kw
+                                     << " stride " << k.sy << "x" << k.sx << " at " << compute::isa_name(isa) << ", "
+                                     << threads << " thread(s)";
     }
   }
 }
 
+TEST(TosaTransposeConvFast, Int8MatchesTheReferenceLoops) {
+  std::mt19937 rng(23);
+  for (const Case& k : kCases) expect_reference_bytes<int8_t, int32_t>(k, DType::Int8, DType::Int32, AccType::Int32, 17, rng);
+}
+
 TEST(TosaTransposeConvFast, Int16MatchesTheReferenceLoops) {
   std::mt19937 rng(27);
-  std::uniform_int_distribution<int> half(-32768, 32767), byte(-128, 127);
-  std::uniform_int_distribution<int64_t> bias(-(int64_t(1) << 48), int64_t(1) << 48);  // half past int48
-  for (const Case& k : kCases) {
-    auto in = i16({k.n, k.ih, k.iw, k.ic});
-    auto w = i8({k.oc, k.kh, k.kw, k.ic});
-    auto b = i48({k.bias_per_channel ? k.oc : 1});
-    for (auto& v : in.data) v = int16_t(half(rng));
-    for (auto& v : w.data) v = int8_t(byte(rng));
-    for (auto& v : b.data) v = bias(rng);
-    TransposeConvAttr a;
-    a.acc_type = AccType::Int48;
-    a.stride[0] = int(k.sy), a.stride[1] = int(k.sx);
-    for (int i = 0; i < 4; ++i) a.out_pad[i] = k.out_pad[i];
-    a.weight_zp = k.w_zp;  // int16's input zero point is 0
-    const int64_t oh = output_size(k.ih, k.sy, k.out_pad[0], k.out_pad[1], k.kh);
-    const int64_t ow = output_size(k.iw, k.sx, k.out_pad[2], k.out_pad[3], k.kw);
-    auto want = i48({k.n, oh, ow, k.oc});
-    ASSERT_TOSA_OK(check_transpose_conv2d(in, w, b, a, want));
-    detail::transpose_conv2d_reference(in, w, b, a, want);
-    for (compute::Isa isa : compute::available_isas()) {
-      compute::ScopedIsa pin(isa);
-      for (int threads : {1, 3}) {
-        CountingThreads pool(threads);
-        auto out = i48({k.n, oh, ow, k.oc}, std::vector<int64_t>(size_t(k.n * oh * ow * k.oc), 0x5555555555));
-        std::vector<uint8_t> scratch(transpose_conv2d_scratch_bytes(in, w, b, a, out, threads), 0xA5);
-        ASSERT_GT(scratch.size(), 0u);
-        ASSERT_TOSA_OK(transpose_conv2d(in, w, b, a, out, threads > 1 ? &pool : nullptr, scratch));
-        EXPECT_EQ(out.data, want.data) << k.ih << "x" << k.iw << "x" << k.ic << " kernel " << k.kh << "x" << k.kw
-                                       << " stride " << k.sy << "x" << k.sx << " at " << compute::isa_name(isa)
-                                       << ", " << threads << " thread(s)";
-      }
-    }
-  }
+  for (const Case& k : kCases)
+    expect_reference_bytes<int16_t, int64_t>(k, DType::Int16, DType::Int48, AccType::Int48, 48, rng);
 }
 
 // 33026 products of (−128 − 127)² = 65025 at one output pass INT32_MAX: the sum wraps.
