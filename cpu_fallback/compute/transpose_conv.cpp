@@ -34,6 +34,13 @@ struct Layout {
   }
 };
 
+// Input row iy0 of batch b, where a band starts (null before the input is bound: sizing only).
+template <typename In, typename Sum, typename Weight>
+const In* band_input(const TransposeConv<In, Sum, Weight>& c, int64_t b, int64_t iy0) {
+  const TransposeConvShape& s = c.shape;
+  return c.input ? c.input + ((b * s.in_h + iy0) * s.in_w) * int64_t(s.in_ch) : nullptr;
+}
+
 // The int8 GEMM for input rows [iy0, iy0 + rows) of batch b: row (pixel) p, column (ky, kx, oc);
 // B the weights as rows of in_ch, tap-major.
 GemmS8 band_gemm(const TransposeConvS8& c, const Layout& l, const int8_t* weights, int64_t b, int64_t iy0,
@@ -41,7 +48,7 @@ GemmS8 band_gemm(const TransposeConvS8& c, const Layout& l, const int8_t* weight
   const TransposeConvShape& s = c.shape;
   GemmS8 g;
   g.m = rows * s.in_w, g.n = int32_t(l.columns), g.k = s.in_ch;
-  g.a = c.input ? c.input + ((b * s.in_h + iy0) * s.in_w) * int64_t(s.in_ch) : nullptr, g.a_stride = s.in_ch;
+  g.a = band_input(c, b, iy0), g.a_stride = s.in_ch;
   g.b = weights, g.b_stride = s.in_ch;
   g.a_offset = c.input_offset, g.b_offset = c.weight_offset;
   g.c32 = products, g.c_stride = l.columns;
@@ -54,7 +61,7 @@ GemmF32 band_gemm(const TransposeConvF32& c, const Layout& l, const float* weigh
   const TransposeConvShape& s = c.shape;
   GemmF32 g;
   g.m = rows * s.in_w, g.n = l.columns, g.k = s.in_ch;
-  g.a = c.input ? c.input + ((b * s.in_h + iy0) * s.in_w) * int64_t(s.in_ch) : nullptr, g.lda = s.in_ch;
+  g.a = band_input(c, b, iy0), g.lda = s.in_ch;
   g.b = weights, g.ldb = l.columns;
   g.c = products, g.ldc = l.columns;
   return g;
@@ -62,7 +69,7 @@ GemmF32 band_gemm(const TransposeConvF32& c, const Layout& l, const float* weigh
 
 // int16: the A16W8 convolution as a 1x1 one over the band's pixels, one output channel per GEMM
 // column, its int48 stage without bias. Each tap's partial sum of in_ch products (each below 2^23
-// in magnitude) stays inside int48 for in_ch < 2^24 (Layout::applies), so that stage's clamps
+// in magnitude) stays inside int48 for in_ch < 2^24 (applies() below), so that stage's clamps
 // leave it as it is, and the partial sums add up to the definition's sum.
 ConvS16 band_gemm(const TransposeConvS16& c, const Layout& l, const int8_t* weights, int64_t b, int64_t iy0,
                   int64_t rows, int64_t* products) {
@@ -70,7 +77,7 @@ ConvS16 band_gemm(const TransposeConvS16& c, const Layout& l, const int8_t* weig
   ConvS16 g;
   g.shape.in_w = g.shape.out_w = int32_t(rows * s.in_w);
   g.shape.in_ch = s.in_ch, g.shape.out_ch = int32_t(l.columns);
-  g.input = c.input ? c.input + ((b * s.in_h + iy0) * s.in_w) * int64_t(s.in_ch) : nullptr;
+  g.input = band_input(c, b, iy0);
   g.weight = weights;
   g.weight_zero_point = -c.weight_offset;
   g.out.stage = S16OutputStage::kInt48;
