@@ -581,17 +581,21 @@ bool active_layout(GemmS8Layout* layout) {
   return false;
 }
 
-// Whether g.packed_b was built from exactly this product's B and constants, in the layout of
-// the active level's path (a test or --cpu_isa may pin another level after packing).
-bool packed_b_matches(const GemmS8& g) {
+// Whether g.packed_b was built from exactly this product's B and constants, in `layout`, the
+// active level's (a test or --cpu_isa may pin another level after packing).
+bool packed_b_matches(const GemmS8& g, GemmS8Layout layout) {
   const GemmS8PackedB* pb = g.packed_b;
-  GemmS8Layout layout;
-  if (pb == nullptr || !active_layout(&layout) || pb->layout != layout || pb->b != g.b || pb->b_stride != g.b_stride ||
+  if (pb == nullptr || pb->layout != layout || pb->b != g.b || pb->b_stride != g.b_stride ||
       pb->n != g.n || pb->k != g.k || pb->bias != g.bias || pb->a_offset != g.a_offset || pb->b_offset != g.b_offset ||
       pb->per_channel != g.out.per_channel)
     return false;
   if (g.out.per_channel) return pb->multiplier == g.out.multiplier && pb->shift == g.out.shift;
   return pb->multiplier0 == out_multiplier(g, 0) && pb->shift0 == out_shift(g, 0);
+}
+
+bool packed_b_matches(const GemmS8& g) {
+  GemmS8Layout layout;
+  return g.packed_b && active_layout(&layout) && packed_b_matches(g, layout);
 }
 
 // g without its packed B when that B is not this product's (an older method's, a changed weight).
@@ -662,7 +666,7 @@ void gemm_s8(const GemmS8& given, const Exec& exec) {
   if (given.m <= 0 || given.n <= 0) return;
   if (!has(Isa::Avx512vnni)) {  // a tiled path or portable; the rest of this function is the VNNI paths
     const detail::TiledGemmPath* path = detail::tiled_gemm_path();
-    const bool packed_matches = given.packed_b && packed_b_matches(given);  // checked once
+    const bool packed_matches = path && packed_b_matches(given, path->layout);  // checked once
     // Classifier-sized products over B packed ahead: straight to the tiles, no copy of g.
     if (path && packed_matches && given.k > 0 && path->usable(given) && path->run_small(given)) return;
     GemmS8 g = given;

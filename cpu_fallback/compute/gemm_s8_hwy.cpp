@@ -220,6 +220,81 @@ struct TilePath {
     }
   }
 
+  // One row of A against weights packed ahead and widened (TiledPanels::data16): a fully
+  // connected layer's single input. For DS-CNN's 64→12 classifier the blocked driver's set-up
+  // (A packed into its blocks, each tile chosen) cost as much as the 768 multiply-adds; here A
+  // is widened on the stack and each pair of vectors of columns is multiplied straight through
+  // (row_vectors). False, computing nothing, for weights left int8 or a row past kRowMaxDepth.
+  static constexpr int32_t kRowMaxDepth = 2048;
+
+  static bool run_row(const GemmS8& g, const TiledPanels& b, int32_t kp) {
+    if (b.data16 == nullptr || kp > kRowMaxDepth) return false;
+    const hn::ScalableTag<int16_t> d16;
+    const hn::Rebind<int8_t, decltype(d16)> d8;
+    const int32_t lanes16 = int32_t(hn::Lanes(d16)), lanes32 = lanes16 / 2;
+    alignas(64) int16_t a[kRowMaxDepth];
+    const auto offset = hn::Set(d16, int16_t(g.a_offset));
+    int32_t i = 0;
+    for (; i + lanes16 <= g.k; i += lanes16) hn::Store(hn::Add(hn::PromoteTo(d16, hn::LoadU(d8, g.a + i)), offset), d16, a + i);
+    for (; i < g.k; ++i) a[i] = int16_t(g.a[i] + g.a_offset);
+    if (i < kp) a[i] = 0;  // kp is k rounded up to a depth pair
+    const int32_t row_term = TilePath::row_term(g, g.a);
+    // Columns [col, col + 2·L) (AVX2: one panel; AVX3: two), or [col, col + L) where no more remain.
+    for (int32_t col = 0; col < g.n; col += 2 * lanes32) {
+      if (g.n - col > lanes32)
+        row_vectors<2>(g, b, a, kp, row_term, col);
+      else
+        row_vectors<1>(g, b, a, kp, row_term, col);
+    }
+    return true;
+  }
+
+  // Columns [col, col + V·L) of the row: tile_vectors<1, V>'s sums, from named chains of
+  // accumulators (as arrays, GCC 12 kept them in memory here).
+  template <int V>
+  static HWY_NOINLINE void row_vectors(const GemmS8& g, const TiledPanels& b, const int16_t* a, int32_t kp,
+                                       int32_t row_term, int32_t col) {
+    const hn::ScalableTag<int16_t> d16;
+    const hn::Repartition<int32_t, decltype(d16)> d32;
+    using V32 = hn::Vec<decltype(d32)>;
+    const uint32_t lanes32 = uint32_t(hn::Lanes(d32));
+    // Vector q's columns start at col + q·L: panel (col + q·L)/16, pair offset (col + q·L)%16.
+    const int16_t* bq[V];
+    for (int q = 0; q < V; ++q) {
+      const uint32_t c = uint32_t(col) + q * lanes32;
+      bq[q] = b.data16 + size_t(c / 16) * 16 * size_t(kp) + (c % 16) * 2;
+    }
+    // Two chains per vector take turns over the depth pairs (each vector's own chains hide
+    // VPMADDWD's latency between them; the loop is bound by its loads and multiply-adds).
+    const V32 zero = hn::Zero(d32);
+    V32 x0 = hn::LoadU(d32, b.colterm + col), x1 = zero;
+    V32 y0 = V == 2 ? hn::LoadU(d32, b.colterm + col + lanes32) : zero, y1 = zero, unused;
+    // Depth pair kk into chains x (first vector) and y (second).
+    auto step = [&](V32& x, V32& y, int32_t kk) HWY_ATTR {
+      int32_t pair;
+      std::memcpy(&pair, a + kk, sizeof(pair));
+      const auto av = hn::BitCast(d16, hn::Set(d32, pair));
+      x = hn::ReorderWidenMulAccumulate(d32, av, hn::LoadU(d16, bq[0] + size_t(kk) * 16), x, unused);
+      if constexpr (V == 2) y = hn::ReorderWidenMulAccumulate(d32, av, hn::LoadU(d16, bq[1] + size_t(kk) * 16), y, unused);
+    };
+    int32_t kk = 0;
+    for (; kk + 16 <= kp; kk += 16) {
+      step(x0, y0, kk);
+      step(x1, y1, kk + 2);
+      step(x0, y0, kk + 4);
+      step(x1, y1, kk + 6);
+      step(x0, y0, kk + 8);
+      step(x1, y1, kk + 10);
+      step(x0, y0, kk + 12);
+      step(x1, y1, kk + 14);
+    }
+    for (; kk < kp; kk += 2) step(x0, y0, kk);
+    V32 sums[1][V];
+    sums[0][0] = hn::Add(x0, x1);
+    if constexpr (V == 2) sums[0][V - 1] = hn::Add(y0, y1);
+    store_tile<1, V>(g, b, sums, &row_term, 0, col);
+  }
+
   // R rows × `panels` (1 or kPanelsPerTile) panels from `panel`.
   template <int R>
   static void tile(const GemmS8& g, const TiledPanels& b, const int16_t* a_pack, int32_t kp, const int32_t* row_terms,

@@ -70,6 +70,8 @@ inline TiledPanels tiled_panels_of(const GemmS8PackedB& ahead) {
 //                                     const int32_t* row_terms, int64_t row0, int rows, int32_t panel);
 //   optionally static constexpr int kPanelsPerTile (> 1): the tile then covers panels
 //                                     [panel, panel + panels) and takes `int panels` last.
+//   optionally static bool run_row(const GemmS8&, const TiledPanels&, int32_t kp): one row of A
+//                                     (g.m = 1) over B packed ahead, or false, computing nothing.
 //   optionally static constexpr bool kWideB = true: the tile also reads panels widened to int16
 //                                     (TiledPanels::data16), which weights packed ahead then are
 //                                     where they are small (kWideBMaxBytes).
@@ -228,20 +230,32 @@ struct TiledGemm {
   // Multiply-adds per task from which run shares a product out: ~256k, about 5 us at AVX2's
   // 50 GMAC/s. The pool's workers poll between runs, so a hand-off costs far less: DS-CNN's
   // 25x5 64→64 pointwise layer (512k) went 1.53x faster at two threads when this fell from 1M.
-  // run_small takes products under one task's worth with A's packed rows in kSmallABytes of stack.
+  // run_small takes products under one task's worth with A's packed rows in kSmallABytes of stack
+  // (or a single row through Path::run_row where the path has one).
   static constexpr double kMacsPerTask = 262144.0;
   static constexpr size_t kSmallABytes = 8192;
 
   static bool run_small(const GemmS8& g) {
     const GemmS8PackedB* ahead = g.packed_b;
-    if (ahead == nullptr || g.a_row != nullptr || g.m > kBlockRows ||
-        size_t(g.m) * size_t(ahead->kp) * sizeof(AElem) > kSmallABytes || double(g.m) * g.n * g.k >= kMacsPerTask)
-      return false;
+    if (ahead == nullptr || g.a_row != nullptr) return false;
+    // A fully connected layer's one row first: for DS-CNN's 64→12 classifier the set-up of the
+    // blocked path below costs as much as the 768 multiply-adds.
+    if constexpr (requires { Path::run_row(g, TiledPanels{}, int32_t{}); })
+      if (g.m == 1 && int64_t(g.n) * g.k < int64_t(kMacsPerTask) && Path::run_row(g, tiled_panels_of(*ahead), ahead->kp))
+        return true;
+    if (double(g.m) * g.n * g.k >= kMacsPerTask) return false;
+    return run_small_rows(g, *ahead);
+  }
+
+  // run_small's rows packed into one block on the stack, then multiplied tile by tile. Not
+  // inlined: its stack frame would otherwise be set up for the one-row calls too.
+  static __attribute__((noinline)) bool run_small_rows(const GemmS8& g, const GemmS8PackedB& ahead) {
+    if (g.m > kBlockRows || size_t(g.m) * size_t(ahead.kp) * sizeof(AElem) > kSmallABytes) return false;
     alignas(64) AElem a_pack[kSmallABytes / sizeof(AElem)];
     int32_t row_terms[kBlockRows];
     const int rows = int(g.m);
-    pack_a_block(g, 0, rows, ahead->kp, a_pack, row_terms, nullptr);
-    multiply_block(g, tiled_panels_of(*ahead), ahead->kp, a_pack, row_terms, 0, rows, 0, ahead->panels);
+    pack_a_block(g, 0, rows, ahead.kp, a_pack, row_terms, nullptr);
+    multiply_block(g, tiled_panels_of(ahead), ahead.kp, a_pack, row_terms, 0, rows, 0, ahead.panels);
     return true;
   }
 
