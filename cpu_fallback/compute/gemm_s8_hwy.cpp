@@ -227,8 +227,11 @@ struct TilePath {
   // (row_vectors). False, computing nothing, for weights left int8 or a row past kRowMaxDepth.
   static constexpr int32_t kRowMaxDepth = 2048;
 
-  static bool run_row(const GemmS8& g, const TiledPanels& b, int32_t kp) {
-    if (b.data16 == nullptr || kp > kRowMaxDepth) return false;
+  static bool run_row(const GemmS8& g, const GemmS8PackedB& ahead) {
+    const int32_t kp = ahead.kp;
+    if (!ahead.b_int16 || kp > kRowMaxDepth) return false;
+    const TiledPanels b{nullptr, ahead.colterm, ahead.column_multiplier, ahead.column_shift,
+                        reinterpret_cast<const int16_t*>(ahead.panel_data)};
     const hn::ScalableTag<int16_t> d16;
     const hn::Rebind<int8_t, decltype(d16)> d8;
     const int32_t lanes16 = int32_t(hn::Lanes(d16)), lanes32 = lanes16 / 2;

@@ -70,7 +70,7 @@ inline TiledPanels tiled_panels_of(const GemmS8PackedB& ahead) {
 //                                     const int32_t* row_terms, int64_t row0, int rows, int32_t panel);
 //   optionally static constexpr int kPanelsPerTile (> 1): the tile then covers panels
 //                                     [panel, panel + panels) and takes `int panels` last.
-//   optionally static bool run_row(const GemmS8&, const TiledPanels&, int32_t kp): one row of A
+//   optionally static bool run_row(const GemmS8&, const GemmS8PackedB&): one row of A
 //                                     (g.m = 1) over B packed ahead, or false, computing nothing.
 //   optionally static constexpr bool kWideB = true: the tile also reads panels widened to int16
 //                                     (TiledPanels::data16), which weights packed ahead then are
@@ -240,9 +240,8 @@ struct TiledGemm {
     if (ahead == nullptr || g.a_row != nullptr) return false;
     // A fully connected layer's one row first: for DS-CNN's 64→12 classifier the set-up of the
     // blocked path below costs as much as the 768 multiply-adds.
-    if constexpr (requires { Path::run_row(g, TiledPanels{}, int32_t{}); })
-      if (g.m == 1 && int64_t(g.n) * g.k < int64_t(kMacsPerTask) && Path::run_row(g, tiled_panels_of(*ahead), ahead->kp))
-        return true;
+    if constexpr (requires { Path::run_row(g, *ahead); })
+      if (g.m == 1 && int64_t(g.n) * g.k < int64_t(kMacsPerTask) && Path::run_row(g, *ahead)) return true;
     if (double(g.m) * g.n * g.k >= kMacsPerTask) return false;
     return run_small_rows(g, *ahead);
   }
