@@ -662,21 +662,22 @@ size_t gemm_s8_scratch_bytes(const GemmS8& given, int threads) {
 #endif
 }
 
-void gemm_s8(const GemmS8& given, const Exec& exec) {
-  if (given.m <= 0 || given.n <= 0) return;
-  if (!has(Isa::Avx512vnni)) {  // a tiled path or portable; the rest of this function is the VNNI paths
-    const detail::TiledGemmPath* path = detail::tiled_gemm_path();
-    const bool packed_matches = path && packed_b_matches(given, path->layout);  // checked once
-    // Classifier-sized products over B packed ahead: straight to the tiles, no copy of g.
-    if (path && packed_matches && given.k > 0 && path->usable(given) && path->run_small(given)) return;
-    GemmS8 g = given;
-    if (!packed_matches) g.packed_b = nullptr;
-    if (path && path->usable(g) && g.k > 0 && exec.scratch.size() >= path->scratch_bytes(g, exec.num_threads()))
-      path->run(g, exec);
-    else
-      gemm_s8_portable(g, exec.scratch);
-    return;
-  }
+namespace {
+// gemm_s8 below VNNI, but for the classifier-sized products run_small takes: the tiled path (null
+// where there is none) or portable. Not inlined, so that those small products do not pay for
+// this one's stack frame (the copy of g).
+__attribute__((noinline)) void gemm_s8_tiled(const GemmS8& given, const Exec& exec, const detail::TiledGemmPath* path,
+                                             bool packed_matches) {
+  GemmS8 g = given;
+  if (!packed_matches) g.packed_b = nullptr;
+  if (path && path->usable(g) && g.k > 0 && exec.scratch.size() >= path->scratch_bytes(g, exec.num_threads()))
+    path->run(g, exec);
+  else
+    gemm_s8_portable(g, exec.scratch);
+}
+
+// gemm_s8 at VNNI (x86-64 only: has(Isa::Avx512vnni); elsewhere this is gemm_s8_portable).
+__attribute__((noinline)) void gemm_s8_vnni(const GemmS8& given, const Exec& exec) {
 #if defined(__x86_64__)
   // Classifier-sized products over B packed ahead: straight to the arithmetic.
   if (given.packed_b && given.a_row == nullptr && given.m <= kGemvMaxRows &&
@@ -687,7 +688,7 @@ void gemm_s8(const GemmS8& given, const Exec& exec) {
 #endif
   const GemmS8 g = with_checked_packed_b(given);
 #if defined(__x86_64__)
-  if (g.packed_b && has(Isa::Avx512vnni) && exec.scratch.size() >= gemm_s8_scratch_bytes(g, exec.num_threads())) {
+  if (g.packed_b && exec.scratch.size() >= gemm_s8_scratch_bytes(g, exec.num_threads())) {
     if (g.m <= kGemvMaxRows)
       gemv_packed(g, exec);
     else
@@ -700,8 +701,7 @@ void gemm_s8(const GemmS8& given, const Exec& exec) {
     return;
   }
 #if defined(__x86_64__)
-  if (has(Isa::Avx512vnni) && g.k > 0 &&
-      exec.scratch.size() >= gemm_s8_scratch_bytes(g, exec.num_threads())) {
+  if (g.k > 0 && exec.scratch.size() >= gemm_s8_scratch_bytes(g, exec.num_threads())) {
     GemmS8 unpacked = g;
     unpacked.packed_b = nullptr;  // scratch was sized for packing here
     if (g.m <= kGemvMaxRows)
@@ -712,6 +712,18 @@ void gemm_s8(const GemmS8& given, const Exec& exec) {
   }
 #endif
   gemm_s8_portable(g, exec.scratch);
+}
+}  // namespace
+
+void gemm_s8(const GemmS8& given, const Exec& exec) {
+  if (given.m <= 0 || given.n <= 0) return;
+  if (has(Isa::Avx512vnni)) return gemm_s8_vnni(given, exec);
+  // A tiled path or portable.
+  const detail::TiledGemmPath* path = detail::tiled_gemm_path();
+  const bool packed_matches = path && packed_b_matches(given, path->layout);  // checked once
+  // Classifier-sized products over B packed ahead: straight to the tiles, no copy of g.
+  if (packed_matches && path->run_small(given)) return;
+  gemm_s8_tiled(given, exec, path, packed_matches);
 }
 
 #if !defined(__x86_64__) && !defined(__aarch64__)

@@ -52,7 +52,7 @@ struct TilePath {
   static constexpr bool kWideB = true;
 
   // a + a_offset must fit int16 (the kernels accept offsets up to ±65536).
-  static bool usable(const GemmS8& g) { return g.a_offset >= -32640 && g.a_offset <= 32639; }
+  static constexpr int32_t kAOffsetMin = -32640, kAOffsetMax = 32639;
   // A carries its offset, so the column term is the bias alone.
   static int32_t column_term(const GemmS8& g, int32_t j, int32_t) { return g.bias ? g.bias[j] : 0; }
   // bo·Σ(a + ao) over the row's k values.
@@ -77,6 +77,14 @@ struct TilePath {
     // On AVX2 one value at a time: a partial vector goes through the stack there, whose reloads
     // Intel cores do not forward (the 3x3 stem at k = 27 measured 1.18x slower).
 #if HWY_MEM_OPS_MIGHT_FAULT
+    // Half a vector first where that many remain (k = 24: the 56x56 24→144 layer's rows had 8
+    // values one at a time, 6% of its time).
+    const hn::Half<decltype(d16)> h16;
+    const hn::Rebind<int8_t, decltype(h16)> h8;
+    if (i + int32_t(hn::Lanes(h16)) <= g.k) {
+      hn::StoreU(hn::Add(hn::PromoteTo(h16, hn::LoadU(h8, src + i)), hn::Set(h16, int16_t(g.a_offset))), h16, dst + i);
+      i += int32_t(hn::Lanes(h16));
+    }
     for (; i < g.k; ++i) dst[i] = int16_t(src[i] + g.a_offset);
     for (; i < kp; ++i) dst[i] = 0;
 #else
@@ -104,11 +112,14 @@ struct TilePath {
       data = b.data16;
     else
       data = b.data;
+    // Offsets from the tile's first panel, constants on each target: on AVX2 the second vector
+    // lies 16 elements into the same panel, so one pointer serves both.
+    const BElem* tile_panel = data + size_t(panel) * 16 * kp;
     const BElem* bq[V];
 #pragma GCC unroll 2
     for (int q = 0; q < V; ++q) {
-      const int32_t c = panel * 16 + q * lanes32;
-      bq[q] = data + size_t(c / 16) * 16 * kp + size_t(c % 16) * 2;
+      const size_t c = size_t(q) * size_t(lanes32);  // the vector's first column, from the tile's
+      bq[q] = tile_panel + c / 16 * 16 * size_t(kp) + c % 16 * 2;
     }
     // C chains of accumulators take turns over the depth pairs. A tile of one or two rows has
     // too few accumulators to hide VPMADDWD's latency: with one chain, a fully connected layer's
@@ -177,7 +188,22 @@ struct TilePath {
   template <int R, int V, class V32>
   static HWY_NOINLINE void store_tile(const GemmS8& g, const TiledPanels& b, const V32 (&sums)[R][V],
                                       const int32_t* row_terms, int64_t row0, int32_t col) {
+    // A one-row tile's rounding form is chosen here rather than in Requantize: with it known,
+    // GCC drops the other form's terms, which it otherwise zeroed and kept on the stack.
+    if constexpr (R == 1) {
+      if (!g.c32 && g.out.single_round) return store_tile_as<R, V, Rounding::kSingle>(g, b, sums, row_terms, row0, col);
+      if (!g.c32) return store_tile_as<R, V, Rounding::kDouble>(g, b, sums, row_terms, row0, col);
+    }
+    store_tile_as<R, V, Rounding::kEither>(g, b, sums, row_terms, row0, col);
+  }
+
+  enum class Rounding { kEither, kSingle, kDouble };  // g.out.single_round: read, or known true or false
+
+  template <int R, int V, Rounding kRounding, class V32>
+  static HWY_INLINE void store_tile_as(const GemmS8& g, const TiledPanels& b, const V32 (&sums)[R][V],
+                                       const int32_t* row_terms, int64_t row0, int32_t col) {
     const hn::ScalableTag<int32_t> d32;
+    const bool single_round = kRounding == Rounding::kEither ? g.out.single_round : kRounding == Rounding::kSingle;
     const int32_t lanes32 = int32_t(hn::Lanes(d32));
     // The columns' output scales once for the R rows; each row's vectors narrowed together where
     // it has more than L columns. A one-row tile uses its scales once, and the one divide's terms
@@ -188,7 +214,7 @@ struct TilePath {
     for (int q = 0; q < V; ++q)
       if (!g.c32)
         scales[q] = MakeScales(d32, hn::LoadU(d32, b.mult + col + q * lanes32), hn::LoadU(d32, b.shift + col + q * lanes32),
-                               g.out.single_round, /*fold_double=*/R > 1);
+                               single_round, /*fold_double=*/R > 1);
     const bool row_terms_zero = g.b_offset == 0;
     const bool int8_range = g.out.activation_min == -128 && g.out.activation_max == 127;  // no activation
     const V32 offset = hn::Set(d32, g.out.output_offset), lo = hn::Set(d32, g.out.activation_min),

@@ -58,7 +58,8 @@ struct SignedProducts {
   using AElem = int8_t;
   static constexpr int kTileRows = 4;
   static constexpr bool kColumnSums = true;
-  static bool usable(const GemmS8&) { return true; }  // any offset: they are added as int32 terms
+  // Any offset: they are added as int32 terms.
+  static constexpr int32_t kAOffsetMin = INT32_MIN, kAOffsetMax = INT32_MAX;
 
   static int32_t column_term(const GemmS8& g, int32_t j, int32_t column_sum) {
     int32_t term = g.bias ? g.bias[j] : 0;

@@ -20,7 +20,9 @@ namespace vkrt::compute::detail {
 // One tiled path as gemm_s8.cpp calls it.
 struct TiledGemmPath {
   GemmS8Layout layout;
-  bool (*usable)(const GemmS8& g);  // the path is exact for g's offsets
+  // The path is exact for A offsets in [a_offset_min, a_offset_max] (any B offset).
+  int32_t a_offset_min, a_offset_max;
+  bool usable(const GemmS8& g) const { return g.a_offset >= a_offset_min && g.a_offset <= a_offset_max; }
   size_t (*packed_b_bytes)(const GemmS8& g);
   const GemmS8PackedB* (*pack_b)(const GemmS8& g, std::span<uint8_t> memory);
   // Scratch for g (B packed ahead when g.packed_b is set, else packed in the scratch).
@@ -30,8 +32,9 @@ struct TiledGemmPath {
   void (*run)(const GemmS8& g, const Exec& exec);
   // run's serial work without its scratch or threads, for a product small enough that run would
   // take one task and whose A rows fit on the stack (a fully connected layer's few rows over
-  // weights packed at load); returns false, computing nothing, for any other product.
-  // Precondition: usable(g), g.k > 0, and g.packed_b built from g (gemm_s8 checks).
+  // weights packed at load); returns false, computing nothing, for any other product (or one
+  // run could not take: not usable, k = 0).
+  // Precondition: g.packed_b null or built from g (gemm_s8 checks).
   bool (*run_small)(const GemmS8& g);
 };
 
@@ -62,7 +65,7 @@ inline TiledPanels tiled_panels_of(const GemmS8PackedB& ahead) {
 //   static constexpr int kTileRows;            rows of one register tile (4; 8 on AVX-512BW)
 //   static constexpr GemmS8Layout kLayout;
 //   static constexpr bool kColumnSums;         whether column_term needs Σ_k B[j][k]
-//   static bool usable(const GemmS8&);         whether its arithmetic is exact for g's offsets
+//   static constexpr int32_t kAOffsetMin, kAOffsetMax;  the A offsets its arithmetic is exact for
 //   static int32_t column_term(const GemmS8&, int32_t j, int32_t column_sum);  bias and offsets
 //   static int32_t row_term(const GemmS8&, const AElem* row);                   added per row
 //   static void pack_a_row(const GemmS8&, const int8_t* src, int32_t kp, AElem* dst);
@@ -237,7 +240,9 @@ struct TiledGemm {
 
   static bool run_small(const GemmS8& g) {
     const GemmS8PackedB* ahead = g.packed_b;
-    if (ahead == nullptr || g.a_row != nullptr) return false;
+    if (ahead == nullptr || g.a_row != nullptr || g.k <= 0 || g.a_offset < Path::kAOffsetMin ||
+        g.a_offset > Path::kAOffsetMax)
+      return false;
     // A fully connected layer's one row first: for DS-CNN's 64→12 classifier the set-up of the
     // blocked path below costs as much as the 768 multiply-adds.
     if constexpr (requires { Path::run_row(g, *ahead); })
@@ -327,7 +332,7 @@ struct TiledGemm {
 // The TiledGemmPath of a Path.
 template <class Path>
 constexpr TiledGemmPath tiled_gemm_path_of() {
-  return TiledGemmPath{Path::kLayout, &Path::usable, &TiledGemm<Path>::packed_b_bytes,
+  return TiledGemmPath{Path::kLayout, Path::kAOffsetMin, Path::kAOffsetMax, &TiledGemm<Path>::packed_b_bytes,
                        [](const GemmS8& g, std::span<uint8_t> m) { return TiledGemm<Path>::pack_b(g, m, Path::kLayout); },
                        &TiledGemm<Path>::scratch_bytes, &TiledGemm<Path>::run, &TiledGemm<Path>::run_small};
 }
