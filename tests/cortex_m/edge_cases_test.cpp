@@ -71,6 +71,7 @@ TEST(CortexMEdges, ConvOddChannelsAndMixedShifts) {
   check_conv_against_reference({1, 4, 4, 130, 9, 1, 1, 1, 1, 0, 0, 1, 1, 1}, 3);   // k not /4
   check_conv_against_reference({1, 9, 9, 6, 6, 2, 2, 1, 1, 0, 0, 2, 2, 3}, 4);     // grouped, dilated
   check_conv_against_reference({1, 1, 1, 4, 3, 1, 1, 1, 1, 0, 0, 1, 1, 1}, 5);     // single pixel (GEMV)
+  check_conv_against_reference({2, 5, 3, 12, 8, 1, 1, 1, 1, 0, 0, 1, 1, 4}, 9);    // grouped 1x1: A read in place
 }
 
 TEST(CortexMEdges, ConvPaddingLargerThanKernelAndStrideLargerThanKernel) {
