@@ -93,6 +93,9 @@ struct GemmS8PackedB {
   const int32_t* colterm;     // [panels·16] bias + offset terms
   const int32_t* column_multiplier;
   const int32_t* column_shift;
+  // Avx2 layout with int8 panels at the AVX2 level: [panels·16] Σ_k B[j][k], which the one-row
+  // kernel needs (its A is a + 128); else null.
+  const int32_t* column_sum = nullptr;
 };
 
 // Bytes gemm_s8_pack_b needs for g's B (g.a and g.c are not read), or 0 when the active ISA

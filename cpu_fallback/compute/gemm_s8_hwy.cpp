@@ -324,6 +324,103 @@ struct TilePath {
     store_tile<1, V>(g, b, sums, &row_term, 0, col);
   }
 
+#if HWY_TARGET == HWY_AVX2
+  // One row of A by int8 panels [p0, p1) (a fully connected layer's weights too large to be
+  // packed as int16): tile_vectors<1, 2, int8_t> is bound by widening B, one VPMOVSXBW per 16
+  // multiply-adds on the one shuffle port, as XNNPACK's AVX2 kernel is. Here B is not widened:
+  // VPMADDUBSW multiplies its bytes as they lie by unsigned bytes of A and adds pairs into
+  // int16. That saturates for whole bytes (255·128·2 > 32767), so A is taken as a' = a + 128 in
+  // [0, 255] split into nibbles, a' = 16·hi + lo: each pair sum is at most 2·15·128 = 3840, and
+  // 8 depth pairs of them add up in int16 without overflow before they are widened, lo + 16·hi,
+  // by VPMADDWD. Σ (a + ao)·b = Σ a'·b + (ao − 128)·Σ b, the column sums packed with B.
+  // About 4.75 vector instructions per 32 multiply-adds, against 6.
+  static constexpr int32_t kRowPanelsMaxDepth = 4096;
+
+  // Σ a'·b for P panels from `panels` (P·16 columns): panel q's columns 0-3 and 8-11 in low[q],
+  // 4-7 and 12-15 in high[q] (VPUNPCK*WD's order within 128 bits). Depth pairs in groups of 8, the
+  // most int16 sums hold.
+  template <int P>
+  static HWY_INLINE void row_panel_dots(const int8_t* panels, int32_t kp, int32_t pairs, const uint32_t* lo_pairs,
+                                        const uint32_t* hi_pairs, __m256i (&low)[2], __m256i (&high)[2]) {
+    const __m256i lo_and_16hi = _mm256_set1_epi32(0x00100001);  // int16 (1, 16)
+    for (int q = 0; q < P; ++q) low[q] = high[q] = _mm256_setzero_si256();
+    auto group = [&](int32_t i, auto steps) HWY_ATTR {
+      __m256i lo16[P], hi16[P];
+      for (int q = 0; q < P; ++q) lo16[q] = hi16[q] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+      for (int32_t s = 0; s < steps(); ++s) {
+        const __m256i lo = _mm256_set1_epi32(int32_t(lo_pairs[i + s])), hi = _mm256_set1_epi32(int32_t(hi_pairs[i + s]));
+#pragma GCC unroll 2
+        for (int q = 0; q < P; ++q) {
+          __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panels + size_t(q) * 16 * size_t(kp) + size_t(i + s) * 32));
+          __asm__("" : "+x"(bv));  // one load for both products (GCC would fold it into each)
+          lo16[q] = _mm256_add_epi16(lo16[q], _mm256_maddubs_epi16(lo, bv));
+          hi16[q] = _mm256_add_epi16(hi16[q], _mm256_maddubs_epi16(hi, bv));
+          // Added in turn: reassociated, GCC 12 computed all products first and spilled them.
+          __asm__("" : "+x"(lo16[q]), "+x"(hi16[q]));
+        }
+      }
+      for (int q = 0; q < P; ++q) {
+        low[q] = _mm256_add_epi32(low[q], _mm256_madd_epi16(_mm256_unpacklo_epi16(lo16[q], hi16[q]), lo_and_16hi));
+        high[q] = _mm256_add_epi32(high[q], _mm256_madd_epi16(_mm256_unpackhi_epi16(lo16[q], hi16[q]), lo_and_16hi));
+      }
+    };
+    int32_t i = 0;
+    for (; i + 8 <= pairs; i += 8) group(i, [] { return 8; });
+    const int32_t rest = pairs - i;
+    if (rest > 0) group(i, [rest] { return rest; });
+  }
+
+  static bool row_panels(const GemmS8& g, const TiledPanels& b, const int8_t* a, int32_t row_term, int32_t p0,
+                         int32_t p1) {
+    const int32_t kp = (g.k + 1) / 2 * 2;
+    if (kp > kRowPanelsMaxDepth || b.data == nullptr || b.colsum == nullptr) return false;
+    // Each depth pair's nibbles as 4 bytes (the pair twice), for a broadcast straight from memory.
+    alignas(32) uint8_t row[kRowPanelsMaxDepth];
+    alignas(32) uint32_t lo_pairs[kRowPanelsMaxDepth / 2], hi_pairs[kRowPanelsMaxDepth / 2];
+    const int32_t k16 = (g.k + 15) / 16 * 16;
+    std::memcpy(row, a, size_t(g.k));
+    std::memset(row + g.k, 0, size_t(k16 - g.k));  // B is zero past k
+    const __m128i nibble = _mm_set1_epi8(0x0F), flip = _mm_set1_epi8(int8_t(0x80));
+    for (int32_t i = 0; i < k16; i += 16) {
+      const __m128i x = _mm_xor_si128(_mm_load_si128(reinterpret_cast<const __m128i*>(row + i)), flip);  // a + 128
+      const __m128i lo = _mm_and_si128(x, nibble), hi = _mm_and_si128(_mm_srli_epi16(x, 4), nibble);
+      _mm_store_si128(reinterpret_cast<__m128i*>(lo_pairs + i / 2), _mm_unpacklo_epi16(lo, lo));
+      _mm_store_si128(reinterpret_cast<__m128i*>(lo_pairs + i / 2 + 4), _mm_unpackhi_epi16(lo, lo));
+      _mm_store_si128(reinterpret_cast<__m128i*>(hi_pairs + i / 2), _mm_unpacklo_epi16(hi, hi));
+      _mm_store_si128(reinterpret_cast<__m128i*>(hi_pairs + i / 2 + 4), _mm_unpackhi_epi16(hi, hi));
+    }
+    const int32_t pairs = kp / 2;
+    const __m256i offset_less_128 = _mm256_set1_epi32(g.a_offset - 128);
+    for (int32_t p = p0; p < p1; p += 2) {
+      // Two panels at a time share each broadcast of A.
+      __m256i low[2], high[2];
+      if (p + 1 < p1)
+        row_panel_dots<2>(b.data + size_t(p) * 16 * size_t(kp), kp, pairs, lo_pairs, hi_pairs, low, high);
+      else
+        row_panel_dots<1>(b.data + size_t(p) * 16 * size_t(kp), kp, pairs, lo_pairs, hi_pairs, low, high);
+      for (int32_t q = p; q < std::min(p + 2, p1); ++q) {
+        const int32_t col = q * 16;
+        hn::Vec<hn::Full256<int32_t>> sums[1][2];
+        for (int v = 0; v < 2; ++v) {
+          const __m256i dot = _mm256_permute2x128_si256(low[q - p], high[q - p], v == 0 ? 0x20 : 0x31);
+          const __m256i colsum = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.colsum + col + 8 * v));
+          const __m256i terms = _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.colterm + col + 8 * v)),
+                                                 _mm256_mullo_epi32(offset_less_128, colsum));
+          sums[0][v].raw = _mm256_add_epi32(dot, terms);
+        }
+        if (g.n - col > 8) {
+          store_tile<1, 2>(g, b, sums, &row_term, 0, col);
+        } else {
+          const hn::Vec<hn::Full256<int32_t>> first[1][1] = {{sums[0][0]}};
+          store_tile<1, 1>(g, b, first, &row_term, 0, col);
+        }
+      }
+    }
+    return true;
+  }
+#endif
+
   // R rows × `panels` (1 or kPanelsPerTile) panels from `panel`.
   template <int R>
   static void tile(const GemmS8& g, const TiledPanels& b, const int16_t* a_pack, int32_t kp, const int32_t* row_terms,

@@ -49,6 +49,7 @@ struct TiledPanels {
   const int32_t* mult;
   const int32_t* shift;
   const int16_t* data16 = nullptr;  // the panels widened to int16 (kWideB paths, small weights packed ahead)
+  const int32_t* colsum = nullptr;  // Σ_k B[j][k] per column, on paths with row_panels (else null)
 };
 
 // B packed ahead as a tile reads it.
@@ -56,7 +57,7 @@ inline TiledPanels tiled_panels_of(const GemmS8PackedB& ahead) {
   const bool wide = ahead.b_int16;
   return TiledPanels{wide ? nullptr : reinterpret_cast<const int8_t*>(ahead.panel_data), ahead.colterm,
                      ahead.column_multiplier, ahead.column_shift,
-                     wide ? reinterpret_cast<const int16_t*>(ahead.panel_data) : nullptr};
+                     wide ? reinterpret_cast<const int16_t*>(ahead.panel_data) : nullptr, ahead.column_sum};
 }
 
 // What a path supplies (see gemm_s8_hwy.cpp, gemm_s8_neon.cpp):
@@ -75,6 +76,10 @@ inline TiledPanels tiled_panels_of(const GemmS8PackedB& ahead) {
 //                                     [panel, panel + panels) and takes `int panels` last.
 //   optionally static bool run_row(const GemmS8&, const GemmS8PackedB&): one row of A
 //                                     (g.m = 1) over B packed ahead, or false, computing nothing.
+//   optionally static bool row_panels(const GemmS8&, const TiledPanels&, const int8_t* a_row,
+//                                     int32_t row_term, int32_t p0, int32_t p1): one row of A (g.m
+//                                     = 1) by int8 panels [p0, p1), or false, computing nothing.
+//                                     The column sums (TiledPanels::colsum) are then packed too.
 //   optionally static constexpr bool kWideB = true: the tile also reads panels widened to int16
 //                                     (TiledPanels::data16), which weights packed ahead then are
 //                                     where they are small (kWideBMaxBytes).
@@ -95,11 +100,16 @@ struct TiledGemm {
     l.kp = (g.k + Path::kDepthGroup - 1) / Path::kDepthGroup * Path::kDepthGroup;
     l.panels = (g.n + kPanel - 1) / kPanel;
     l.b_bytes = b_in_scratch ? align_up(size_t(l.panels) * kPanel * size_t(l.kp)) : 0;
-    l.colterm_bytes = b_in_scratch ? align_up(size_t(l.panels) * kPanel * 4 * 3) : 0;  // colterm, multiplier, shift
+    // colterm, multiplier, shift, and the column sums where the path reads them
+    l.colterm_bytes = b_in_scratch ? align_up(size_t(l.panels) * kPanel * 4 * (has_row_panels() ? 4 : 3)) : 0;
     l.task_bytes = align_up(size_t(kBlockRows) * size_t(l.kp) * sizeof(AElem)) + align_up(kBlockRows * 4) +
                    align_up(size_t(g.k));
     l.total = l.b_bytes + l.colterm_bytes + size_t(std::max(tasks, 1)) * l.task_bytes + 64;
     return l;
+  }
+
+  static constexpr bool has_row_panels() {
+    return requires(const GemmS8& g, const TiledPanels& b) { Path::row_panels(g, b, g.a, 0, 0, 0); };
   }
 
   // Weights packed ahead are widened to int16 where they then take at most this much, on a path
@@ -118,11 +128,12 @@ struct TiledGemm {
     return wide_b_supported() && size_t(l.panels) * kPanel * size_t(l.kp) * sizeof(int16_t) <= kWideBMaxBytes;
   }
 
-  // Panel p and its columns' terms, multipliers and shifts (past n: no term, column n − 1's scales).
-  // BElem: int8_t, or int16_t for panels widened ahead (wide_b).
+  // Panel p and its columns' terms, multipliers and shifts (past n: no term, column n − 1's
+  // scales), and their sums into colsum where it is not null. BElem: int8_t, or int16_t for
+  // panels widened ahead (wide_b).
   template <class BElem>
   static void pack_panel(const GemmS8& g, int32_t kp, int32_t p, BElem* panels, int32_t* colterm, int32_t* mult,
-                         int32_t* shift) {
+                         int32_t* shift, int32_t* colsum) {
     constexpr int D = Path::kDepthGroup;
     BElem* dst = panels + size_t(p) * kPanel * kp;
     std::memset(dst, 0, size_t(kPanel) * kp * sizeof(BElem));
@@ -141,15 +152,17 @@ struct TiledGemm {
       const int32_t j = p * kPanel + jj;
       if (j >= g.n) {  // padding: the last column's scales (out_multiplier)
         colterm[j] = 0;
+        if (colsum) colsum[j] = 0;
         mult[j] = out_multiplier(g, g.n - 1);
         shift[j] = out_shift(g, g.n - 1);
         continue;
       }
       int32_t sum = 0;
-      if constexpr (Path::kColumnSums) {
+      if (Path::kColumnSums || colsum) {
         const int8_t* b = g.b + int64_t(j) * g.b_stride;
         for (int32_t i = 0; i < g.k; ++i) sum = arith::wrap_add(sum, b[i]);
       }
+      if (colsum) colsum[j] = sum;
       colterm[j] = Path::column_term(g, j, sum);
       mult[j] = out_multiplier(g, j);
       shift[j] = out_shift(g, j);
@@ -217,16 +230,17 @@ struct TiledGemm {
     int32_t* colterm = reinterpret_cast<int32_t*>(panels + l.b_bytes * (wide ? 2 : 1));
     int32_t* mult = colterm + l.panels * kPanel;
     int32_t* shift = mult + l.panels * kPanel;
+    int32_t* colsum = has_row_panels() && !wide ? shift + l.panels * kPanel : nullptr;  // row_panels reads int8
     for (int32_t p = 0; p < l.panels; ++p) {
       if (wide)
-        pack_panel(g, l.kp, p, reinterpret_cast<int16_t*>(panels), colterm, mult, shift);
+        pack_panel(g, l.kp, p, reinterpret_cast<int16_t*>(panels), colterm, mult, shift, colsum);
       else
-        pack_panel(g, l.kp, p, reinterpret_cast<int8_t*>(panels), colterm, mult, shift);
+        pack_panel(g, l.kp, p, reinterpret_cast<int8_t*>(panels), colterm, mult, shift, colsum);
     }
     *header = GemmS8PackedB{g.b, g.b_stride, g.n, g.k, g.bias, g.a_offset, g.b_offset, g.out.per_channel,
                             g.out.per_channel ? g.out.multiplier : nullptr, out_multiplier(g, 0), out_shift(g, 0),
                             g.out.per_channel ? g.out.shift : nullptr, layout, wide, l.kp, l.panels, panels,
-                            colterm, mult, shift};
+                            colterm, mult, shift, colsum};
     return header;
   }
 
@@ -244,9 +258,14 @@ struct TiledGemm {
         g.a_offset > Path::kAOffsetMax)
       return false;
     // A fully connected layer's one row first: for DS-CNN's 64→12 classifier the set-up of the
-    // blocked path below costs as much as the 768 multiply-adds.
-    if constexpr (requires { Path::run_row(g, *ahead); })
-      if (g.m == 1 && int64_t(g.n) * g.k < int64_t(kMacsPerTask) && Path::run_row(g, *ahead)) return true;
+    // blocked path below costs as much as the 768 multiply-adds. Weights widened ahead go to
+    // run_row, int8 ones to row_panels.
+    if (g.m == 1 && int64_t(g.n) * g.k < int64_t(kMacsPerTask)) {
+      if constexpr (requires { Path::run_row(g, *ahead); })
+        if (Path::run_row(g, *ahead)) return true;
+      if constexpr (has_row_panels())
+        if (Path::row_panels(g, tiled_panels_of(*ahead), g.a, Path::row_term(g, g.a), 0, ahead->panels)) return true;
+    }
     if (double(g.m) * g.n * g.k >= kMacsPerTask) return false;
     return run_small_rows(g, *ahead);
   }
@@ -276,7 +295,9 @@ struct TiledGemm {
     int32_t* colterm = reinterpret_cast<int32_t*>(base + l.b_bytes);
     int32_t* mult = colterm + l.panels * kPanel;
     int32_t* shift = mult + l.panels * kPanel;
-    const TiledPanels b = ahead ? tiled_panels_of(*ahead) : TiledPanels{packed_b, colterm, mult, shift};
+    int32_t* colsum = has_row_panels() ? shift + l.panels * kPanel : nullptr;
+    const TiledPanels b =
+        ahead ? tiled_panels_of(*ahead) : TiledPanels{packed_b, colterm, mult, shift, nullptr, colsum};
     uint8_t* task_base = base + l.b_bytes + l.colterm_bytes;
     struct TaskBuffers {
       AElem* a_pack;
@@ -290,9 +311,16 @@ struct TiledGemm {
                          reinterpret_cast<int8_t*>(terms + align_up(kBlockRows * 4))};
     };
     auto pack_panels = [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) pack_panel(g, l.kp, int32_t(p), packed_b, colterm, mult, shift);
+      for (int64_t p = p0; p < p1; ++p) pack_panel(g, l.kp, int32_t(p), packed_b, colterm, mult, shift, colsum);
     };
     auto multiply_rows = [&](const TaskBuffers& mine, int64_t row_begin, int64_t row_end, int32_t p0, int32_t p1) {
+      // A fully connected layer's one row over int8 panels: its own kernel, A not packed.
+      if constexpr (has_row_panels()) {
+        if (g.m == 1 && b.data && b.colsum) {
+          const int8_t* row = g.a_row ? g.a_row(g.a_ctx, 0, mine.row_tmp) : g.a;
+          if (Path::row_panels(g, b, row, Path::row_term(g, row), p0, p1)) return;
+        }
+      }
       for (int64_t r0 = row_begin; r0 < row_end; r0 += kBlockRows) {
         const int rows = int(std::min<int64_t>(kBlockRows, row_end - r0));
         pack_a_block(g, r0, rows, l.kp, mine.a_pack, mine.row_terms, mine.row_tmp);

@@ -178,6 +178,67 @@ TEST(ComputeGemmS8, WorkSharedByPanelsOrByRowsEqualsDirectSumsAtEveryLevel) {
   }
 }
 
+// One row of A by int8 weights (too large to be widened ahead) on AVX2 takes its own kernel,
+// which splits A + 128 into nibbles (gemm_s8_hwy.cpp, row_panels): depths that end mid group of
+// 8 pairs and on an odd value, an odd count of panels and a last panel of at most 8 columns, input
+// offsets on both sides of 128 and a weight offset, a depth past the kernel's stack buffer (another
+// path), rows by callback; packed ahead or per call, int32 and int8 outputs, at every level.
+TEST(ComputeGemmS8, OneRowByInt8WeightsEqualsDirectSumsAtEveryLevel) {
+  vkrt::ThreadPool two(2);
+  struct Shape {
+    int32_t n, k;
+  };
+  const Shape shapes[] = {{1000, 1280}, {136, 1001}, {300, 701}, {40, 4097}};
+  for (Isa isa : available_isas()) {
+    ScopedIsa pin(isa);
+    SCOPED_TRACE(std::string("ISA level ") + isa_name(isa));
+    std::mt19937 rng(uint32_t(int(isa)) + 83);
+    int variant = 0;
+    for (const Shape& shape : shapes) {
+      for (const int32_t ao : {128, -127, 5}) {
+        ++variant;
+        const int32_t bo = variant % 3 == 0 ? -3 : 0;
+        std::vector<int8_t> a = random_bytes(rng, size_t(shape.k)), b = random_bytes(rng, size_t(shape.n) * shape.k);
+        if (variant == 5) {  // the largest nibbles (a + 128 = 255) by the largest weights: int16 sums at their bound
+          std::fill(a.begin(), a.end(), int8_t(127));
+          std::fill(b.begin(), b.end(), int8_t(-128));
+        }
+        std::vector<int32_t> bias(static_cast<size_t>(shape.n));
+        for (auto& v : bias) v = int32_t(rng() % 200001) - 100000;
+        const std::vector<int32_t> sums = direct_sums(1, shape.n, shape.k, a, b, bias.data(), ao, bo);
+        int32_t mult = 1 << 30, shift = -14;
+        std::vector<int8_t> want(sums.size());
+        for (size_t i = 0; i < sums.size(); ++i)
+          want[i] = int8_t(std::clamp(arith::wrap_add(arith::requantize(sums[i], mult, shift), 7), -128, 127));
+        std::pair<const int8_t*, int32_t> rows{a.data(), shape.k};
+        GemmS8 g;
+        g.m = 1, g.n = shape.n, g.k = shape.k, g.b = b.data(), g.b_stride = shape.k, g.bias = bias.data();
+        if (variant % 2 == 0)
+          g.a_row = copy_row, g.a_ctx = &rows;
+        else
+          g.a = a.data(), g.a_stride = shape.k;
+        g.a_offset = ao, g.b_offset = bo;
+        const std::string what = "1x" + std::to_string(shape.k) + " * " + std::to_string(shape.n) + " ao " +
+                                 std::to_string(ao) + " bo " + std::to_string(bo);
+        GemmS8 int32_out = g;
+        int32_out.out.per_channel = true;  // no output stage
+        GemmS8 int8_out = g;
+        int8_out.out = RequantizeRow{&mult, &shift, false, 7, -128, 127, false};
+        for (bool pack_ahead : {false, true}) {
+          for_each_run<int32_t>(int32_out, pack_ahead, two, 0x5A5A5A5A,
+                                [&](const std::vector<int32_t>& got, const std::string& how) {
+                                  ASSERT_EQ(got, sums) << what << how;
+                                });
+          for_each_run<int8_t>(int8_out, pack_ahead, two, int8_t(0x5A),
+                               [&](const std::vector<int8_t>& got, const std::string& how) {
+                                 ASSERT_EQ(got, want) << what << how;
+                               });
+        }
+      }
+    }
+  }
+}
+
 // Weights packed ahead are widened to int16 where they are small, on the levels whose tiles read
 // that (AVX2, AVX-512BW), and stay int8 where they are large: both forms give the direct sums, as
 // int32 and through the output stage, at one and two threads. A classifier (12x64), a pointwise
