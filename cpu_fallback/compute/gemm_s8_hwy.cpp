@@ -402,8 +402,11 @@ struct TilePath {
       for (int32_t q = p; q < std::min(p + 2, p1); ++q) {
         const int32_t col = q * 16;
         hn::Vec<hn::Full256<int32_t>> sums[1][2];
+        // Columns 0-7 from the low halves, 8-15 from the high halves.
+        const __m256i dots[2] = {_mm256_permute2x128_si256(low[q - p], high[q - p], 0x20),
+                                 _mm256_permute2x128_si256(low[q - p], high[q - p], 0x31)};
         for (int v = 0; v < 2; ++v) {
-          const __m256i dot = _mm256_permute2x128_si256(low[q - p], high[q - p], v == 0 ? 0x20 : 0x31);
+          const __m256i dot = dots[v];
           const __m256i colsum = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.colsum + col + 8 * v));
           const __m256i terms = _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.colterm + col + 8 * v)),
                                                  _mm256_mullo_epi32(offset_less_128, colsum));
