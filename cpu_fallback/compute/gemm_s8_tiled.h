@@ -295,7 +295,9 @@ struct TiledGemm {
     int32_t* colterm = reinterpret_cast<int32_t*>(base + l.b_bytes);
     int32_t* mult = colterm + l.panels * kPanel;
     int32_t* shift = mult + l.panels * kPanel;
-    int32_t* colsum = has_row_panels() ? shift + l.panels * kPanel : nullptr;
+    // Column sums only where row_panels will read them (one row): for more rows they would be
+    // an unused pass over B on every call.
+    int32_t* colsum = has_row_panels() && g.m == 1 ? shift + l.panels * kPanel : nullptr;
     const TiledPanels b =
         ahead ? tiled_panels_of(*ahead) : TiledPanels{packed_b, colterm, mult, shift, nullptr, colsum};
     uint8_t* task_base = base + l.b_bytes + l.colterm_bytes;
